@@ -1,0 +1,42 @@
+"""The only import of the MLIR Python bindings (torch-mlir's build of MLIR).
+
+Everything else imports `ir`, `passmanager`, `tosa`, `func`, ... from here, so that one
+place checks the version and no second MLIR build is ever mixed in.
+"""
+
+from importlib import metadata as _metadata
+
+REQUIRED_TORCH_MLIR = "20261001"
+
+try:
+    _found = _metadata.version("torch-mlir")
+except _metadata.PackageNotFoundError as exc:  # pragma: no cover - install problem
+    raise ImportError(
+        f"mcu-mlir needs torch-mlir=={REQUIRED_TORCH_MLIR}; it is not installed "
+        "(run tools/setup.sh)") from exc
+if _found != REQUIRED_TORCH_MLIR:  # pragma: no cover - install problem
+    raise ImportError(
+        f"mcu-mlir needs torch-mlir=={REQUIRED_TORCH_MLIR}, found {_found} (run tools/setup.sh)")
+
+from torch_mlir import ir, passmanager, rewrite  # noqa: E402
+from torch_mlir.dialects import arith, func, tensor, tosa  # noqa: E402
+
+__all__ = ["ir", "passmanager", "rewrite", "arith", "func", "tensor", "tosa",
+           "new_context"]
+
+_context_hooks = []
+
+
+def on_new_context(hook):
+    """Registers `hook(ctx)` to run on every context `new_context` makes (dialect loading)."""
+    if hook not in _context_hooks:
+        _context_hooks.append(hook)
+    return hook
+
+
+def new_context() -> "ir.Context":
+    """A context with every dialect the project uses loaded."""
+    ctx = ir.Context()
+    for hook in _context_hooks:
+        hook(ctx)
+    return ctx

@@ -1,0 +1,93 @@
+"""User-facing errors and MLIR locations.
+
+User mistakes become `UserError` (printed as `FILE:LINE:COL: error: ...`, exit 1); anything else
+is a compiler bug and is reported with a command that reproduces it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+
+_LOC_RE = re.compile(r'loc\("(?P<file>(?:[^"\\]|\\.)*)":(?P<line>\d+):(?P<col>\d+)')
+
+
+@dataclass
+class Diagnostic:
+    severity: str  # "error" | "warning" | "note" | "remark"
+    message: str
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+    notes: list["Diagnostic"] = field(default_factory=list)
+
+    def format(self, file_name: str | None = None) -> str:
+        where = ""
+        if self.line is not None:
+            name = file_name if self.file in (None, "-") and file_name else self.file
+            where = f"{name}:{self.line}:{self.col}: "
+        elif file_name:
+            where = f"{file_name}: "
+        text = f"{where}{self.severity}: {self.message}"
+        for note in self.notes:
+            text += "\n" + note.format(file_name)
+        return text
+
+
+class UserError(Exception):
+    """An error in what the user gave us; carries one or more diagnostics."""
+
+    def __init__(self, message: str | None = None, diagnostics: list[Diagnostic] | None = None):
+        self.diagnostics = list(diagnostics or [])
+        if message is not None:
+            self.diagnostics.insert(0, Diagnostic("error", message))
+        super().__init__("\n".join(d.message for d in self.diagnostics))
+
+    def format(self, file_name: str | None = None) -> str:
+        return "\n".join(d.format(file_name) for d in self.diagnostics)
+
+
+def parse_location(loc_text: str) -> tuple[str | None, int | None, int | None]:
+    """The first file:line:col inside a printed MLIR location (fused/callsite/name locs included)."""
+    m = _LOC_RE.search(loc_text)
+    if not m:
+        return None, None, None
+    return m.group("file").replace('\\"', '"'), int(m.group("line")), int(m.group("col"))
+
+
+_SEVERITY = {0: "error", 1: "warning", 2: "note", 3: "remark"}
+
+
+def from_mlir(diag, line_offset: int = 0) -> Diagnostic:
+    """Converts a bindings `DiagnosticInfo` (from `MLIRError.error_diagnostics`)."""
+    sev = getattr(diag.severity, "name", str(diag.severity)).lower()
+    sev = _SEVERITY.get(sev, sev) if isinstance(sev, int) else sev
+    file, line, col = parse_location(str(diag.location))
+    if line is not None:
+        line += line_offset
+    out = Diagnostic(sev, diag.message, file, line, col)
+    out.notes = [from_mlir(n, line_offset) for n in diag.notes]
+    return out
+
+
+def from_mlir_error(err, line_offset: int = 0) -> list[Diagnostic]:
+    diags = [from_mlir(d, line_offset) for d in err.error_diagnostics]
+    if not diags:
+        diags = [Diagnostic("error", str(err).strip())]
+    return diags
+
+
+def repro_command(argv: list[str] | None = None) -> str:
+    argv = sys.argv if argv is None else argv
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def report_internal_error(exc: BaseException, repro: str) -> None:
+    """A compiler bug: say so, print the traceback and the command that reproduces it."""
+    import traceback
+    traceback.print_exception(exc, file=sys.stderr)
+    print(f"internal compiler error: {type(exc).__name__}: {exc}\n"
+          f"This is a bug in mcu-mlir, not in your input. Reproduce it with:\n  {repro}",
+          file=sys.stderr)

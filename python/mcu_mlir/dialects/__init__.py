@@ -1,0 +1,22 @@
+"""mcu-mlir's own dialects, loaded into a context only when needed."""
+
+from __future__ import annotations
+
+import importlib
+
+# dialect namespace -> "module:load function" (module relative to this package)
+DIALECTS: dict[str, str] = {}
+
+# pass-name prefixes whose passes create ops of a dialect
+PASSES_NEEDING: dict[str, tuple[str, ...]] = {}
+
+
+def load(ctx, namespace: str) -> None:
+    module_name, _, fn = DIALECTS[namespace].partition(":")
+    getattr(importlib.import_module(f"{__package__}.{module_name}"), fn)(ctx)
+
+
+def load_needed(ctx, text: str, pass_names: list[str]) -> None:
+    for ns in DIALECTS:
+        if f"{ns}." in text or any(n.startswith(PASSES_NEEDING.get(ns, ("\0",))) for n in pass_names):
+            load(ctx, ns)

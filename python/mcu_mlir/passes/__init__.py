@@ -1,0 +1,1 @@
+"""mcu-mlir passes: one per file, registered by name in `registry`."""

@@ -1,0 +1,175 @@
+"""The base class of every mcu-mlir pass.
+
+A pass is a frozen dataclass: its fields are its options (``foo_bar`` is spelled ``foo-bar`` on the
+command line), its docstring is its help text, ``NAME`` its command-line name. Python passes run on
+the module (the bindings cannot nest them) and walk the functions themselves.
+
+The bindings drop an emitted error unless the pass signals failure, so every error goes through
+``self.emit_error``, which records it; the wrapper signals failure after ``run`` returns.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import typing
+from typing import ClassVar, Iterator
+
+from .._mlir import ir
+
+_errors: contextvars.ContextVar[list] = contextvars.ContextVar("mcu_pass_errors")
+
+
+class PassError(Exception):
+    """Raised inside a pass to stop it with an error located at `op`."""
+
+    def __init__(self, op, message: str):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+
+class OptionError(ValueError):
+    """A pass option that does not exist or does not parse."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ModulePass:
+    NAME: ClassVar[str] = ""
+
+    # -- to implement -------------------------------------------------------------------------
+    def run(self, module: ir.Operation) -> None:
+        raise NotImplementedError
+
+    # -- for pass authors ---------------------------------------------------------------------
+    def emit_error(self, op, message: str) -> None:
+        """Reports an error at `op` (an op, OpView, Value or Location); the pass then fails."""
+        loc = _location_of(op)
+        loc.emit_error(message)
+        _errors.get().append(message)
+
+    @staticmethod
+    def functions(module: ir.Operation) -> Iterator[ir.OpView]:
+        for op in module.regions[0].blocks[0].operations:
+            if op.operation.name == "func.func":
+                yield op
+
+    # -- metadata -----------------------------------------------------------------------------
+    @classmethod
+    def summary(cls) -> str:
+        return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+
+    @classmethod
+    def description(cls) -> str:
+        doc = (cls.__doc__ or "").strip()
+        return "\n".join(line.strip() for line in doc.splitlines()[1:]).strip()
+
+    @classmethod
+    def options(cls) -> list[dataclasses.Field]:
+        return [f for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+
+    @classmethod
+    def option_name(cls, f: dataclasses.Field) -> str:
+        return f.name.replace("_", "-")
+
+    @classmethod
+    def from_options(cls, text: str) -> "ModulePass":
+        """Builds the pass from MLIR option text: ``a=1 b=x,y`` (``{...}`` already stripped)."""
+        fields = {cls.option_name(f): f for f in cls.options()}
+        hints = typing.get_type_hints(cls)
+        values = {}
+        for key, raw in _split_options(text):
+            if key not in fields:
+                known = ", ".join(sorted(fields)) or "none"
+                raise OptionError(f"pass '{cls.NAME}' has no option '{key}' (options: {known})")
+            f = fields[key]
+            values[f.name] = _convert(cls.NAME, key, raw, hints.get(f.name, str), f)
+        return cls(**values)
+
+    def option_text(self) -> str:
+        parts = []
+        for f in self.options():
+            v = getattr(self, f.name)
+            if isinstance(v, bool):
+                v = "true" if v else "false"
+            elif isinstance(v, (list, tuple)):
+                v = ",".join(str(x) for x in v)
+            parts.append(f"{self.option_name(f)}={v}")
+        return " ".join(parts)
+
+    # -- the bindings' entry point ------------------------------------------------------------
+    def __call__(self, op, pass_) -> None:
+        errors: list = []
+        token = _errors.set(errors)
+        try:
+            try:
+                self.run(op)
+            except PassError as e:
+                self.emit_error(e.op, e.message)
+        except BaseException as exc:  # a bug: keep it for the driver, which prints a repro
+            _internal_errors.append(exc)
+            errors.append(str(exc))
+            op.location.emit_error(f"internal error in pass '{self.NAME}': {type(exc).__name__}: {exc}")
+        finally:
+            _errors.reset(token)
+        if errors:
+            pass_.signal_pass_failure()
+
+
+# Exceptions raised by Python passes; the bindings cannot carry them through `pm.run`.
+_internal_errors: list[BaseException] = []
+
+
+def take_internal_errors() -> list[BaseException]:
+    out = list(_internal_errors)
+    _internal_errors.clear()
+    return out
+
+
+def _location_of(x) -> ir.Location:
+    if isinstance(x, ir.Location):
+        return x
+    if isinstance(x, ir.Value):
+        owner = x.owner
+        return owner.location if not isinstance(owner, ir.Block) else owner.owner.location
+    return x.location
+
+
+def _split_options(text: str) -> list[tuple[str, str]]:
+    out, depth, cur = [], 0, ""
+    for ch in text.strip() + " ":
+        if ch in "{[(\"":
+            depth += 1
+        elif ch in "}])\"":
+            depth -= 1
+        if ch == " " and depth == 0:
+            if cur.strip():
+                key, sep, val = cur.strip().partition("=")
+                out.append((key, val if sep else "true"))
+            cur = ""
+        else:
+            cur += ch
+    return out
+
+
+def _convert(pass_name, key, raw, hint, f):
+    origin = typing.get_origin(hint)
+    try:
+        if hint is bool:
+            if raw not in ("true", "false", "1", "0"):
+                raise ValueError(raw)
+            return raw in ("true", "1")
+        if hint is int:
+            return int(raw)
+        if hint is float:
+            return float(raw)
+        if origin in (tuple, list):
+            (elem,) = typing.get_args(hint)[:1]
+            items = [x for x in raw.strip("{}[]").split(",") if x]
+            return tuple(elem(x) for x in items)
+        choices = f.metadata.get("choices")
+        if choices and raw not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return raw
+    except ValueError as e:
+        raise OptionError(f"pass '{pass_name}': bad value '{raw}' for option '{key}' ({e})") from None

@@ -1,0 +1,50 @@
+"""Name -> pass class, loaded lazily so that `mcu-opt` imports only the passes it runs.
+
+Upstream MLIR passes are not listed here: the driver hands any name it does not know to MLIR.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# name -> "module:Class" (module relative to mcu_mlir.passes). One pass per file.
+PASSES: dict[str, str] = {
+    "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
+}
+
+# name -> "module:function"; the function takes the option text and returns a pipeline string
+# (`builtin.module(...)` contents) that may mix our passes and upstream ones.
+PIPELINES: dict[str, str] = {
+}
+
+# Upstream passes worth knowing for TOSA work; `--list-passes` shows those this MLIR build has.
+UPSTREAM_PASSES: tuple[str, ...] = (
+    "canonicalize", "cse", "inline", "symbol-dce", "sccp", "loop-invariant-code-motion",
+    "func.func(tosa-layerwise-constant-fold)", "func.func(tosa-reduce-transposes)",
+    "func.func(tosa-optional-decompositions)", "func.func(tosa-infer-shapes)",
+    "func.func(tosa-make-broadcastable)", "tosa-validate", "tosa-attach-target",
+    "tosa-convert-integer-type-to-signless", "tosa-narrow-i64-to-i32",
+)
+
+
+def _load(table: dict[str, str], name: str):
+    module_name, _, attr = table[name].partition(":")
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    return getattr(module, attr)
+
+
+def is_ours(name: str) -> bool:
+    return name in PASSES or name in PIPELINES
+
+
+def get_pass(name: str):
+    """The pass class registered as `name` (KeyError if none)."""
+    return _load(PASSES, name)
+
+
+def get_pipeline(name: str):
+    return _load(PIPELINES, name)
+
+
+def all_names() -> list[str]:
+    return sorted(PASSES) + sorted(PIPELINES)

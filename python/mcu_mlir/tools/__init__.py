@@ -1,0 +1,1 @@
+"""Command-line tools: mcu-opt, mcu-compile, mcu-run."""

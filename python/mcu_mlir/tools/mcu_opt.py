@@ -1,0 +1,251 @@
+"""mcu-opt: mlir-opt for mcu-mlir. Runs our passes and upstream ones on a .mlir file.
+
+Imports only the MLIR bindings and the passes it runs (never torch), so lit can start it often.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+
+from ..diagnostics import Diagnostic, UserError, from_mlir_error, repro_command, report_internal_error
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
+
+USAGE = """mcu-opt [FILE|-] [--mcu-<pass>[=<options>] | --<upstream-pass>[=<options>] ...]
+               [--pass-pipeline='builtin.module(...)'] [--split-input-file] [--verify-diagnostics]
+               [-o OUT] [--list-passes] [--mlir-print-ir-after-all] [--mlir-timing]"""
+
+
+def _arg_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mcu-opt", usage=USAGE, allow_abbrev=False,
+                                description="Runs mcu-mlir and upstream MLIR passes on MLIR files.")
+    p.add_argument("input", nargs="?", default="-", help="input .mlir file, or - for stdin")
+    p.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
+    p.add_argument("--pass-pipeline", action="append", default=[],
+                   help="textual pipeline, e.g. 'builtin.module(mcu-fold-transposes,cse)'")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="split the input at '// -----' and process each chunk alone")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check diagnostics against expected-error/-note annotations")
+    p.add_argument("--list-passes", action="store_true", help="list passes and pipelines and exit")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass")
+    p.add_argument("--mlir-timing", action="store_true", help="print pass timing")
+    p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    p.add_argument("--allow-unregistered-dialect", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _arg_parser()
+    args, rest = parser.parse_known_args(argv)
+    try:
+        return _run(args, rest)
+    except UserError as e:
+        print(e.format(_display_name(args.input)), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a compiler bug
+        report_internal_error(exc, _repro(args, argv))
+        return 2
+
+
+def _display_name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+def _repro(args, argv) -> str:
+    if args.input != "-":
+        return repro_command(["mcu-opt", *argv])
+    # Keep what came on stdin so the command can be run again.
+    saved = getattr(_run, "stdin_text", "")
+    fd, path = tempfile.mkstemp(prefix="mcu-opt-repro-", suffix=".mlir")
+    with os.fdopen(fd, "w") as f:
+        f.write(saved)
+    return repro_command(["mcu-opt", path, *[a for a in argv if a != "-"]])
+
+
+def _pass_steps(args, rest):
+    from ..pipeline import element_steps, parse_pipeline
+    steps = []
+    for item in rest:
+        if not item.startswith("--") or item == "--":
+            raise UserError(f"unexpected argument '{item}' (see mcu-opt --help)")
+        name, sep, opts = item[2:].partition("=")
+        steps.extend(element_steps(name, opts if sep else None))
+    for text in args.pass_pipeline:
+        if steps and rest:
+            raise UserError("give passes either as --<pass> flags or with --pass-pipeline, not both")
+        steps.extend(parse_pipeline(text))
+    return steps
+
+
+def _run(args, rest) -> int:
+    from .. import _mlir
+    from ..pipeline import run_steps
+
+    if args.list_passes:
+        sys.stdout.write(_list_passes() + "\n")
+        return 0
+
+    if args.input == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            with open(args.input, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise UserError(f"cannot read input file '{args.input}': {e.strerror}") from None
+    _run.stdin_text = text
+    steps = _pass_steps(args, rest)
+
+    ctx = _mlir.new_context()
+    ctx.allow_unregistered_dialects = args.allow_unregistered_dialect
+    _load_dialects_for(ctx, text, steps)
+    name = _display_name(args.input)
+
+    outputs, failed = [], False
+    for start_line, chunk in _chunks(text, args.split_input_file):
+        # Leading newlines keep every location's line number equal to the line in the file.
+        source = "\n" * start_line + chunk
+        try:
+            with ctx, _mlir.ir.Location.unknown():
+                module = _parse(source)
+                run_steps(module, steps, print_ir_after_all=args.mlir_print_ir_after_all,
+                          timing=args.mlir_timing)
+                outputs.append(_print(module, args.mlir_print_debuginfo))
+            produced = []
+        except UserError as e:
+            produced = e.diagnostics
+        if args.verify_diagnostics:
+            errs = _verify(source, produced)
+            for d in errs:
+                print(d.format(name), file=sys.stderr)
+            failed |= bool(errs)
+        elif produced:
+            print(UserError(diagnostics=produced).format(name), file=sys.stderr)
+            failed = True
+    _write(args.output, "// -----\n".join(outputs))
+    return 1 if failed else 0
+
+
+def _chunks(text: str, split: bool):
+    if not split:
+        yield 0, text
+        return
+    line = 0
+    pos = 0
+    for m in SPLIT_MARKER.finditer(text):
+        chunk = text[pos:m.start()]
+        yield line, chunk
+        line += chunk.count("\n") + 1
+        pos = m.end() + 1
+    yield line, text[pos:]
+
+
+def _parse(source: str):
+    from .._mlir import ir
+    try:
+        return ir.Module.parse(source)
+    except ir.MLIRError as err:
+        raise UserError(diagnostics=from_mlir_error(err)) from None
+
+
+def _print(module, debuginfo: bool) -> str:
+    text = module.operation.get_asm(enable_debug_info=debuginfo, assume_verified=True)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _write(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise UserError(f"cannot write output file '{path}': {e.strerror}") from None
+
+
+def _load_dialects_for(ctx, text: str, steps) -> None:
+    """Loads our own dialects only when the input or a pass needs them (keeps start-up fast)."""
+    from .. import dialects
+    dialects.load_needed(ctx, text, [s.name for s in steps])
+
+
+_EXPECTED = re.compile(
+    r"//\s*expected-(?P<sev>error|warning|note|remark)\s*(?:@(?P<where>above|below|[+-]\d+))?\s*"
+    r"\{\{(?P<msg>.*?)\}\}")
+
+
+def _verify(source: str, produced: list[Diagnostic]) -> list[Diagnostic]:
+    """MLIR's --verify-diagnostics: every expected diagnostic appears, nothing else does."""
+    expected = []
+    for lineno, line in enumerate(source.split("\n"), start=1):
+        for m in _EXPECTED.finditer(line):
+            where = m.group("where")
+            target = lineno
+            if where == "below":
+                target = lineno + 1
+                while _EXPECTED.search(source.split("\n")[target - 1] or "") and target < lineno + 50:
+                    target += 1
+            elif where == "above":
+                target = lineno - 1
+                while target > 1 and _EXPECTED.search(source.split("\n")[target - 1] or ""):
+                    target -= 1
+            elif where:
+                target = lineno + int(where)
+            expected.append([m.group("sev"), m.group("msg"), target, lineno, False])
+
+    flat = []
+    for d in produced:
+        flat.append(d)
+        flat.extend(d.notes)
+    problems = []
+    for d in flat:
+        match = next((e for e in expected if not e[4] and e[0] == d.severity and e[2] == d.line
+                      and e[1] in d.message), None)
+        if match is None:
+            problems.append(Diagnostic("error", f"unexpected {d.severity}: {d.message}", d.file, d.line, d.col))
+        else:
+            match[4] = True
+    for sev, msg, _target, lineno, seen in expected:
+        if not seen:
+            problems.append(Diagnostic("error", f'expected {sev} "{msg}" was not produced', None, lineno, 1))
+    return problems
+
+
+def _list_passes() -> str:
+    from .. import _mlir
+    from ..passes import registry
+    lines = ["mcu-mlir passes:"]
+    for name in sorted(registry.PASSES):
+        cls = registry.get_pass(name)
+        lines.append(f"  --{name:<38} - {cls.summary()}")
+        for f in cls.options():
+            lines.append(f"      --{cls.option_name(f):<34} - {f.metadata.get('help', '')}")
+    if registry.PIPELINES:
+        lines.append("mcu-mlir pipelines:")
+        for name in sorted(registry.PIPELINES):
+            fn = registry.get_pipeline(name)
+            doc = (fn.__doc__ or "").strip().splitlines()
+            lines.append(f"  --{name:<38} - {doc[0] if doc else ''}")
+    lines.append("Upstream MLIR passes (any other registered upstream pass name works too):")
+    ctx = _mlir.ir.Context()
+    for text in registry.UPSTREAM_PASSES:
+        name = text.split("(")[-1].rstrip(")")
+        try:
+            _mlir.passmanager.PassManager.parse(f"builtin.module({text})", context=ctx)
+        except ValueError:
+            continue
+        lines.append(f"  --{name}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
