@@ -138,14 +138,11 @@ def _chunks(text: str, split: bool):
     if not split:
         yield 0, text
         return
-    line = 0
     pos = 0
     for m in SPLIT_MARKER.finditer(text):
-        chunk = text[pos:m.start()]
-        yield line, chunk
-        line += chunk.count("\n") + 1
+        yield text.count("\n", 0, pos), text[pos:m.start()]
         pos = m.end() + 1
-    yield line, text[pos:]
+    yield text.count("\n", 0, pos), text[pos:]
 
 
 def _parse(source: str):
