@@ -1,0 +1,248 @@
+"""The compile driver: torch model (or TOSA) -> TOSA -> cmsisnn -> C -> ELF, stage by stage.
+
+Each stage writes its IR into the output directory, so a failure can be reproduced from the files
+of the last stage that succeeded. `report.json` collects the figures of every stage reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import UserError
+from .options import CompileOptions
+
+LAYOUT_PIPELINE = "mcu-tosa-layout-pipeline"
+BACKEND_PIPELINE = "mcu-tosa-to-cmsisnn-pipeline"
+
+
+@dataclass
+class CompileResult:
+    output_dir: Path
+    options: CompileOptions
+    report: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)   # stage -> path
+    frontend: object = None                     # FrontendResult when the input was a torch model
+    module: object = None                       # the last MLIR module
+
+    def __getitem__(self, key):
+        return self.report[key]
+
+
+class _Timer:
+    def __init__(self, timings: dict, name: str):
+        self.timings, self.name = timings, name
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc):
+        self.timings[self.name] = self.timings.get(self.name, 0.0) + time.perf_counter() - self.t0
+
+
+def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A001 - the contract's name
+    """Compiles an nn.Module (with example inputs), a TOSA `.mlir` file or a `.tosa` flatbuffer."""
+    options = CompileOptions(**kwargs)
+    options.validate()
+    out = Path(options.output_dir or tempfile.mkdtemp(prefix="mcu-mlir-"))
+    out.mkdir(parents=True, exist_ok=True)
+    result = CompileResult(out, options)
+    timings: dict[str, float] = {}
+    report = result.report
+    t_start = time.perf_counter()
+
+    module = _frontend(model, example_inputs, options, result, timings)
+    result.module = module
+    if options.reaches("tosa") or options.emit == "torch":
+        if options.emit != "torch":
+            _tosa_stage(module, options, result, timings)
+    if options.reaches("cmsisnn"):
+        _backend_stage(module, options, result, timings)
+    if options.reaches("c"):
+        _emit_stage(module, options, result, timings)
+    report["compile_seconds"] = round(time.perf_counter() - t_start, 3)
+    if options.reaches("elf"):
+        with _Timer(timings, "build"):
+            from .target import build as target_build
+            elf = target_build.build(out, target=options.target, cmsis_nn_path=_cmsis_nn_path(options))
+        result.files["elf"] = Path(elf)
+        report.update(_flash_report(Path(elf), options.target, report))
+    report["timings"] = {k: round(v, 3) for k, v in timings.items()}
+    _write_report(out, report)
+    return result
+
+
+def _cmsis_nn_path(options: CompileOptions) -> str | None:
+    if options.backend != "cmsis-nn":
+        return None
+    return options.cmsis_nn_path or os.environ.get("CMSIS_NN_PATH")
+
+
+def _write(out: Path, name: str, text: str, result: CompileResult, stage: str) -> Path:
+    path = out / name
+    path.write_text(text)
+    result.files[stage] = path
+    return path
+
+
+def _frontend(model, example_inputs, options, result, timings):
+    """Brings the input to TOSA in an MLIR module."""
+    if isinstance(model, (str, Path)) and str(model).endswith((".mlir", ".tosa")):
+        if options.emit == "torch":
+            raise UserError(f"--emit torch needs a PyTorch model, but {model} is already TOSA")
+        with _Timer(timings, "import"):
+            module = load_tosa_file(Path(model))
+        _write(result.output_dir, "tosa-import.mlir", str(module), result, "tosa-import")
+        return module
+    from . import frontend
+    fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
+                                 calibration=options.calibration, timings=timings)
+    result.frontend = fres
+    torch_text = getattr(fres, "torch_text", None)
+    if torch_text:
+        _write(result.output_dir, "torch.mlir", torch_text, result, "torch")
+    if options.emit == "torch":
+        if not torch_text:
+            raise UserError("this build's frontend does not keep the torch-dialect IR")
+        return fres.module
+    _write(result.output_dir, "tosa-import.mlir", str(fres.module), result, "tosa-import")
+    result.report["quantization"] = {
+        "inputs": [_asdict(t) for t in fres.inputs],
+        "outputs": [_asdict(t) for t in fres.outputs],
+        "layers": list(fres.layers),
+    }
+    return fres.module
+
+
+def _asdict(obj):
+    import dataclasses
+    return dataclasses.asdict(obj) if dataclasses.is_dataclass(obj) else dict(obj)
+
+
+def load_tosa_file(path: Path):
+    """Parses a TOSA `.mlir` file or deserializes a `.tosa` flatbuffer into a module."""
+    from . import _mlir
+    from .diagnostics import from_mlir_error
+    if not path.exists():
+        raise UserError(f"cannot read input file '{path}'")
+    if path.suffix == ".tosa":
+        with tempfile.TemporaryDirectory() as tmp:
+            mlir_path = Path(tmp) / "deserialized.mlir"
+            proc = subprocess.run(["tosa-opt", "/dev/null", "--tosa-deserialize",
+                                   f"--tosa-deserialize-filename={path}", "-o", str(mlir_path)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise UserError(f"{path}: not a TOSA flatbuffer tosa-opt can read: {proc.stderr.strip()}")
+            text = mlir_path.read_text()
+    else:
+        text = path.read_text()
+    ctx = _mlir.new_context()
+    try:
+        with ctx, _mlir.ir.Location.unknown():
+            module = _mlir.ir.Module.parse(text)
+    except _mlir.ir.MLIRError as err:
+        diags = from_mlir_error(err)
+        for d in diags:
+            d.file = str(path) if d.file in (None, "-") else d.file
+        raise UserError(diagnostics=diags) from None
+    return module
+
+
+def _run(module, pipeline: str, out: Path, stage: str):
+    """Runs a pipeline; a compiler bug leaves the input module on disk with the command to reproduce."""
+    from .pipeline import run_pipeline
+    try:
+        with module.context, _location(module):
+            run_pipeline(module, pipeline)
+    except UserError:
+        raise
+    except Exception as exc:
+        repro = out / f"repro-{stage}.mlir"
+        raise InternalError(exc, f"mcu-opt {repro} --pass-pipeline='builtin.module({pipeline})'") from exc
+
+
+def _location(module):
+    from . import _mlir
+    return _mlir.ir.Location.unknown(module.context)
+
+
+class InternalError(Exception):
+    def __init__(self, exc, repro: str):
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.repro = repro
+
+
+def _tosa_stage(module, options, result, timings):
+    out = result.output_dir
+    (out / "repro-tosa.mlir").write_text(str(module))
+    with _Timer(timings, "layout-passes"):
+        _run(module, f"{LAYOUT_PIPELINE}{{io-layout={options.io_layout}}}", out, "tosa")
+    (out / "repro-tosa.mlir").unlink()
+    text = str(module)
+    if options.emit == "tosa-int" and _has_float_compute(module):
+        raise UserError("--emit tosa-int: the TOSA still computes in float; quantize the model (--quantize int8)")
+    _write(out, "model.tosa.mlir", text, result, "tosa")
+    from .transposes import count_data_moving_transposes
+    result.report["transposes"] = count_data_moving_transposes(module)
+
+
+def _has_float_compute(module) -> bool:
+    """True when an op other than the boundary quantize/dequantize computes in float."""
+    from . import _mlir
+    found = []
+
+    def visit(op):
+        name = op.name
+        if name.startswith("tosa.") and name not in ("tosa.const", "tosa.rescale", "tosa.cast", "tosa.const_shape"):
+            for v in list(op.results):
+                if _mlir.ir.ShapedType.isinstance(v.type) and _mlir.ir.FloatType.isinstance(
+                        _mlir.ir.ShapedType(v.type).element_type):
+                    found.append(name)
+        return _mlir.ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    # Dequantize at the boundary computes in float by nature (cast + mul); anything else is not integer.
+    return any(n not in ("tosa.mul", "tosa.sub", "tosa.add", "tosa.cast") for n in found)
+
+
+def _backend_stage(module, options, result, timings):
+    out = result.output_dir
+    (out / "repro-cmsisnn.mlir").write_text(str(module))
+    with _Timer(timings, "backend-passes"):
+        _run(module, f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend}}}", out, "cmsisnn")
+    (out / "repro-cmsisnn.mlir").unlink()
+    _write(out, "cmsisnn.mlir", str(module), result, "cmsisnn")
+
+
+def _emit_stage(module, options, result, timings):
+    from .target import emit_c
+    out = result.output_dir
+    with _Timer(timings, "emit-c"):
+        files = emit_c.emit_c(module)
+        for name, text in sorted(files.items()):
+            _write(out, name, text, result, name)
+        report = emit_c.model_report(module)
+    result.report.update(report)
+
+
+def _flash_report(elf: Path, target: str, report: dict) -> dict:
+    """Flash = code + read-only data of the firmware, from the ELF's sections."""
+    size_tool = "size" if target == "host" else "arm-none-eabi-size"
+    proc = subprocess.run([size_tool, "-A", str(elf)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {}
+    flash = 0
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in (".text", ".rodata", ".data", ".ARM.exidx", ".init_array", ".fini_array"):
+            flash += int(parts[1])
+    return {"flash_bytes": flash, "code_bytes": max(0, flash - report.get("weights_bytes", 0))}
+
+
+def _write_report(out: Path, report: dict) -> None:
+    (out / "report.json").write_text(json.dumps(report, indent=2, sort_keys=True, default=str) + "\n")

@@ -1,0 +1,103 @@
+"""mcu-compile: a PyTorch model (FILE.py:FACTORY) or TOSA (FILE.mlir / FILE.tosa) to C for Cortex-M."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..diagnostics import UserError, repro_command, report_internal_error
+from ..options import BACKENDS, IO_LAYOUTS, QUANTIZE, STAGES, TARGETS
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mcu-compile", allow_abbrev=False,
+                                description="Compile a PyTorch model or TOSA to C calling CMSIS-NN kernels.")
+    p.add_argument("model", help="FILE.py:FACTORY (FACTORY() returns an nn.Module), FILE.mlir (TOSA) or FILE.tosa")
+    p.add_argument("--input-shape", action="append", default=[], metavar="D0,D1,...",
+                   help="shape of one model input; repeat for several inputs")
+    p.add_argument("--target", choices=TARGETS, default="cortex-m55")
+    p.add_argument("--backend", choices=BACKENDS, default="cmsis-nn")
+    p.add_argument("--quantize", choices=QUANTIZE, default="int8")
+    p.add_argument("--calibration", default=None, metavar="N|FILE.npz",
+                   help="calibration: N random samples (default 8, with a warning) or inputs from an .npz")
+    p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
+    p.add_argument("--emit", choices=STAGES, default="c", help="last stage to produce")
+    p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
+    p.add_argument("--timing", action="store_true", help="print the time of each stage")
+    p.add_argument("-o", "--output-dir", required=True, help="output directory")
+    return p
+
+
+def _shape(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(d) for d in text.replace("x", ",").split(",") if d.strip())
+    except ValueError:
+        raise UserError(f"--input-shape {text!r}: expected comma-separated integers like 1,3,96,96") from None
+    if not dims or any(d <= 0 for d in dims):
+        raise UserError(f"--input-shape {text!r}: every dimension must be a positive integer")
+    return dims
+
+
+def _calibration(text):
+    if text is None:
+        return None
+    if text.isdigit():
+        return int(text)
+    if not text.endswith(".npz"):
+        raise UserError(f"--calibration {text!r}: expected a sample count or an .npz file")
+    return text
+
+
+def run(args) -> int:
+    from ..driver import compile as compile_model
+    options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
+                   calibration=_calibration(args.calibration), io_layout=args.io_layout, emit=args.emit,
+                   output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing)
+    if args.model.endswith((".mlir", ".tosa")):
+        if args.input_shape:
+            raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
+        result = compile_model(args.model, None, **options)
+    else:
+        from .. import frontend
+        import torch
+        model = frontend.load_factory(args.model)
+        if not args.input_shape:
+            raise UserError("a PyTorch model needs --input-shape (one per model input)")
+        gen = torch.Generator().manual_seed(0)
+        inputs = tuple(torch.randn(_shape(s), generator=gen) for s in args.input_shape)
+        result = compile_model(model, inputs, **options)
+    _summary(result, args.timing)
+    return 0
+
+
+def _summary(result, timing: bool) -> None:
+    r = result.report
+    print(f"wrote {result.output_dir}: " + ", ".join(sorted(p.name for p in result.files.values())))
+    figures = [f"{k}={r[k]}" for k in ("transposes", "arena_bytes", "arena_lower_bound_bytes", "weights_bytes",
+                                       "flash_bytes", "compile_seconds") if k in r]
+    if figures:
+        print("  " + "  ".join(figures))
+    if timing:
+        for stage, seconds in r.get("timings", {}).items():
+            print(f"  {stage:<16} {seconds:8.3f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
+    try:
+        return run(args)
+    except UserError as e:
+        print(e.format(args.model), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        from ..driver import InternalError
+        repro = exc.repro if isinstance(exc, InternalError) else repro_command(["mcu-compile", *argv])
+        report_internal_error(exc, repro)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""pytest: import the package from the source tree."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))

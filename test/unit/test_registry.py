@@ -1,0 +1,49 @@
+"""The pass registry: every name loads, matches its pass, and the generated docs are current."""
+
+import dataclasses
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mcu_mlir.passes import base, registry
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.mark.parametrize("name", sorted(registry.PASSES))
+def test_registered_name_matches_pass(name):
+    cls = registry.get_pass(name)
+    assert issubclass(cls, base.ModulePass)
+    assert cls.NAME == name
+    assert name.startswith("mcu-")
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+    assert cls.summary(), f"{name} has no docstring"
+    cls()  # every option has a default
+
+
+@pytest.mark.parametrize("name", sorted(registry.PASSES))
+def test_options_round_trip(name):
+    cls = registry.get_pass(name)
+    default = cls()
+    assert cls.from_options(default.option_text()) == default
+
+
+@pytest.mark.parametrize("name", sorted(registry.PIPELINES))
+def test_pipeline_expands(name):
+    from mcu_mlir.pipeline import parse_pipeline
+    steps = parse_pipeline(registry.get_pipeline(name)(""))
+    assert steps, f"pipeline {name} is empty"
+
+
+def test_pass_docs_are_current():
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_pass_docs.py"), "--check"],
+                        capture_output=True, text=True)
+    assert rc.returncode == 0, rc.stderr
+
+
+def test_unknown_option_is_a_user_error():
+    cls = registry.get_pass("mcu-verify-static-shapes")
+    with pytest.raises(base.OptionError, match="has no option 'nope'"):
+        cls.from_options("nope=1")
