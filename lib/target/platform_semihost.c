@@ -1,0 +1,101 @@
+/* The harness platform on bare-metal Cortex-M under a semihosting debugger or QEMU.
+ *
+ * Every host service is an Arm semihosting call (BKPT 0xAB): the command line, input files, the
+ * console and the exit code (SYS_EXIT_EXTENDED, so QEMU exits with main's return value). Startup
+ * (startup.S) calls mcu_target_start() once memory is initialised. */
+#include <stdint.h>
+#include <string.h>
+
+#include "platform.h"
+
+enum {
+  SYS_OPEN = 0x01,
+  SYS_CLOSE = 0x02,
+  SYS_WRITE0 = 0x04,
+  SYS_READ = 0x06,
+  SYS_FLEN = 0x0C,
+  SYS_GET_CMDLINE = 0x15,
+  SYS_EXIT = 0x18,
+  SYS_EXIT_EXTENDED = 0x20,
+};
+enum { ADP_STOPPED_APPLICATION_EXIT = 0x20026 };
+enum { OPEN_MODE_READ_BINARY = 1 };
+
+static int32_t semihost_call(int32_t operation, void *argument) {
+  register int32_t r0 __asm__("r0") = operation;
+  register void *r1 __asm__("r1") = argument;
+  __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+  return r0;
+}
+
+long mcu_platform_read_file(const char *path, void *dst, long capacity) {
+  uint32_t open_args[3] = {(uint32_t)(uintptr_t)path, OPEN_MODE_READ_BINARY, (uint32_t)strlen(path)};
+  int32_t handle = semihost_call(SYS_OPEN, open_args);
+  if (handle < 0) return -1;
+  uint32_t handle_arg = (uint32_t)handle;
+  long size = semihost_call(SYS_FLEN, &handle_arg);
+  if (size >= 0 && size <= capacity) {
+    uint32_t read_args[3] = {(uint32_t)handle, (uint32_t)(uintptr_t)dst, (uint32_t)size};
+    if (semihost_call(SYS_READ, read_args) != 0) size = -1; /* returns the bytes NOT read */
+  }
+  semihost_call(SYS_CLOSE, &handle_arg);
+  return size;
+}
+
+void mcu_platform_puts(const char *text) { semihost_call(SYS_WRITE0, (void *)text); }
+
+/* The heap region between the linker script's __mcu_heap_start and __mcu_heap_end. */
+extern uint8_t __mcu_heap_start[], __mcu_heap_end[];
+static uint8_t *heap_next = __mcu_heap_start;
+
+void *mcu_platform_alloc(size_t bytes) {
+  uint8_t *start = (uint8_t *)(((uintptr_t)heap_next + 15u) & ~(uintptr_t)15u);
+  if (bytes > (size_t)(__mcu_heap_end - start)) return NULL;
+  heap_next = start + bytes;
+  memset(start, 0, bytes);
+  return start;
+}
+
+__attribute__((noreturn)) void mcu_target_exit(int code) {
+  uint32_t exit_args[2] = {ADP_STOPPED_APPLICATION_EXIT, (uint32_t)code};
+  semihost_call(SYS_EXIT_EXTENDED, exit_args);
+  /* A debugger without the extended call: plain SYS_EXIT (the code is lost). */
+  semihost_call(SYS_EXIT, (void *)(uintptr_t)ADP_STOPPED_APPLICATION_EXIT);
+  for (;;) {
+  }
+}
+
+#define MCU_MAX_ARGS 16
+static char command_line[512];
+
+int main(int argc, char **argv);
+
+/* Splits the semihosting command line on spaces (file names given to the harness have none). */
+__attribute__((noreturn)) void mcu_target_start(void) {
+  char *argv[MCU_MAX_ARGS + 1];
+  int argc = 0;
+  uint32_t cmdline_args[2] = {(uint32_t)(uintptr_t)command_line, sizeof(command_line) - 1};
+  if (semihost_call(SYS_GET_CMDLINE, cmdline_args) == 0) {
+    char *cursor = command_line;
+    while (*cursor && argc < MCU_MAX_ARGS) {
+      while (*cursor == ' ') *cursor++ = '\0';
+      if (!*cursor) break;
+      argv[argc++] = cursor;
+      while (*cursor && *cursor != ' ') cursor++;
+    }
+  }
+  if (argc == 0) argv[argc++] = "firmware";
+  argv[argc] = 0;
+  mcu_target_exit(main(argc, argv));
+}
+
+/* Any fault: say where and stop with a distinctive exit code instead of hanging QEMU. */
+void mcu_target_fault(void) {
+  static const char hex[] = "0123456789abcdef";
+  char text[] = "mcu: fault, CFSR=0x00000000 HFSR=0x00000000\n";
+  uint32_t registers[2] = {*(volatile uint32_t *)0xE000ED28u, *(volatile uint32_t *)0xE000ED2Cu};
+  for (int r = 0; r < 2; r++)
+    for (int i = 0; i < 8; i++) text[19 + r * 16 + i] = hex[(registers[r] >> (28 - 4 * i)) & 0xF];
+  mcu_platform_puts(text);
+  mcu_target_exit(134);
+}
