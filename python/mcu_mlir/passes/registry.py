@@ -10,6 +10,7 @@ import importlib
 # name -> "module:Class" (module relative to mcu_mlir.passes). One pass per file.
 PASSES: dict[str, str] = {
     "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
+    "mcu-fold-transposes": "fold_transposes:FoldTransposes",
 }
 
 # name -> "module:function"; the function takes the option text and returns a pipeline string

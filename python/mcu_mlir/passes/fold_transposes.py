@@ -1,0 +1,96 @@
+"""mcu-fold-transposes: remove every transpose the graph does not need."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._mlir import ir
+from .base import ModulePass
+from .layout.assign import Problem
+from .layout.constants import ConstantData, make_constant, shape_values
+from .layout.roles import is_constant
+
+
+@dataclasses.dataclass(frozen=True)
+class FoldTransposes(ModulePass):
+    """Removes transposes by choosing, per connected region, the layout that needs the fewest.
+
+    Works on whole functions rather than one pattern at a time: values joined by layout-agnostic ops
+    (elementwise incl. rescale, cast, clamp, table and broadcasting binaries; concat, reductions,
+    slice, pad, tile, reverse, with their axes remapped) form a region that is stored in one
+    permutation. Choosing that permutation cancels inverse pairs, composes cascades, carries
+    transposes through forks (one producer, many users) and joins, through reshapes whose data
+    order allows it (the reshape is rewritten), into constants (transposed at compile time,
+    dense_resource included), and turns transposes that only move unit dims into reshapes. A layout
+    is changed only when it lowers the number of transposes (then the bytes they move).
+    With io-layout=nhwc, rank-3/4 function arguments and results may be stored channels-last
+    (NHWC / NWC); those are marked `mcu.layout = "nhwc"` in the function's argument/result
+    attributes and the function type changes accordingly.
+    """
+
+    NAME = "mcu-fold-transposes"
+    io_layout: str = dataclasses.field(
+        default="nchw", metadata={"choices": ("nchw", "nhwc"),
+                                  "help": "layout of the graph's inputs and outputs"})
+
+    def run(self, module: ir.Operation) -> None:
+        with module.context, ir.Location.unknown():
+            self._run(module)
+
+    def _run(self, module) -> None:
+        consts = ConstantData(module)
+        for fn in self.functions(module):
+            if not fn.regions[0].blocks:
+                continue
+            if not self._check_static(fn):
+                continue
+            fold_constant_views(fn, consts)
+            problem = Problem.build(fn, self.io_layout)
+            problem.solve()
+            problem.rewrite(consts)
+
+    def _check_static(self, fn) -> bool:
+        ok = True
+        for op in fn.regions[0].blocks[0].operations:
+            if op.operation.name not in ("tosa.transpose", "tosa.reshape"):
+                continue
+            for v in (op.operands[0], op.results[0]):
+                ty = v.type
+                if not isinstance(ty, ir.RankedTensorType) or not ty.has_static_shape:
+                    self.emit_error(op, f"'{op.operation.name}' on {ty}: layout folding needs "
+                                        "static shapes")
+                    ok = False
+                    break
+        return ok
+
+
+def fold_constant_views(fn, consts: ConstantData) -> int:
+    """Replaces transposes and reshapes of constants by constants; returns how many."""
+    folded = 0
+    for op in list(fn.regions[0].blocks[0].operations):
+        name = op.operation.name
+        if name not in ("tosa.transpose", "tosa.reshape") or not is_constant(op.operands[0]):
+            continue
+        out = op.results[0]
+        if not isinstance(out.type, ir.RankedTensorType) or not out.type.has_static_shape:
+            continue
+        data = consts.array(op.operands[0])
+        if data is None:
+            continue
+        if name == "tosa.transpose":
+            data = data.transpose(tuple(op.attributes["perms"]))
+        else:
+            if shape_values(op.operands[1]) is None:
+                continue
+            data = data.reshape(tuple(out.type.shape))
+        with ir.InsertionPoint(op), op.location as loc:
+            new = make_constant(np.ascontiguousarray(data), out.type, loc=loc)
+        out.replace_all_uses_with(new)
+        source = op.operands[0].owner
+        op.operation.erase()
+        if all(len(list(r.uses)) == 0 for r in source.results):
+            source.operation.erase()
+        folded += 1
+    return folded
