@@ -5,10 +5,14 @@ from __future__ import annotations
 import importlib
 
 # dialect namespace -> "module:load function" (module relative to this package)
-DIALECTS: dict[str, str] = {}
+DIALECTS: dict[str, str] = {
+    "cmsisnn": "cmsisnn:load",
+}
 
 # pass-name prefixes whose passes create ops of a dialect
-PASSES_NEEDING: dict[str, tuple[str, ...]] = {}
+PASSES_NEEDING: dict[str, tuple[str, ...]] = {
+    "cmsisnn": ("mcu-convert-tosa-to-cmsisnn", "mcu-plan-memory", "mcu-prepare-for-emission", "mcu-emit-c"),
+}
 
 
 def load(ctx, namespace: str) -> None:

@@ -1,0 +1,249 @@
+/* mcu-mlir portable kernels: plain C99 implementations of the integer TOSA operators.
+ *
+ * Every kernel computes exactly what the TOSA 1.0 specification (and tosa_reference_model) computes
+ * for the same integers. Fused kernels (conv / depthwise / matmul + RESCALE + CLAMP) requantise the
+ * way CMSIS-NN's arm_nn_requantize does, which equals TOSA RESCALE with DOUBLE_ROUND.
+ * Shifts follow CMSIS-NN: shift > 0 shifts left, shift < 0 right (TOSA shift = 31 - shift).
+ * Every kernel returns 0 on success and a nonzero MCU_STATUS_* on bad arguments.
+ */
+#ifndef MCU_PORTABLE_H
+#define MCU_PORTABLE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MCU_STATUS_OK 0
+#define MCU_STATUS_BAD_ARGUMENT (-1)
+
+#define MCU_PORTABLE_MAX_RANK 6
+
+/* Element types of tensors the kernels read and write. */
+typedef enum {
+  MCU_I8 = 0,
+  MCU_I16 = 1,
+  MCU_I32 = 2,
+  MCU_U8 = 3,
+  MCU_U16 = 4,
+  MCU_BOOL = 5, /* one byte, 0 or 1 */
+  MCU_I64 = 6,  /* also holds TOSA's int48 accumulators */
+} mcu_dtype_t;
+
+/* A tensor shape: rank and dimensions (outermost first). */
+typedef struct {
+  int32_t rank;
+  int32_t dims[MCU_PORTABLE_MAX_RANK];
+} mcu_shape_t;
+
+/* -- requantisation ------------------------------------------------------------------------ */
+
+/* CMSIS-NN's arm_nn_requantize: saturating rounding doubling high multiply, then a rounding
+ * right shift (round half away from zero). Equals TOSA apply_scale_32(value, multiplier,
+ * 31 - shift, double_round = true). */
+int32_t mcu_requantize(int32_t value, int32_t multiplier, int32_t shift);
+
+/* TOSA 1.0 apply_scale_32 / apply_scale_16 with a TOSA shift (2..62). */
+int32_t mcu_tosa_apply_scale_32(int32_t value, int32_t multiplier, int32_t shift, int double_round);
+int32_t mcu_tosa_apply_scale_16(int64_t value, int32_t multiplier, int32_t shift);
+
+/* -- convolution family (NHWC; weights OHWI for conv, 1HW(C*M) for depthwise) ---------------- */
+
+typedef struct {
+  int32_t n, h, w, c; /* input */
+  int32_t out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_top, pad_left;
+  int32_t dilation_h, dilation_w;
+  int32_t groups;           /* conv: input channels per group = c / groups */
+  int32_t ch_mult;          /* depthwise: output channels per input channel */
+  int32_t input_offset;     /* -input zero point */
+  int32_t output_offset;    /* output zero point */
+  int32_t act_min, act_max; /* output clamp */
+  int32_t per_channel;      /* 1: multiplier/shift per output channel, 0: one for all */
+  const int32_t *multiplier; /* NULL: output the raw int32 accumulator */
+  const int32_t *shift;
+} mcu_conv_params_t;
+
+int mcu_conv2d_s8(const mcu_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                  const int32_t *bias, void *output);
+int mcu_depthwise_conv2d_s8(const mcu_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                            const int32_t *bias, void *output);
+
+/* TOSA TRANSPOSE_CONV2D (int8 in, OHWI weights, int32 out): out_pad [top, bottom, left, right]. */
+typedef struct {
+  int32_t n, h, w, c;
+  int32_t out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t out_pad_top, out_pad_left;
+  int32_t input_zp, weight_zp;
+} mcu_transpose_conv_params_t;
+
+int mcu_transpose_conv2d_s8(const mcu_transpose_conv_params_t *p, const int8_t *input,
+                            const int8_t *filter, const int32_t *bias, int32_t *output);
+
+/* Batched matmul out[b] = (lhs[b] + lhs_offset) x (rhs[b] + rhs_offset) (+ bias), then optional
+ * requantisation per output column. lhs [B, M, K]; rhs [B, K, N] (rhs_transposed = 0) or
+ * [B, N, K] (1); rhs_batch = 0 shares one rhs across batches. */
+typedef struct {
+  int32_t batch, m, k, n;
+  int32_t rhs_transposed;
+  int32_t rhs_batch;
+  int32_t lhs_offset, rhs_offset, output_offset;
+  int32_t act_min, act_max;
+  int32_t per_channel;
+  const int32_t *multiplier; /* NULL: int32 accumulator out */
+  const int32_t *shift;
+  mcu_dtype_t input_type;    /* MCU_I8 or MCU_I16 */
+} mcu_matmul_params_t;
+
+int mcu_matmul(const mcu_matmul_params_t *p, const void *lhs, const void *rhs, const int32_t *bias,
+               void *output);
+
+/* -- pooling (NHWC) ----------------------------------------------------------------------------- */
+
+typedef struct {
+  int32_t n, h, w, c;
+  int32_t out_h, out_w;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_top, pad_left, pad_bottom, pad_right;
+  int32_t input_zp, output_zp; /* avg pool */
+  int32_t act_min, act_max;
+  mcu_dtype_t type;             /* MCU_I8 or MCU_I16 */
+} mcu_pool_params_t;
+
+/* TOSA AVG_POOL2D: divisor counts only valid (unpadded) positions, rounding as the spec's
+ * reciprocal scale. */
+int mcu_avg_pool2d(const mcu_pool_params_t *p, const void *input, void *output);
+int mcu_max_pool2d(const mcu_pool_params_t *p, const void *input, void *output);
+
+/* -- elementwise ------------------------------------------------------------------------------ */
+
+typedef enum {
+  MCU_BIN_ADD = 0, MCU_BIN_SUB, MCU_BIN_MUL, MCU_BIN_MAXIMUM, MCU_BIN_MINIMUM,
+  MCU_BIN_EQUAL, MCU_BIN_GREATER, MCU_BIN_GREATER_EQUAL,
+  MCU_BIN_BITWISE_AND, MCU_BIN_BITWISE_OR, MCU_BIN_BITWISE_XOR,
+  MCU_BIN_LOGICAL_AND, MCU_BIN_LOGICAL_OR, MCU_BIN_LOGICAL_XOR,
+  MCU_BIN_SHIFT_LEFT, MCU_BIN_SHIFT_RIGHT, MCU_BIN_SHIFT_RIGHT_ROUND, MCU_BIN_INTDIV, MCU_BIN_POW
+} mcu_binary_op_t;
+
+/* Broadcasting binary op: shapes have the output's rank; a dimension of 1 broadcasts. MUL with
+ * int32 operands applies TOSA's `shift` (rounding right shift of the 64-bit product). */
+typedef struct {
+  mcu_binary_op_t op;
+  mcu_dtype_t in_type, out_type;
+  mcu_shape_t in1, in2, out;
+  int32_t shift;
+} mcu_binary_params_t;
+
+int mcu_binary(const mcu_binary_params_t *p, const void *in1, const void *in2, void *output);
+
+typedef enum {
+  MCU_UN_ABS = 0, MCU_UN_NEGATE, MCU_UN_BITWISE_NOT, MCU_UN_LOGICAL_NOT, MCU_UN_CLZ
+} mcu_unary_op_t;
+
+typedef struct {
+  mcu_unary_op_t op;
+  mcu_dtype_t type;
+  int32_t count;
+  int32_t input_zp, output_zp; /* negate */
+} mcu_unary_params_t;
+
+int mcu_unary(const mcu_unary_params_t *p, const void *input, void *output);
+
+/* SELECT: out = cond ? in1 : in2, broadcasting like mcu_binary. */
+int mcu_select(const mcu_binary_params_t *p, const uint8_t *cond, const mcu_shape_t *cond_shape,
+               const void *in1, const void *in2, void *output);
+
+/* TOSA RESCALE; channel = innermost index when per_channel. */
+typedef struct {
+  mcu_dtype_t in_type, out_type;
+  int32_t count, channels;
+  int32_t input_zp, output_zp;
+  int32_t scale32, double_round, per_channel;
+  const int32_t *multiplier;
+  const int32_t *shift; /* TOSA shifts */
+} mcu_rescale_params_t;
+
+int mcu_rescale(const mcu_rescale_params_t *p, const void *input, void *output);
+
+/* CLAMP and CAST between integer types (CAST to bool: != 0). */
+int mcu_clamp(mcu_dtype_t type, int32_t count, int32_t min, int32_t max, const void *input,
+              void *output);
+int mcu_cast(mcu_dtype_t in_type, mcu_dtype_t out_type, int32_t count, const void *input,
+             void *output);
+
+/* TABLE: int8 -> int8 with 256 entries; int16 -> int32 with 513 entries (interpolated). */
+int mcu_table_s8(int32_t count, const int8_t *table, const int8_t *input, int8_t *output);
+int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int32_t *output);
+
+/* Fused int8 add / mul with CMSIS-NN's parameters (arm_elementwise_add_s8 / _mul_s8). */
+typedef struct {
+  int32_t count;
+  int32_t input1_offset, input1_multiplier, input1_shift;
+  int32_t input2_offset, input2_multiplier, input2_shift;
+  int32_t left_shift;
+  int32_t output_offset, output_multiplier, output_shift;
+  int32_t act_min, act_max;
+} mcu_elementwise_params_t;
+
+int mcu_elementwise_add_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
+                           int8_t *output);
+int mcu_elementwise_mul_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
+                           int8_t *output);
+
+/* -- data movement (any element size) ----------------------------------------------------------- */
+
+int mcu_transpose(int32_t elem_bytes, const mcu_shape_t *in_shape, const int32_t *perms,
+                  const void *input, void *output);
+/* Copies `input` (shape in_shape) into `output` (shape out_shape) at offset `start` (concat). */
+int mcu_copy_into(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
+                  const int32_t *start, const void *input, void *output);
+/* SLICE: output = input[start : start + out_shape]. */
+int mcu_slice(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
+              const int32_t *start, const void *input, void *output);
+/* PAD: padding[2*i] before and padding[2*i+1] after dimension i, filled with pad_value. */
+int mcu_pad(mcu_dtype_t type, const mcu_shape_t *in_shape, const int32_t *padding,
+            int32_t pad_value, const void *input, void *output);
+int mcu_tile(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
+             const void *input, void *output);
+int mcu_reverse(int32_t elem_bytes, const mcu_shape_t *shape, int32_t axis, const void *input,
+                void *output);
+/* Overlap-safe copy (reshapes the planner could not alias). */
+int mcu_copy(int32_t bytes, const void *input, void *output);
+
+/* -- reductions, gather, resize --------------------------------------------------------------- */
+
+typedef enum { MCU_REDUCE_SUM = 0, MCU_REDUCE_MAX, MCU_REDUCE_MIN, MCU_REDUCE_PRODUCT,
+               MCU_REDUCE_ALL, MCU_REDUCE_ANY } mcu_reduce_op_t;
+
+/* Reduces the middle dimension of an [outer, axis, inner] view. */
+int mcu_reduce(mcu_reduce_op_t op, mcu_dtype_t type, int32_t outer, int32_t axis, int32_t inner,
+               const void *input, void *output);
+/* ARGMAX over the middle dimension; int32 indices out (first maximum wins). */
+int mcu_argmax(mcu_dtype_t type, int32_t outer, int32_t axis, int32_t inner, const void *input,
+               int32_t *output);
+/* GATHER: values [N, K, C], indices [N, W] -> [N, W, C]. */
+int mcu_gather(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w,
+               const void *values, const int32_t *indices, void *output);
+
+typedef struct {
+  int32_t n, h, w, c, out_h, out_w;
+  int32_t scale_y_n, scale_y_d, scale_x_n, scale_x_d;
+  int32_t offset_y, offset_x, border_y, border_x;
+  int32_t bilinear;      /* 0: nearest neighbour */
+  mcu_dtype_t in_type, out_type;
+} mcu_resize_params_t;
+
+int mcu_resize(const mcu_resize_params_t *p, const void *input, void *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCU_PORTABLE_H */

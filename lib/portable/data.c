@@ -1,0 +1,218 @@
+/* Portable data-movement, reduction, gather and resize kernels. */
+#include <string.h>
+
+#include "portable_internal.h"
+
+int mcu_copy(int32_t bytes, const void *input, void *output) {
+  if (input != output) memmove(output, input, (size_t)bytes);
+  return MCU_STATUS_OK;
+}
+
+/* Advances a multi-index over `shape`; returns 0 after the last one. */
+static int next_index(int32_t *idx, const mcu_shape_t *shape) {
+  for (int32_t d = shape->rank - 1; d >= 0; --d) {
+    if (++idx[d] < shape->dims[d]) return 1;
+    idx[d] = 0;
+  }
+  return 0;
+}
+
+int mcu_transpose(int32_t elem_bytes, const mcu_shape_t *in_shape, const int32_t *perms,
+                  const void *input, void *output) {
+  int32_t in_strides[MCU_PORTABLE_MAX_RANK];
+  mcu_shape_t out_shape;
+  int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
+  mcu_strides(in_shape, in_strides, 0);
+  out_shape.rank = in_shape->rank;
+  for (int32_t d = 0; d < in_shape->rank; ++d) out_shape.dims[d] = in_shape->dims[perms[d]];
+  const int32_t total = mcu_numel(&out_shape);
+  const uint8_t *in = (const uint8_t *)input;
+  uint8_t *out = (uint8_t *)output;
+  for (int32_t flat = 0; flat < total; ++flat) {
+    int32_t src = 0;
+    for (int32_t d = 0; d < out_shape.rank; ++d) src += idx[d] * in_strides[perms[d]];
+    memcpy(out + (size_t)flat * elem_bytes, in + (size_t)src * elem_bytes, (size_t)elem_bytes);
+    next_index(idx, &out_shape);
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_copy_into(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
+                  const int32_t *start, const void *input, void *output) {
+  int32_t out_strides[MCU_PORTABLE_MAX_RANK];
+  int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
+  mcu_strides(out_shape, out_strides, 0);
+  const int32_t rank = in_shape->rank;
+  const int32_t inner = in_shape->dims[rank - 1];
+  const int32_t rows = mcu_numel(in_shape) / (inner > 0 ? inner : 1);
+  const uint8_t *in = (const uint8_t *)input;
+  uint8_t *out = (uint8_t *)output;
+  mcu_shape_t outer = *in_shape;
+  outer.dims[rank - 1] = 1;
+  for (int32_t r = 0; r < rows; ++r) {
+    int32_t dst = 0;
+    for (int32_t d = 0; d < rank; ++d) dst += (idx[d] + start[d]) * out_strides[d];
+    memcpy(out + (size_t)dst * elem_bytes, in + (size_t)r * inner * elem_bytes, (size_t)inner * elem_bytes);
+    next_index(idx, &outer);
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_slice(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
+              const int32_t *start, const void *input, void *output) {
+  int32_t in_strides[MCU_PORTABLE_MAX_RANK];
+  int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
+  mcu_strides(in_shape, in_strides, 0);
+  const int32_t rank = out_shape->rank;
+  const int32_t inner = out_shape->dims[rank - 1];
+  const int32_t rows = mcu_numel(out_shape) / (inner > 0 ? inner : 1);
+  const uint8_t *in = (const uint8_t *)input;
+  uint8_t *out = (uint8_t *)output;
+  mcu_shape_t outer = *out_shape;
+  outer.dims[rank - 1] = 1;
+  for (int32_t r = 0; r < rows; ++r) {
+    int32_t src = 0;
+    for (int32_t d = 0; d < rank; ++d) src += (idx[d] + start[d]) * in_strides[d];
+    memcpy(out + (size_t)r * inner * elem_bytes, in + (size_t)src * elem_bytes, (size_t)inner * elem_bytes);
+    next_index(idx, &outer);
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_pad(mcu_dtype_t type, const mcu_shape_t *in_shape, const int32_t *padding,
+            int32_t pad_value, const void *input, void *output) {
+  mcu_shape_t out_shape = *in_shape;
+  int32_t start[MCU_PORTABLE_MAX_RANK];
+  for (int32_t d = 0; d < in_shape->rank; ++d) {
+    out_shape.dims[d] = in_shape->dims[d] + padding[2 * d] + padding[2 * d + 1];
+    start[d] = padding[2 * d];
+  }
+  const int32_t total = mcu_numel(&out_shape);
+  for (int32_t i = 0; i < total; ++i) mcu_write(output, type, i, pad_value);
+  if (mcu_numel(in_shape) == 0) return MCU_STATUS_OK;
+  return mcu_copy_into(mcu_type_bytes(type), in_shape, &out_shape, start, input, output);
+}
+
+int mcu_tile(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
+             const void *input, void *output) {
+  int32_t in_strides[MCU_PORTABLE_MAX_RANK];
+  int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
+  mcu_strides(in_shape, in_strides, 0);
+  const int32_t total = mcu_numel(out_shape);
+  for (int32_t flat = 0; flat < total; ++flat) {
+    int32_t src = 0;
+    for (int32_t d = 0; d < out_shape->rank; ++d) src += (idx[d] % in_shape->dims[d]) * in_strides[d];
+    memcpy((uint8_t *)output + (size_t)flat * elem_bytes,
+           (const uint8_t *)input + (size_t)src * elem_bytes, (size_t)elem_bytes);
+    next_index(idx, out_shape);
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_reverse(int32_t elem_bytes, const mcu_shape_t *shape, int32_t axis, const void *input,
+                void *output) {
+  int32_t outer = 1, inner = 1;
+  for (int32_t d = 0; d < axis; ++d) outer *= shape->dims[d];
+  for (int32_t d = axis + 1; d < shape->rank; ++d) inner *= shape->dims[d];
+  const int32_t n = shape->dims[axis];
+  for (int32_t o = 0; o < outer; ++o)
+    for (int32_t a = 0; a < n; ++a)
+      memcpy((uint8_t *)output + ((size_t)(o * n + a) * inner) * elem_bytes,
+             (const uint8_t *)input + ((size_t)(o * n + (n - 1 - a)) * inner) * elem_bytes,
+             (size_t)inner * elem_bytes);
+  return MCU_STATUS_OK;
+}
+
+int mcu_reduce(mcu_reduce_op_t op, mcu_dtype_t type, int32_t outer, int32_t axis, int32_t inner,
+               const void *input, void *output) {
+  for (int32_t o = 0; o < outer; ++o)
+    for (int32_t i = 0; i < inner; ++i) {
+      int64_t acc = 0;
+      switch (op) {
+        case MCU_REDUCE_SUM: acc = 0; break;
+        case MCU_REDUCE_MAX: acc = mcu_type_min(type); break;
+        case MCU_REDUCE_MIN: acc = mcu_type_max(type); break;
+        case MCU_REDUCE_PRODUCT: acc = 1; break;
+        case MCU_REDUCE_ALL: acc = 1; break;
+        case MCU_REDUCE_ANY: acc = 0; break;
+      }
+      for (int32_t a = 0; a < axis; ++a) {
+        const int64_t v = mcu_read(input, type, (o * axis + a) * inner + i);
+        switch (op) {
+          case MCU_REDUCE_SUM: acc = (int64_t)(int32_t)(uint32_t)(uint64_t)(acc + v); break;
+          case MCU_REDUCE_MAX: if (v > acc) acc = v; break;
+          case MCU_REDUCE_MIN: if (v < acc) acc = v; break;
+          case MCU_REDUCE_PRODUCT: acc = (int64_t)(int32_t)(uint32_t)(uint64_t)(acc * v); break;
+          case MCU_REDUCE_ALL: acc = acc && v; break;
+          case MCU_REDUCE_ANY: acc = acc || v; break;
+        }
+      }
+      mcu_write(output, type, o * inner + i, acc);
+    }
+  return MCU_STATUS_OK;
+}
+
+int mcu_argmax(mcu_dtype_t type, int32_t outer, int32_t axis, int32_t inner, const void *input,
+               int32_t *output) {
+  for (int32_t o = 0; o < outer; ++o)
+    for (int32_t i = 0; i < inner; ++i) {
+      int64_t best = mcu_read(input, type, o * axis * inner + i);
+      int32_t best_index = 0;
+      for (int32_t a = 1; a < axis; ++a) {
+        const int64_t v = mcu_read(input, type, (o * axis + a) * inner + i);
+        if (v > best) { best = v; best_index = a; }
+      }
+      output[o * inner + i] = best_index;
+    }
+  return MCU_STATUS_OK;
+}
+
+int mcu_gather(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w,
+               const void *values, const int32_t *indices, void *output) {
+  for (int32_t b = 0; b < n; ++b)
+    for (int32_t j = 0; j < w; ++j) {
+      const int32_t index = indices[b * w + j];
+      if (index < 0 || index >= k) return MCU_STATUS_BAD_ARGUMENT;
+      memcpy((uint8_t *)output + ((size_t)(b * w + j) * c) * elem_bytes,
+             (const uint8_t *)values + ((size_t)(b * k + index) * c) * elem_bytes, (size_t)c * elem_bytes);
+    }
+  return MCU_STATUS_OK;
+}
+
+static int32_t floor_div(int32_t a, int32_t b) {
+  int32_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+int mcu_resize(const mcu_resize_params_t *p, const void *input, void *output) {
+  for (int32_t b = 0; b < p->n; ++b)
+    for (int32_t oy = 0; oy < p->out_h; ++oy)
+      for (int32_t ox = 0; ox < p->out_w; ++ox) {
+        const int32_t y = oy * p->scale_y_d + p->offset_y;
+        const int32_t x = ox * p->scale_x_d + p->offset_x;
+        const int32_t iy = floor_div(y, p->scale_y_n), ix = floor_div(x, p->scale_x_n);
+        const int32_t dy = y - iy * p->scale_y_n, dx = x - ix * p->scale_x_n;
+        const int32_t iy0 = iy > 0 ? iy : 0, ix0 = ix > 0 ? ix : 0;
+        const int32_t iy1 = iy + 1 < p->h - 1 ? iy + 1 : p->h - 1;
+        const int32_t ix1 = ix + 1 < p->w - 1 ? ix + 1 : p->w - 1;
+        for (int32_t c = 0; c < p->c; ++c) {
+          const int32_t out_index = ((b * p->out_h + oy) * p->out_w + ox) * p->c + c;
+#define MCU_AT(yy, xx) mcu_read(input, p->in_type, ((b * p->h + (yy)) * p->w + (xx)) * p->c + c)
+          if (p->bilinear) {
+            const int64_t uy = p->scale_y_n, ux = p->scale_x_n;
+            int64_t acc = MCU_AT(iy0, ix0) * (uy - dy) * (ux - dx);
+            acc += MCU_AT(iy0, ix1) * (uy - dy) * dx;
+            acc += MCU_AT(iy1, ix0) * dy * (ux - dx);
+            acc += MCU_AT(iy1, ix1) * dy * dx;
+            mcu_write(output, p->out_type, out_index, acc);
+          } else {
+            const int32_t ny = (2 * dy >= p->scale_y_n) ? iy1 : iy0;
+            const int32_t nx = (2 * dx >= p->scale_x_n) ? ix1 : ix0;
+            mcu_write(output, p->out_type, out_index, MCU_AT(ny, nx));
+          }
+#undef MCU_AT
+        }
+      }
+  return MCU_STATUS_OK;
+}

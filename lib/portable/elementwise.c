@@ -1,0 +1,197 @@
+/* Portable elementwise kernels (TOSA integer semantics, broadcasting). */
+#include "portable_internal.h"
+
+/* Walks every output index of `out`; calls back with the flat offsets into in1 and in2. */
+#define MCU_FOR_EACH_BROADCAST(out_shape, s1, s2, body)                                          \
+  do {                                                                                           \
+    int32_t idx_[MCU_PORTABLE_MAX_RANK] = {0};                                                   \
+    const int32_t total_ = mcu_numel(out_shape);                                                 \
+    int32_t o1_ = 0, o2_ = 0;                                                                    \
+    for (int32_t flat_ = 0; flat_ < total_; ++flat_) {                                           \
+      const int32_t i1 = o1_, i2 = o2_, o = flat_;                                               \
+      body;                                                                                      \
+      for (int32_t d_ = (out_shape)->rank - 1; d_ >= 0; --d_) {                                  \
+        if (++idx_[d_] < (out_shape)->dims[d_]) {                                                \
+          o1_ += (s1)[d_];                                                                       \
+          o2_ += (s2)[d_];                                                                       \
+          break;                                                                                 \
+        }                                                                                        \
+        o1_ -= (s1)[d_] * (idx_[d_] - 1);                                                        \
+        o2_ -= (s2)[d_] * (idx_[d_] - 1);                                                        \
+        idx_[d_] = 0;                                                                            \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+
+static int64_t wrap32(int64_t v) { return (int64_t)(int32_t)(uint32_t)(uint64_t)v; }
+
+static int64_t binary_value(const mcu_binary_params_t *p, int64_t a, int64_t b, int *ok) {
+  switch (p->op) {
+    case MCU_BIN_ADD: return wrap32(a + b);
+    case MCU_BIN_SUB: return wrap32(a - b);
+    case MCU_BIN_MUL:
+      if (p->in_type == MCU_I32 && p->shift > 0) {
+        const int64_t product = a * b;
+        return (product + ((int64_t)1 << (p->shift - 1))) >> p->shift;
+      }
+      return wrap32(a * b);
+    case MCU_BIN_MAXIMUM: return a > b ? a : b;
+    case MCU_BIN_MINIMUM: return a < b ? a : b;
+    case MCU_BIN_EQUAL: return a == b;
+    case MCU_BIN_GREATER: return a > b;
+    case MCU_BIN_GREATER_EQUAL: return a >= b;
+    case MCU_BIN_BITWISE_AND: return a & b;
+    case MCU_BIN_BITWISE_OR: return a | b;
+    case MCU_BIN_BITWISE_XOR: return a ^ b;
+    case MCU_BIN_LOGICAL_AND: return (a != 0) && (b != 0);
+    case MCU_BIN_LOGICAL_OR: return (a != 0) || (b != 0);
+    case MCU_BIN_LOGICAL_XOR: return (a != 0) != (b != 0);
+    case MCU_BIN_SHIFT_LEFT: return (int64_t)((uint64_t)a << (b & 31));
+    case MCU_BIN_SHIFT_RIGHT: return a >> b;
+    case MCU_BIN_SHIFT_RIGHT_ROUND: {
+      int64_t r = a >> b;
+      if (b > 0 && ((a >> (b - 1)) & 1)) r += 1;
+      return r;
+    }
+    case MCU_BIN_INTDIV:
+      if (b == 0) { *ok = 0; return 0; }
+      return a / b; /* C99 truncates toward zero, as TOSA INTDIV */
+    case MCU_BIN_POW: {
+      int64_t r = 1;
+      for (int64_t i = 0; i < b; ++i) r *= a;
+      return r;
+    }
+  }
+  *ok = 0;
+  return 0;
+}
+
+int mcu_binary(const mcu_binary_params_t *p, const void *in1, const void *in2, void *output) {
+  int32_t s1[MCU_PORTABLE_MAX_RANK], s2[MCU_PORTABLE_MAX_RANK];
+  int ok = 1;
+  if (p->in1.rank != p->out.rank || p->in2.rank != p->out.rank) return MCU_STATUS_BAD_ARGUMENT;
+  mcu_strides(&p->in1, s1, 1);
+  mcu_strides(&p->in2, s2, 1);
+  MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, {
+    const int64_t v = binary_value(p, mcu_read(in1, p->in_type, i1), mcu_read(in2, p->in_type, i2), &ok);
+    mcu_write(output, p->out_type, o, v);
+  });
+  return ok ? MCU_STATUS_OK : MCU_STATUS_BAD_ARGUMENT;
+}
+
+int mcu_select(const mcu_binary_params_t *p, const uint8_t *cond, const mcu_shape_t *cond_shape,
+               const void *in1, const void *in2, void *output) {
+  int32_t s1[MCU_PORTABLE_MAX_RANK], s2[MCU_PORTABLE_MAX_RANK], sc[MCU_PORTABLE_MAX_RANK];
+  mcu_strides(&p->in1, s1, 1);
+  mcu_strides(&p->in2, s2, 1);
+  mcu_strides(cond_shape, sc, 1);
+  {
+    int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
+    const int32_t total = mcu_numel(&p->out);
+    for (int32_t flat = 0; flat < total; ++flat) {
+      int32_t o1 = 0, o2 = 0, oc = 0;
+      for (int32_t d = 0; d < p->out.rank; ++d) {
+        o1 += idx[d] * s1[d];
+        o2 += idx[d] * s2[d];
+        oc += idx[d] * sc[d];
+      }
+      const int64_t v = cond[oc] ? mcu_read(in1, p->in_type, o1) : mcu_read(in2, p->in_type, o2);
+      mcu_write(output, p->out_type, flat, v);
+      for (int32_t d = p->out.rank - 1; d >= 0; --d) {
+        if (++idx[d] < p->out.dims[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  return MCU_STATUS_OK;
+}
+
+static int32_t clz32(uint32_t v) {
+  int32_t n = 0;
+  if (v == 0) return 32;
+  while (!(v & 0x80000000u)) { v <<= 1; ++n; }
+  return n;
+}
+
+int mcu_unary(const mcu_unary_params_t *p, const void *input, void *output) {
+  for (int32_t i = 0; i < p->count; ++i) {
+    const int64_t a = mcu_read(input, p->type, i);
+    int64_t v = 0;
+    switch (p->op) {
+      case MCU_UN_ABS: v = a < 0 ? -a : a; break;
+      case MCU_UN_NEGATE:
+        v = mcu_clip(p->output_zp - (a - p->input_zp), mcu_type_min(p->type), mcu_type_max(p->type));
+        break;
+      case MCU_UN_BITWISE_NOT: v = ~a; break;
+      case MCU_UN_LOGICAL_NOT: v = a == 0; break;
+      case MCU_UN_CLZ: v = clz32((uint32_t)a); break;
+    }
+    mcu_write(output, p->type, i, v);
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_rescale(const mcu_rescale_params_t *p, const void *input, void *output) {
+  const int64_t lo = mcu_type_min(p->out_type), hi = mcu_type_max(p->out_type);
+  for (int32_t i = 0; i < p->count; ++i) {
+    const int32_t c = p->per_channel ? i % p->channels : 0;
+    const int64_t value = mcu_read(input, p->in_type, i) - p->input_zp;
+    int64_t r;
+    if (p->scale32)
+      r = mcu_tosa_apply_scale_32((int32_t)value, p->multiplier[c], p->shift[c], p->double_round);
+    else
+      r = mcu_tosa_apply_scale_16(value, p->multiplier[c], p->shift[c]);
+    mcu_write(output, p->out_type, i, mcu_clip(r + p->output_zp, lo, hi));
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_clamp(mcu_dtype_t type, int32_t count, int32_t min, int32_t max, const void *input,
+              void *output) {
+  for (int32_t i = 0; i < count; ++i)
+    mcu_write(output, type, i, mcu_clip(mcu_read(input, type, i), min, max));
+  return MCU_STATUS_OK;
+}
+
+int mcu_cast(mcu_dtype_t in_type, mcu_dtype_t out_type, int32_t count, const void *input,
+             void *output) {
+  for (int32_t i = 0; i < count; ++i) mcu_write(output, out_type, i, mcu_read(input, in_type, i));
+  return MCU_STATUS_OK;
+}
+
+int mcu_table_s8(int32_t count, const int8_t *table, const int8_t *input, int8_t *output) {
+  for (int32_t i = 0; i < count; ++i) output[i] = table[(int32_t)input[i] + 128];
+  return MCU_STATUS_OK;
+}
+
+int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int32_t *output) {
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t index = (int32_t)input[i] + 32768;
+    const int32_t base = index >> 7, frac = index & 0x7F;
+    output[i] = ((int32_t)table[base] << 7) + ((int32_t)table[base + 1] - table[base]) * frac;
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_elementwise_add_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
+                           int8_t *output) {
+  for (int32_t i = 0; i < p->count; ++i) {
+    int32_t a = (int32_t)((uint32_t)((int32_t)in1[i] + p->input1_offset) << p->left_shift);
+    int32_t b = (int32_t)((uint32_t)((int32_t)in2[i] + p->input2_offset) << p->left_shift);
+    a = mcu_requantize(a, p->input1_multiplier, p->input1_shift);
+    b = mcu_requantize(b, p->input2_multiplier, p->input2_shift);
+    int32_t sum = mcu_requantize(a + b, p->output_multiplier, p->output_shift) + p->output_offset;
+    output[i] = (int8_t)mcu_clip(sum, p->act_min, p->act_max);
+  }
+  return MCU_STATUS_OK;
+}
+
+int mcu_elementwise_mul_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
+                           int8_t *output) {
+  for (int32_t i = 0; i < p->count; ++i) {
+    const int32_t product = ((int32_t)in1[i] + p->input1_offset) * ((int32_t)in2[i] + p->input2_offset);
+    int32_t v = mcu_requantize(product, p->output_multiplier, p->output_shift) + p->output_offset;
+    output[i] = (int8_t)mcu_clip(v, p->act_min, p->act_max);
+  }
+  return MCU_STATUS_OK;
+}
