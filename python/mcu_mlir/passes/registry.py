@@ -11,11 +11,14 @@ import importlib
 PASSES: dict[str, str] = {
     "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
     "mcu-fold-transposes": "fold_transposes:FoldTransposes",
+    "mcu-conv1d-to-conv2d": "conv1d_to_conv2d:Conv1dToConv2d",
+    "mcu-nhwc-canonicalize": "nhwc_canonicalize:NhwcCanonicalize",
 }
 
 # name -> "module:function"; the function takes the option text and returns a pipeline string
 # (`builtin.module(...)` contents) that may mix our passes and upstream ones.
 PIPELINES: dict[str, str] = {
+    "mcu-tosa-layout-pipeline": "layout_pipeline:layout_pipeline",
 }
 
 # Upstream passes worth knowing for TOSA work; `--list-passes` shows those this MLIR build has.

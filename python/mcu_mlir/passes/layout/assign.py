@@ -285,6 +285,11 @@ class _Rewriter:
         self.stored: dict = {}   # old value -> (value as stored, its layout)
         self.cache: dict = {}    # (old value, layout) -> value
         self.dead: list = []
+        # logical shapes, taken before any argument type changes
+        self.logical = {v: tuple(v.type.shape) for v in problem.region_of}
+
+    def shape(self, v):
+        return self.logical[v] if v in self.logical else tuple(v.type.shape)
 
     def layout_of(self, v):
         if v in self.stored:
@@ -296,7 +301,7 @@ class _Rewriter:
         key = (v, want)
         if key in self.cache:
             return self.cache[key]
-        shape = tuple(v.type.shape)
+        shape = self.shape(v)
         have_value, have = self.stored.get(v, (v, P.identity(len(shape))))
         target_shape = P.physical_shape(shape, want)
         if is_constant(v) and have == P.identity(len(shape)) and want != have:
@@ -310,7 +315,7 @@ class _Rewriter:
                 _reshape(have_value, target_shape, loc)
         else:
             perm = tuple(P.inverse(have)[d] for d in want)
-            out = _transpose(have_value, perm, loc)
+            out = _transpose(have_value, perm, loc, P.physical_shape(shape, have))
         self.cache[key] = out
         return out
 
@@ -331,6 +336,8 @@ class _Rewriter:
                     self._agnostic(op, loc)
                 else:
                     self._fixed(op, loc)
+        for arg, new_type in self.new_arg_types:
+            arg.set_type(new_type)
         for op in reversed(self.dead):
             op.operation.erase()
         update_function_type(p.fn, {"args": self.arg_layouts,
@@ -352,7 +359,7 @@ class _Rewriter:
 
     def _reshape(self, op, loc):
         x, y = op.operands[0], op.results[0]
-        sx, sy = tuple(x.type.shape), tuple(y.type.shape)
+        sx, sy = self.shape(x), tuple(y.type.shape)
         py = self._region_layout(y)
         target = P.physical_shape(sy, py)
         # The layout x has now, else the one its region chose (the transpose to it is paid for).
@@ -362,7 +369,7 @@ class _Rewriter:
         for px in options:
             if P.reshape_is_free(sx, px, sy, py):
                 src = self.value_in(x, px, loc)
-                out = src if tuple(src.type.shape) == target else _reshape(src, target, loc)
+                out = src if P.physical_shape(sx, px) == target else _reshape(src, target, loc)
                 break
         else:
             logical = _reshape(self.value_in(x, P.identity(len(sx)), loc), sy, loc)
@@ -413,18 +420,18 @@ class _Rewriter:
         for i, v in enumerate(op.operands):
             if v not in self.p.region_of and not (v in self.stored):
                 continue
-            rank = len(v.type.shape)
+            shape = self.shape(v)
+            rank = len(shape)
             want = P.identity(rank)
             if is_return:
                 have = self.layout_of(v)
-                shape = tuple(v.type.shape)
                 for q in self.p._boundary_layouts(rank):
                     if P.equivalent(shape, have, q):
                         want = q
                         break
             new = self.value_in(v, want, loc)
             if is_return:
-                self.result_layouts[i] = not P.equivalent(tuple(v.type.shape), want, P.identity(rank))
+                self.result_layouts[i] = not P.equivalent(shape, want, P.identity(rank))
             if new != v:
                 op.operands[i] = new
         for r in op.results:
@@ -435,6 +442,7 @@ class _Rewriter:
         p = self.p
         fn = p.fn
         arg_layouts = []
+        self.new_arg_types = []
         for arg in block.arguments:
             layout = None
             if arg in p.region_of:
@@ -446,7 +454,7 @@ class _Rewriter:
                         break
                 layout = layout or P.identity(len(shape))
                 if layout != P.identity(len(shape)) and not P.equivalent(shape, layout, P.identity(len(shape))):
-                    arg.set_type(_tensor_type(P.physical_shape(shape, layout), arg.type))
+                    self.new_arg_types.append((arg, _tensor_type(P.physical_shape(shape, layout), arg.type)))
                     self.stored[arg] = (arg, layout)
                     arg_layouts.append(True)
                     continue
@@ -454,8 +462,8 @@ class _Rewriter:
         self.arg_layouts = arg_layouts
 
 
-def _transpose(value, perm, loc):
-    shape = P.physical_shape(tuple(value.type.shape), perm)
+def _transpose(value, perm, loc, source_shape=None):
+    shape = P.physical_shape(source_shape or tuple(value.type.shape), perm)
     attrs = {"perms": ir.DenseI32ArrayAttr.get(list(perm))}
     return ir.Operation.create("tosa.transpose", results=[_tensor_type(shape, value.type)],
                                operands=[value], attributes=attrs, loc=loc).results[0]
