@@ -1,0 +1,189 @@
+"""Runs a compiled model on the host or under QEMU and returns its outputs.
+
+    result = run(outdir, [x0, x1], target="cortex-m55", count_instructions=True)
+    result.outputs_q        # raw integers, as the C wrote them
+    result.outputs_float    # dequantized with the model's output parameters
+    result.instructions     # per layer and total (QEMU targets only), or None
+
+Float inputs are quantized with the parameters in the model's own tables (mcu_model_inputs[], read
+by running the harness with --info), the way PT2E's quantize_per_tensor does: round half to even
+of x * (1/scale), plus the zero point, saturated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..diagnostics import UserError
+from . import build as build_mod
+from . import qemu
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    shape: tuple[int, ...]
+    elem_bytes: int
+    is_float: bool
+    scale: float
+    zero_point: int
+    size_bytes: int
+
+    @property
+    def dtype(self) -> np.dtype:
+        if self.is_float:
+            return np.dtype(np.float32)
+        return np.dtype({1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[self.elem_bytes])
+
+
+@dataclass
+class RunResult:
+    outputs_q: list[np.ndarray]
+    outputs_float: list[np.ndarray]
+    instructions: dict | None = None
+    inputs: list[TensorInfo] = field(default_factory=list)
+    outputs: list[TensorInfo] = field(default_factory=list)
+
+
+@dataclass
+class HarnessOutput:
+    inputs: list[TensorInfo]
+    outputs: list[TensorInfo]
+    status: int | None
+    data: list[bytes]
+
+
+_INFO_RE = re.compile(r"(input|output) (\d+) (\S+) rank=(\d+) shape=([\d,]*) elem_bytes=(\d+) is_float=(\d) "
+                      r"scale=0x([0-9a-f]{8}) zero_point=(-?\d+) bytes=(\d+)")
+
+
+def parse_harness_output(text: str) -> HarnessOutput:
+    """Parses what lib/target/harness.c prints (see its header comment)."""
+    lines = text.splitlines()
+    if "mcu-harness 1" not in lines:
+        raise UserError("the model's program printed no harness header; its output was:\n" + text[-2000:])
+    result = HarnessOutput([], [], None, [])
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _INFO_RE.fullmatch(line)
+        if m:
+            info = TensorInfo(m.group(3), tuple(int(d) for d in m.group(5).split(",") if d), int(m.group(6)),
+                              m.group(7) == "1", struct.unpack("<f", bytes.fromhex(m.group(8))[::-1])[0],
+                              int(m.group(9)), int(m.group(10)))
+            (result.inputs if m.group(1) == "input" else result.outputs).append(info)
+        elif line.startswith("status "):
+            result.status = int(line.split()[1])
+        elif line.startswith("data "):
+            count = int(line.split()[2])
+            hex_text = []
+            while sum(map(len, hex_text)) < 2 * count:
+                i += 1
+                hex_text.append(lines[i].strip())
+            result.data.append(bytes.fromhex("".join(hex_text)))
+        elif line.startswith("error: "):
+            raise UserError(f"the model's harness failed: {line[7:]}")
+        i += 1
+    return result
+
+
+def quantize(x: np.ndarray, info: TensorInfo) -> np.ndarray:
+    """Float -> the input's integer type, as PT2E's quantize_per_tensor (round half to even)."""
+    x = np.asarray(x)
+    if info.is_float:
+        return x.astype(np.float32)
+    if np.issubdtype(x.dtype, np.integer):
+        return x.astype(info.dtype)          # already quantized
+    limits = np.iinfo(info.dtype)
+    q = np.round(x.astype(np.float32) * np.float32(1.0 / info.scale)) + info.zero_point
+    return np.clip(q, limits.min, limits.max).astype(info.dtype)
+
+
+def dequantize(q: np.ndarray, info: TensorInfo) -> np.ndarray:
+    if info.is_float:
+        return q.astype(np.float32)
+    return ((q.astype(np.int64) - info.zero_point) * np.float64(info.scale)).astype(np.float32)
+
+
+def _execute(executable: Path, target: str, args: list[str], cwd: Path, timeout: float,
+             count_into: Path | None = None) -> tuple[str, int]:
+    if target == "host":
+        try:
+            proc = subprocess.run([str(executable), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise UserError(f"{executable} did not finish within {timeout:g} s") from None
+        return proc.stdout + (proc.stderr if proc.returncode not in (0, 1, 2) else ""), proc.returncode
+    return qemu.run_firmware(executable, target, timeout, args=args, cwd=cwd, count_into=count_into)
+
+
+def model_io(executable: Path, target: str, timeout: float = 60) -> tuple[list[TensorInfo], list[TensorInfo]]:
+    """The model's input and output tables, from its harness (cached next to the executable)."""
+    cache = executable.with_name("mcu_model_io.json")
+    key = [executable.stat().st_mtime_ns, executable.stat().st_size]
+    if cache.exists():
+        cached = json.loads(cache.read_text())
+        if cached["key"] == key:
+            return ([TensorInfo(**{**t, "shape": tuple(t["shape"])}) for t in cached["inputs"]],
+                    [TensorInfo(**{**t, "shape": tuple(t["shape"])}) for t in cached["outputs"]])
+    text, code = _execute(executable, target, ["--info"], executable.parent, timeout)
+    if code != 0:
+        raise UserError(f"the model's program failed to describe its inputs (exit {code}):\n{text[-2000:]}")
+    parsed = parse_harness_output(text)
+    cache.write_text(json.dumps({"key": key, "inputs": [t.__dict__ for t in parsed.inputs],
+                                 "outputs": [t.__dict__ for t in parsed.outputs]}))
+    return parsed.inputs, parsed.outputs
+
+
+def _layer_names(outdir: Path) -> list[str] | None:
+    report = outdir / "report.json"
+    if not report.exists():
+        return None
+    try:
+        ops = json.loads(report.read_text()).get("ops")
+    except ValueError:
+        return None
+    return [str(op.get("name", f"layer{i}")) for i, op in enumerate(ops)] if isinstance(ops, list) else None
+
+
+def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instructions: bool = False,
+        cmsis_nn_path=None, opt: str = "-O2", timeout: float = 120) -> RunResult:
+    """Builds (if needed) and runs OUTDIR's model once on `inputs` (float arrays, or integer arrays
+    already in the model's input types)."""
+    outdir = Path(outdir).resolve()
+    if count_instructions and target == "host":
+        raise UserError("counting instructions needs a Cortex-M target (it runs under QEMU), not 'host'")
+    executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt)
+    input_infos, output_infos = model_io(executable, target, timeout)
+    if len(inputs) != len(input_infos):
+        raise UserError(f"the model takes {len(input_infos)} input(s), {len(inputs)} given")
+    with tempfile.TemporaryDirectory(prefix="mcu-run-") as tmp:
+        tmp_path = Path(tmp)
+        args = []
+        for i, (array, info) in enumerate(zip(inputs, input_infos)):
+            array = np.asarray(array)
+            if int(np.prod(array.shape)) != int(np.prod(info.shape)):
+                raise UserError(f"input {i} ({info.name}) has shape {tuple(array.shape)}, the model expects {info.shape}")
+            q = quantize(array, info)
+            (tmp_path / f"input{i}.bin").write_bytes(np.ascontiguousarray(q).tobytes())
+            args.append(f"input{i}.bin")
+        counts_file = tmp_path / "counts.txt" if count_instructions else None
+        text, code = _execute(executable, target, args, tmp_path, timeout, counts_file)
+        parsed = parse_harness_output(text)
+        if code != 0 or parsed.status != 0:
+            raise UserError(f"the model failed on {target} (exit {code}, mcu_model_run returned {parsed.status}):\n"
+                            + text[-2000:])
+        instructions = None
+        if counts_file is not None:
+            instructions = qemu.instruction_counts(counts_file, executable, executable.parent, _layer_names(outdir))
+    outputs_q = [np.frombuffer(data, dtype=info.dtype).reshape(info.shape).copy()
+                 for data, info in zip(parsed.data, output_infos)]
+    outputs_float = [dequantize(q, info) for q, info in zip(outputs_q, output_infos)]
+    return RunResult(outputs_q, outputs_float, instructions, input_infos, output_infos)
