@@ -1,0 +1,253 @@
+"""PyTorch -> TOSA: torch.export, the CMSIS-NN PT2E quantizer, QDQ legalisation to integer TOSA.
+
+    result = import_model(model, (x,), quantize="int8", calibration=100)
+    result.module      # integer TOSA (NCHW, as PyTorch lays it out)
+    result.inputs      # TensorQuant per graph input (what the caller quantizes with)
+
+Float models (`quantize="none"`) go through torch-mlir's FX importer and its TOSA pipeline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import io
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .._mlir import ir, new_context
+from ..diagnostics import UserError
+
+DEFAULT_CALIBRATION_SAMPLES = 16
+
+
+@dataclass
+class TensorQuant:
+    shape: tuple
+    dtype: str            # "int8" | "int16" | "float32"
+    scale: float = 1.0
+    zero_point: int = 0
+
+    def quantize(self, x: np.ndarray) -> np.ndarray:
+        if self.dtype == "float32":
+            return np.asarray(x, np.float32)
+        info = np.iinfo(self.dtype)
+        q = np.round(np.asarray(x, np.float64) / self.scale) + self.zero_point
+        return np.clip(q, info.min, info.max).astype(self.dtype)
+
+    def dequantize(self, q: np.ndarray) -> np.ndarray:
+        if self.dtype == "float32":
+            return np.asarray(q, np.float32)
+        return ((np.asarray(q, np.float64) - self.zero_point) * self.scale).astype(np.float32)
+
+
+@dataclass
+class FrontendResult:
+    module: ir.Module
+    inputs: list[TensorQuant]
+    outputs: list[TensorQuant]
+    layers: list[dict] = field(default_factory=list)
+    reference: Callable = None
+    eager: Callable = None
+    quantize: str = "int8"
+
+
+_DTYPE_NAME = {"i8": "int8", "i16": "int16", "f32": "float32"}
+
+
+def load_factory(spec: str):
+    """`path/file.py:FACTORY` (or `package.module:FACTORY`) -> the nn.Module FACTORY() returns."""
+    import torch
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path or not name:
+        raise UserError(f"'{spec}': expected FILE.py:FACTORY")
+    try:
+        if path.endswith(".py") or os.path.sep in path:
+            if not os.path.exists(path):
+                raise UserError(f"'{path}': no such file")
+            mod_name = "mcu_user_model_" + os.path.splitext(os.path.basename(path))[0]
+            module_spec = importlib.util.spec_from_file_location(mod_name, path)
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[mod_name] = module
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(path)
+    except UserError:
+        raise
+    except Exception as e:  # the user's file failed to import
+        raise UserError(f"'{path}' failed to import: {type(e).__name__}: {e}") from None
+    factory = getattr(module, name, None)
+    if factory is None:
+        raise UserError(f"'{path}' has no '{name}'")
+    try:
+        model = factory() if callable(factory) and not isinstance(factory, torch.nn.Module) else factory
+    except Exception as e:
+        raise UserError(f"'{spec}' raised {type(e).__name__}: {e}") from None
+    if not isinstance(model, torch.nn.Module):
+        raise UserError(f"'{spec}' returned {type(model).__name__}, not a torch.nn.Module")
+    return model
+
+
+def _check_model(model, example_inputs):
+    import torch
+    if not isinstance(model, torch.nn.Module):
+        raise UserError(f"expected a torch.nn.Module, got {type(model).__name__}")
+    training = [n for n, m in model.named_modules() if m.training]
+    if training:
+        where = training[0] or "the top-level module"
+        raise UserError(f"the model is in training mode ({where}); call model.eval() before compiling")
+    if not isinstance(example_inputs, (tuple, list)):
+        example_inputs = (example_inputs,)
+    out = []
+    for i, x in enumerate(example_inputs):
+        if isinstance(x, np.ndarray):
+            x = torch.from_numpy(x)
+        if not isinstance(x, torch.Tensor):
+            raise UserError(f"example input {i} is a {type(x).__name__}, not a tensor")
+        if x.dtype != torch.float32:
+            raise UserError(f"example input {i} has dtype {x.dtype}; mcu-mlir models take float32 inputs")
+        out.append(x)
+    return tuple(out)
+
+
+def export(model, example_inputs):
+    """torch.export with static shapes; failures become UserError."""
+    import torch
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.export.export(model, example_inputs, strict=False)
+    except Exception as e:
+        msg = str(e).strip().split("\n")
+        raise UserError("torch.export failed: " + "\n".join(msg[:12])) from None
+
+
+def fold_batch_norm(gm):
+    """Folds BatchNorm into the preceding conv (eval mode), as PT2E does before quantizing."""
+    from torchao.quantization.pt2e.utils import _fuse_conv_bn_
+    _fuse_conv_bn_(gm)
+    return gm
+
+
+def calibration_samples(calibration, example_inputs) -> list[tuple]:
+    import torch
+    if calibration is None or isinstance(calibration, int):
+        n = DEFAULT_CALIBRATION_SAMPLES if calibration is None else int(calibration)
+        if calibration is None:
+            warnings.warn(f"no calibration data: calibrating on {n} random normal samples; pass real "
+                          "inputs (calibration=FILE.npz or an iterable) for usable accuracy",
+                          stacklevel=3)
+        g = torch.Generator().manual_seed(0)
+        samples = [tuple(x for x in example_inputs)]
+        samples += [tuple(torch.randn(x.shape, generator=g) for x in example_inputs) for _ in range(max(0, n - 1))]
+        return samples
+    if isinstance(calibration, (str, os.PathLike)):
+        try:
+            data = np.load(calibration)
+        except Exception as e:
+            raise UserError(f"calibration file '{calibration}': {e}") from None
+        keys = [f"input{i}" for i in range(len(example_inputs))]
+        if not all(k in data for k in keys):
+            keys = sorted(data.files)[:len(example_inputs)]
+        if len(keys) != len(example_inputs):
+            raise UserError(f"calibration file '{calibration}' has {len(data.files)} arrays, "
+                            f"the model takes {len(example_inputs)} inputs")
+        arrays = []
+        for k, x in zip(keys, example_inputs):
+            a = np.asarray(data[k], np.float32)
+            if tuple(a.shape) == tuple(x.shape):
+                a = a[None]
+            if tuple(a.shape[1:]) != tuple(x.shape):
+                raise UserError(f"calibration array '{k}' has shape {a.shape}; expected {tuple(x.shape)} "
+                                f"or (N, {', '.join(map(str, x.shape))})")
+            arrays.append(a)
+        return [tuple(torch.from_numpy(a[i]) for a in arrays) for i in range(arrays[0].shape[0])]
+    samples = []
+    for s in calibration:
+        if not isinstance(s, (tuple, list)):
+            s = (s,)
+        samples.append(tuple(torch.as_tensor(np.asarray(x), dtype=torch.float32) for x in s))
+    if not samples:
+        raise UserError("the calibration data is empty")
+    return samples
+
+
+def _runner(fn):
+    import torch
+
+    def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+        with torch.no_grad():
+            out = fn(*[torch.as_tensor(np.asarray(x, np.float32)) for x in inputs])
+        if isinstance(out, torch.Tensor):
+            out = (out,)
+        return [o.detach().float().numpy() for o in out]
+    return run
+
+
+def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
+                 timings: dict | None = None) -> FrontendResult:
+    """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none")."""
+    if quantize not in ("int8", "int16", "none"):
+        raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
+    timings = timings if timings is not None else {}
+    example_inputs = _check_model(model, example_inputs)
+    t0 = time.perf_counter()
+    ep = export(model, example_inputs)
+    gm = fold_batch_norm(ep.module())
+    timings["export"] = time.perf_counter() - t0
+    eager = _runner(model)
+    if quantize == "none":
+        from .float_import import import_float
+        t0 = time.perf_counter()
+        module, ins, outs = import_float(ep, example_inputs)
+        timings["import"] = time.perf_counter() - t0
+        timings.setdefault("quantize", 0.0)
+        timings.setdefault("legalize", 0.0)
+        return FrontendResult(module, [TensorQuant(s, "float32") for s in ins],
+                              [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none")
+
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from .fx_to_tosa import lower_quantized_graph
+    from .quantizer import CmsisNNQuantizer
+    t0 = time.perf_counter()
+    samples = calibration_samples(calibration, example_inputs)
+    try:
+        prepared = prepare_pt2e(gm, CmsisNNQuantizer(quantize))
+    except Exception as e:
+        raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
+    with torch.no_grad():
+        for s in samples:
+            if len(s) != len(example_inputs):
+                raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
+            prepared(*s)
+        converted = convert_pt2e(prepared)
+    timings["quantize"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    lowered = lower_quantized_graph(converted, quantize)
+    timings["legalize"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ctx = new_context()
+    try:
+        module = ir.Module.parse(lowered.text, ctx)
+    except ir.MLIRError as e:   # a bug in the lowering, not in the user's model
+        raise RuntimeError(f"internal error: the lowered TOSA does not parse: {e}") from None
+    timings["import"] = time.perf_counter() - t0
+
+    def tq(info):
+        shape, elem, scale, zp = info
+        return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
+    return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
+                          lowered.layers, _runner(converted), eager, quantize)
+
+
+__all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export",
+           "calibration_samples"]

@@ -1,0 +1,949 @@
+"""QDQ legalisation: a PT2E-converted FX graph -> integer TOSA (MLIR text).
+
+The converted graph says what every integer means: `quantize_per_tensor(x, scale, zp)` nodes fix
+the parameters of each activation, `dequantize_per_channel` of int8 constants gives the weights.
+This walks it once, in order, tracking for every node one of:
+
+  Q       an integer tensor already in the TOSA being written (with its scale / zero point);
+  DQ      the float view of a Q (the output of a dequantize);
+  Const   a constant (integer with scales, or float);
+  Pending a float op not yet lowered: it becomes integer ops when a quantize of it is reached,
+          because only then the output parameters are known (conv -> rescale -> clamp as a unit).
+
+Ops that commute with dequantisation (reshape, permute, slicing, max pool, nearest upsample, ...)
+run directly on the integers. Any elementwise function of one int8 tensor becomes a 256-entry
+TABLE computed with the PyTorch op itself, so it equals the PT2E model exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from ..diagnostics import UserError
+from .qmath import quantize_multiplier, quantize_multiplier_16
+from .tosa_text import TosaWriter, Value, escape
+
+aten = torch.ops.aten
+qd = torch.ops.quantized_decomposed
+
+_ELEM = {torch.int8: "i8", torch.int16: "i16", torch.int32: "i32"}
+_RANGE = {"i8": (-128, 127), "i16": (-32768, 32767)}
+
+
+@dataclass
+class Q:
+    v: Value
+    scale: float
+    zp: int
+
+    @property
+    def shape(self):
+        return self.v.shape
+
+    @property
+    def elem(self):
+        return self.v.elem
+
+
+@dataclass
+class DQ:
+    q: Q
+
+
+@dataclass
+class Const:
+    data: np.ndarray                  # integers when quantized, floats otherwise
+    scales: np.ndarray | None = None  # per channel (or one) when quantized
+    zps: np.ndarray | None = None
+    axis: int = 0
+    elem: str | None = None
+
+
+@dataclass
+class FloatInput:
+    index: int
+    shape: tuple
+    q: Q | None = None
+
+
+@dataclass
+class Pending:
+    node: torch.fx.Node
+
+
+@dataclass
+class Tup:
+    items: list
+
+
+@dataclass
+class Clamp:
+    lo: float | None
+    hi: float | None
+
+
+@dataclass
+class LoweringResult:
+    text: str
+    inputs: list            # (shape, elem, scale, zp) per graph input
+    outputs: list
+    layers: list = field(default_factory=list)
+
+
+PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.default,
+                 aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+                 aten.unsqueeze.default, aten.clone.default, aten.contiguous.default,
+                 aten.alias.default, aten.detach.default, aten.dropout.default,
+                 aten.view_copy.default, aten.lift_fresh_copy.default}
+
+
+def node_location(node) -> tuple[str | None, int | None, str]:
+    """(file, line, module path) of the PyTorch source of an FX node."""
+    trace = node.meta.get("stack_trace") or ""
+    found = re.findall(r'File "([^"]+)", line (\d+)', trace)
+    file, line = (found[-1][0], int(found[-1][1])) if found else (None, None)
+    stack = node.meta.get("nn_module_stack") or {}
+    path = ""
+    if stack:
+        path = list(stack.values())[-1][0]
+        path = re.sub(r"^L\['self'\]\.?", "", path)
+        path = re.sub(r"\._modules\['([^']+)'\]", r".\1", path)
+        path = path.replace("L['self']", "")
+    return file, line, path
+
+
+def describe(node) -> str:
+    file, line, path = node_location(node)
+    where = f"{file}:{line}" if file else "unknown source line"
+    layer = f"module '{path}'" if path else "the top-level module"
+    return f"op '{_op_name(node)}' at {where} in {layer}"
+
+
+def _op_name(node) -> str:
+    t = node.target
+    return getattr(t, "__name__", str(t)) if not hasattr(t, "_schema") else str(t).replace(".default", "")
+
+
+def _shape(node) -> tuple:
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        for d in val.shape:
+            if not isinstance(d, int):
+                raise UserError(f"dynamic dimension {d} in {describe(node)}: mcu-mlir needs static shapes")
+        return tuple(int(d) for d in val.shape)
+    raise UserError(f"{describe(node)} does not produce one tensor")
+
+
+class Lowering:
+    def __init__(self, gm: torch.fx.GraphModule, activations: str):
+        self.gm = gm
+        self.w = TosaWriter()
+        self.values: dict = {}
+        self.inputs: list[FloatInput] = []
+        self.layers: list[dict] = []
+        self.act = "i16" if activations == "int16" else "i8"
+
+    # -- driver ------------------------------------------------------------------------------
+    def run(self) -> LoweringResult:
+        outputs = None
+        for node in self.gm.graph.nodes:
+            self.node = node
+            file, line, path = node_location(node)
+            self.w.loc = (f'loc("{escape(path or node.name)}"("{escape(file)}":{line}:0))' if file
+                          else f'loc("{escape(path or node.name)}")')
+            if node.op == "placeholder":
+                val = node.meta.get("val")
+                if not isinstance(val, torch.Tensor):
+                    raise UserError(f"graph input '{node.name}' is not a tensor")
+                if not val.dtype.is_floating_point:
+                    raise UserError(f"graph input '{node.name}' has dtype {val.dtype}: quantized models "
+                                    "take float inputs (quantized at the boundary)")
+                fi = FloatInput(len(self.inputs), _shape(node))
+                self.inputs.append(fi)
+                self.values[node] = fi
+            elif node.op == "get_attr":
+                self.values[node] = Const(_to_numpy(_fetch_attr(self.gm, node.target)))
+            elif node.op == "call_module":
+                if node.target.startswith("_guards"):
+                    continue
+                raise UserError(f"unexpected module call '{node.target}' in the exported graph")
+            elif node.op == "call_function":
+                self.values[node] = self.visit(node)
+            elif node.op == "output":
+                outputs = node.args[0]
+        results, out_info = [], []
+        for out in (outputs if isinstance(outputs, (list, tuple)) else [outputs]):
+            v = self.values.get(out)
+            if isinstance(v, DQ):
+                q = v.q
+            elif isinstance(v, Q):
+                q = v
+            else:
+                raise UserError(f"model output '{getattr(out, 'name', out)}' is not quantized "
+                                f"({describe(out) if isinstance(out, torch.fx.Node) else ''}): "
+                                "the quantizer left a float op at the output")
+            results.append(q.v)
+            out_info.append((q.shape, q.elem, q.scale, q.zp))
+        args, in_info = [], []
+        for fi in self.inputs:
+            if fi.q is None:   # unused input: still part of the signature
+                fi.q = Q(Value(f"%arg{fi.index}", fi.shape, self.act), 1.0, 0)
+            args.append(fi.q.v)
+            in_info.append((fi.shape, fi.q.elem, fi.q.scale, fi.q.zp))
+        return LoweringResult(self.w.text(args, results), in_info, out_info, self.layers)
+
+    # -- one node ----------------------------------------------------------------------------
+    def visit(self, node):
+        t = node.target
+        args = node.args
+        if t == qd.quantize_per_tensor.default:
+            x, scale, zp, _, _, dtype = args[:6]
+            return self.quantize(self.values[x], float(scale), int(zp), _ELEM[dtype])
+        if t == qd.dequantize_per_tensor.default:
+            x, scale, zp, _, _, dtype = args[:6]
+            v = self.values[x]
+            if isinstance(v, Q):
+                if (v.scale, v.zp) != (float(scale), int(zp)):
+                    v = self.requantize(v, float(scale), int(zp))
+                return DQ(v)
+            if isinstance(v, Const):
+                return Const(v.data, np.array([float(scale)]), np.array([int(zp)]), 0, _ELEM[dtype])
+            raise UserError(f"unexpected dequantize input in {describe(node)}")
+        if t == qd.dequantize_per_channel.default:
+            x, scales, zps, axis, _, _, dtype = args[:7]
+            v = self.values[x]
+            return Const(v.data, self.values[scales].data.astype(np.float64).reshape(-1),
+                         self.values[zps].data.astype(np.int64).reshape(-1), int(axis), _ELEM[dtype])
+        if t == qd.quantize_per_channel.default:
+            x, scales, zps, axis, qmin, qmax, dtype = args[:7]
+            v = self.values[x]
+            s = self.values[scales].data.reshape(-1)
+            z = self.values[zps].data.reshape(-1)
+            shape = [1] * v.data.ndim
+            shape[int(axis)] = -1
+            q = np.clip(np.round(v.data / s.reshape(shape)) + z.reshape(shape), qmin, qmax)
+            return Const(q.astype(np.int64))
+        if t is operator.getitem:
+            v = self.values[args[0]]
+            if isinstance(v, Tup):
+                return v.items[args[1]]
+            return Pending(node)
+        ins = [self.values.get(a) if isinstance(a, torch.fx.Node) else a for a in args]
+        if t in PASS_RESHAPES and isinstance(ins[0], DQ):
+            return DQ(self.pass_reshape(ins[0].q, _shape(node)))
+        handler = _EAGER.get(t)
+        if handler is not None and isinstance(ins[0], DQ) or t in (aten.cat.default, aten.concat.default):
+            if handler is not None:
+                out = handler(self, node, ins)
+                if out is not None:
+                    return out
+        return Pending(node)
+
+    # -- quantize: where pending float ops become integer ops ---------------------------------
+    def quantize(self, v, scale: float, zp: int, elem: str) -> Q:
+        if isinstance(v, DQ):
+            return self.requantize(v.q, scale, zp, elem)
+        if isinstance(v, Q):
+            return self.requantize(v, scale, zp, elem)
+        if isinstance(v, FloatInput):
+            if v.q is None:
+                v.q = Q(Value(f"%arg{v.index}", v.shape, elem), scale, zp)
+                return v.q
+            return self.requantize(v.q, scale, zp, elem)
+        if isinstance(v, Const):
+            data = v.data if v.scales is None else _dequantize_const(v)
+            qv = np.clip(np.round(np.asarray(data, np.float64) / scale) + zp, *_RANGE[elem])
+            return Q(self.w.const(qv.astype(np.int64), elem), scale, zp)
+        if isinstance(v, Pending):
+            return self.lower(v.node, scale, zp, elem, None)
+        raise UserError(f"cannot quantize the value of {describe(self.node)}")
+
+    def lower(self, node, scale, zp, elem, clamp: Clamp | None) -> Q:
+        t = node.target
+        ins = [self.values.get(a) if isinstance(a, torch.fx.Node) else a for a in node.args]
+        saved = self.node
+        self.node = node
+        try:
+            # A clamp-like tail with a pending producer fuses into it.
+            if t in _CLAMPS and isinstance(ins[0], Pending) and ins[0].node.target in _FUSES_TAIL:
+                c = _CLAMPS[t](node)
+                return self.lower(ins[0].node, scale, zp, elem, c)
+            handler = _LOWER.get(t)
+            if handler is not None:
+                out = handler(self, node, ins, scale, zp, elem, clamp)
+                if out is not None:
+                    return out
+            if _is_pointwise(node) and sum(isinstance(i, (DQ, Pending)) for i in ins) == 1:
+                src = next(i for i in ins if isinstance(i, (DQ, Pending)))
+                if isinstance(src, Pending):
+                    src = DQ(self.quantize(src, *self._guess(src.node)))
+                if isinstance(src, DQ):
+                    out = self.table(node, src.q, scale, zp, elem)
+                    return self.apply_clamp(out, clamp)
+            raise UserError(f"{describe(node)} is not supported in a quantized model yet "
+                            f"(inputs: {', '.join(type(i).__name__ for i in ins)})")
+        finally:
+            self.node = saved
+
+    def _guess(self, node):
+        raise UserError(f"{describe(node)} has no quantization parameters (unannotated float op)")
+
+    # -- building blocks ---------------------------------------------------------------------
+    def requantize(self, q: Q, scale: float, zp: int, elem: str | None = None) -> Q:
+        elem = elem or q.elem
+        if (q.scale, q.zp, q.elem) == (scale, zp, elem):
+            return q
+        m, s = quantize_multiplier(q.scale / scale)
+        return Q(self.w.rescale(q.v, [m], [s], q.zp, zp, elem), scale, zp)
+
+    def acc_rescale(self, acc: Value, real_scales, zp: int, elem: str) -> Value:
+        """i32 (or i48) accumulator -> output integers, per channel on the last axis when many."""
+        if acc.elem == "i48":
+            pairs = [quantize_multiplier_16(float(r)) for r in real_scales]
+            return self.w.rescale(acc, [p[0] for p in pairs], [p[1] for p in pairs], 0, zp, elem,
+                                  scale32=False)
+        pairs = [quantize_multiplier(float(r)) for r in real_scales]
+        return self.w.rescale(acc, [p[0] for p in pairs], [p[1] for p in pairs], 0, zp, elem)
+
+    def apply_clamp(self, q: Q, clamp: Clamp | None) -> Q:
+        lo, hi = _RANGE[q.elem]
+        if clamp is not None:
+            if clamp.lo is not None:
+                lo = max(lo, int(np.clip(np.round(clamp.lo / q.scale) + q.zp, *_RANGE[q.elem])))
+            if clamp.hi is not None:
+                hi = min(hi, int(np.clip(np.round(clamp.hi / q.scale) + q.zp, *_RANGE[q.elem])))
+        if (lo, hi) == _RANGE[q.elem]:
+            return q
+        return Q(self.w.clamp(q.v, lo, hi), q.scale, q.zp)
+
+    def pass_reshape(self, q: Q, shape) -> Q:
+        return Q(self.w.reshape(q.v, shape), q.scale, q.zp)
+
+    def const_q(self, c: Const) -> Q:
+        """A per-tensor quantized constant as a Q."""
+        if c.scales is None or len(c.scales) != 1:
+            raise UserError(f"{describe(self.node)}: a per-channel or float constant operand is not supported")
+        return Q(self.w.const(c.data, c.elem or self.act), float(c.scales[0]), int(c.zps[0]))
+
+    def operand(self, v) -> Q:
+        if isinstance(v, DQ):
+            return v.q
+        if isinstance(v, Const):
+            return self.const_q(v)
+        if isinstance(v, Pending):
+            raise UserError(f"{describe(v.node)} is not quantized (its output feeds "
+                            f"{describe(self.node)} in float)")
+        raise UserError(f"{describe(self.node)}: unsupported operand {type(v).__name__}")
+
+    def table(self, node, q: Q, scale, zp, elem) -> Q:
+        if q.elem != "i8" or elem != "i8":
+            return self.table16(node, q, scale, zp, elem)
+        xs = torch.arange(-128, 128, dtype=torch.int8)
+        f = qd.dequantize_per_tensor.default(xs, q.scale, q.zp, -128, 127, torch.int8)
+        y = self._call_pointwise(node, f)
+        tab = qd.quantize_per_tensor.default(y.float(), scale, zp, -128, 127, torch.int8)
+        t = self.w.const(tab.numpy().astype(np.int64), "i8", (256,))
+        return Q(self.w.op("tosa.table", [q.v, t], q.shape, "i8"), scale, zp)
+
+    def table16(self, node, q: Q, scale, zp, elem) -> Q:
+        if q.elem != "i16" or elem != "i16" or q.zp != 0 or zp != 0:
+            raise UserError(f"{describe(node)}: a table needs int8 -> int8 or int16 -> int16")
+        # TOSA int16 TABLE: 513 points every 128 LSB, linear interpolation, 7 fraction bits out.
+        xs = torch.arange(-32768, 32768 + 1, 128, dtype=torch.float64)
+        y = self._call_pointwise(node, (xs * q.scale).float()).double()
+        tab = torch.clamp(torch.round(y / scale), -32768, 32767).numpy().astype(np.int64)
+        t = self.w.const(tab, "i16", (513,))
+        wide = self.w.op("tosa.table", [q.v, t], q.shape, "i32")
+        out = self.w.rescale(wide, [1 << 30], [37], 0, 0, "i16", double_round=False)
+        return Q(out, scale, zp)
+
+    def _call_pointwise(self, node, x: torch.Tensor) -> torch.Tensor:
+        args = []
+        for a in node.args:
+            if isinstance(a, torch.fx.Node):
+                v = self.values.get(a)
+                if isinstance(v, (DQ, Pending)):
+                    args.append(x)
+                elif isinstance(v, Const) and v.data.size == 1:
+                    args.append(torch.tensor(_dequantize_const(v) if v.scales is not None else v.data,
+                                             dtype=torch.float32).reshape(()))
+                else:
+                    raise UserError(f"{describe(node)}: a tensor operand is not supported here")
+            else:
+                args.append(a)
+        with torch.no_grad():
+            return node.target(*args, **node.kwargs)
+
+    def record_layer(self, node, kind, x: Q, w: Const, out_scale, out_zp):
+        _, _, path = node_location(node)
+        self.layers.append({
+            "name": path or node.name, "op": kind, "node": node.name,
+            "input_scale": x.scale, "input_zero_point": x.zp,
+            "output_scale": out_scale, "output_zero_point": out_zp,
+            "weight_scales": [float(s) for s in w.scales], "weight_zero_points": [int(z) for z in w.zps],
+            "dtype": x.elem,
+        })
+
+
+# ------------------------------------------------------------------------------------------------
+# Lowerings driven by a quantize (output parameters known)
+
+def _lower_conv(self: Lowering, node, ins, scale, zp, elem, clamp):
+    t = node.target
+    x, w = ins[0], ins[1]
+    bias = ins[2] if len(ins) > 2 else node.kwargs.get("bias")
+    if isinstance(bias, torch.fx.Node):
+        bias = self.values[bias]
+    if not isinstance(w, Const) or w.scales is None:
+        raise UserError(f"{describe(node)}: the weight is not a quantized constant")
+    xq = self.operand(x)
+    linear = t == aten.linear.default
+    rank = len(xq.shape)
+    if linear:
+        stride, padding, dilation, groups = (1, 1), (0, 0), (1, 1), 1
+    else:
+        def arg(i, default):
+            return ins[i] if len(ins) > i else node.kwargs.get(("stride", "padding", "dilation", "groups")[i - 3], default)
+        stride, padding, dilation, groups = arg(3, 1), arg(4, 0), arg(5, 1), arg(6, 1)
+        n_sp = rank - 2
+        stride, dilation = _tuple(stride, n_sp), _tuple(dilation, n_sp)
+        if isinstance(padding, str):
+            if padding == "valid":
+                padding = (0,) * n_sp
+            else:   # "same"
+                k = w.data.shape[2:]
+                padding = tuple(d * (kk - 1) // 2 for d, kk in zip(dilation, k))
+                if any((d * (kk - 1)) % 2 for d, kk in zip(dilation, k)):
+                    raise UserError(f"{describe(node)}: padding='same' with an even kernel is not supported")
+        padding = _tuple(padding, n_sp)
+        if n_sp == 1:
+            stride, padding, dilation = (stride[0], 1), (padding[0], 0), (dilation[0], 1)
+        elif n_sp != 2:
+            raise UserError(f"{describe(node)}: only 1-D and 2-D convolutions are supported")
+    wq = np.asarray(w.data)
+    if np.any(w.zps != 0):
+        raise UserError(f"{describe(node)}: weights must be quantized symmetrically (CMSIS-NN has no weight zero point)")
+    out_shape = _shape(node)
+    # View everything as NCHW 2-D convolution.
+    if linear:
+        k_in = xq.shape[-1]
+        rows = int(np.prod(xq.shape[:-1], dtype=np.int64))
+        x4 = self.w.reshape(xq.v, (rows, 1, 1, k_in))    # NHWC already
+        w4 = wq.reshape(wq.shape[0], 1, 1, k_in)        # OHWI
+        nhwc = x4
+    else:
+        if rank == 3:
+            x4 = self.w.reshape(xq.v, (xq.shape[0], xq.shape[1], xq.shape[2], 1))
+            wq = wq.reshape(*wq.shape, 1)
+        else:
+            x4 = xq.v
+        nhwc = self.w.transpose(x4, [0, 2, 3, 1])
+        w4 = None
+    acc_elem = "i48" if xq.elem == "i16" else "i32"
+    c_out = wq.shape[0]
+    w_scales = np.broadcast_to(np.asarray(w.scales, np.float64), (c_out,))
+    if bias is None:
+        bias_q = np.zeros(c_out, np.int64)
+    elif isinstance(bias, Const) and bias.scales is not None:
+        bias_q = np.asarray(bias.data, np.int64).reshape(-1)
+        expect = xq.scale * w_scales
+        if not np.allclose(np.broadcast_to(bias.scales, (c_out,)), expect, rtol=1e-5):
+            raise UserError(f"{describe(node)}: bias scale is not input scale x weight scale")
+    elif isinstance(bias, Const):
+        bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
+    else:
+        raise UserError(f"{describe(node)}: the bias is not a constant")
+    izp = self.w.zp(xq.zp, xq.elem)
+    wzp = self.w.zp(0, "i8")
+    n, h, wd, c_in = nhwc.shape
+    attrs_common = f"acc_type = {acc_elem}, dilation = array<i64: {dilation[0]}, {dilation[1]}>"
+    if linear:
+        wv = self.w.const(w4, "i8")
+        b = self.w.const(bias_q, acc_elem, (c_out,))
+        acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (rows, 1, 1, c_out), acc_elem,
+                        f"{attrs_common}, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>")
+        kind = "linear"
+    else:
+        kh, kw = wq.shape[2], wq.shape[3]
+        pads, nhwc = _exact_pads(self, nhwc, (kh, kw), stride, padding, dilation)
+        n, h, wd, c_in = nhwc.shape
+        oh = (h + pads[0] + pads[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+        ow = (wd + pads[2] + pads[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+        attrs = (f"{attrs_common}, pad = array<i64: {', '.join(map(str, pads))}>, "
+                 f"stride = array<i64: {stride[0]}, {stride[1]}>")
+        cin_g = wq.shape[1]
+        if groups == 1:
+            wv = self.w.const(wq.transpose(0, 2, 3, 1), "i8")
+            b = self.w.const(bias_q, acc_elem, (c_out,))
+            acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (n, oh, ow, c_out), acc_elem, attrs)
+            kind = "conv2d" if rank == 4 else "conv1d"
+        elif cin_g == 1 and groups == c_in:
+            mult = c_out // c_in
+            wv = self.w.const(wq.reshape(c_in, mult, kh, kw).transpose(2, 3, 0, 1), "i8")
+            b = self.w.const(bias_q, acc_elem, (c_out,))
+            acc = self.w.op("tosa.depthwise_conv2d", [nhwc, wv, b, izp, wzp], (n, oh, ow, c_out),
+                            acc_elem, attrs)
+            kind = "depthwise_conv2d" if rank == 4 else "depthwise_conv1d"
+        else:
+            # Grouped: one convolution per group, accumulators concatenated, one rescale.
+            cout_g = c_out // groups
+            parts = []
+            for g in range(groups):
+                xs = self.w.slice(nhwc, (0, 0, 0, g * cin_g), (n, h, wd, cin_g))
+                wv = self.w.const(wq[g * cout_g:(g + 1) * cout_g].transpose(0, 2, 3, 1), "i8")
+                b = self.w.const(bias_q[g * cout_g:(g + 1) * cout_g], acc_elem, (cout_g,))
+                parts.append(self.w.op("tosa.conv2d", [xs, wv, b, izp, wzp], (n, oh, ow, cout_g),
+                                       acc_elem, attrs))
+            acc = self.w.concat(parts, 3)
+            kind = "grouped_conv2d" if rank == 4 else "grouped_conv1d"
+    out = Q(self.acc_rescale(acc, xq.scale * w_scales / scale, zp, elem), scale, zp)
+    out = self.apply_clamp(out, clamp)
+    if linear:
+        res = self.w.reshape(out.v, out_shape)
+    else:
+        res = self.w.transpose(out.v, [0, 3, 1, 2])
+        res = self.w.reshape(res, out_shape)
+    self.record_layer(node, kind, xq, w, scale, zp)
+    return Q(res, scale, zp)
+
+
+def _exact_pads(self, nhwc: Value, k, stride, padding, dilation):
+    """TOSA wants (in + pads - dilated kernel) divisible by the stride: trim the bottom/right
+    padding (and input rows PyTorch would never read) like PyTorch's floor division does."""
+    pads = [padding[0], padding[0], padding[1], padding[1]]
+    n, h, w, c = nhwc.shape
+    for axis, (size, kk, s, d) in enumerate(zip((h, w), k, stride, dilation)):
+        lo, hi = pads[2 * axis], pads[2 * axis + 1]
+        rem = (size + lo + hi - d * (kk - 1) - 1) % s
+        cut = min(rem, hi)
+        hi -= cut
+        rem -= cut
+        pads[2 * axis + 1] = hi
+        if rem:
+            shape = list(nhwc.shape)
+            shape[1 + axis] -= rem
+            nhwc = self.w.slice(nhwc, (0, 0, 0, 0), shape)
+    return pads, nhwc
+
+
+def _lower_add_sub(self: Lowering, node, ins, scale, zp, elem, clamp):
+    a, b = ins[0], ins[1]
+    if not all(isinstance(v, (DQ, Const)) for v in (a, b)) or any(
+            isinstance(v, Const) and v.scales is None for v in (a, b)):
+        return None   # scalar operand: a table
+    if len(ins) > 2 and ins[2] not in (1, 1.0) or node.kwargs.get("alpha", 1) != 1:
+        return None
+    qa, qb = self.operand(a), self.operand(b)
+    out_shape = _shape(node)
+    left_shift = 20 if elem == "i8" else 15
+    twice_max = 2 * max(qa.scale, qb.scale)
+    parts = []
+    for q in (qa, qb):
+        # (x - zp) << left_shift, exactly, then scaled to the common scale (CMSIS-NN's add).
+        shifted = self.w.rescale(q.v, [1 << 30], [30 - left_shift], q.zp, 0, "i32")
+        m, s = quantize_multiplier(q.scale / twice_max)
+        parts.append(self.w.rescale(shifted, [m], [s], 0, 0, "i32"))
+    pa, pb = (self.w.reshape(p, (1,) * (len(out_shape) - len(p.shape)) + tuple(p.shape)) for p in parts)
+    op = "tosa.add" if node.target in (aten.add.Tensor, aten.add_.Tensor) else "tosa.sub"
+    acc = self.w.op(op, [pa, pb], out_shape, "i32")
+    m, s = quantize_multiplier(twice_max / ((1 << left_shift) * scale))
+    out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
+    return self.apply_clamp(out, clamp)
+
+
+def _lower_mul(self: Lowering, node, ins, scale, zp, elem, clamp):
+    a, b = ins[0], ins[1]
+    if not all(isinstance(v, (DQ, Const)) for v in (a, b)) or any(
+            isinstance(v, Const) and v.scales is None for v in (a, b)):
+        return None
+    qa, qb = self.operand(a), self.operand(b)
+    out_shape = _shape(node)
+    ops = []
+    for q in (qa, qb):
+        wide = self.w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")   # x - zp, exactly
+        ops.append(self.w.reshape(wide, (1,) * (len(out_shape) - len(q.shape)) + tuple(q.shape)))
+    shift = self.w.zp(0, "i8")
+    acc = self.w.op("tosa.mul", [ops[0], ops[1], shift], out_shape, "i32")
+    m, s = quantize_multiplier(qa.scale * qb.scale / scale)
+    out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
+    return self.apply_clamp(out, clamp)
+
+
+def _lower_cat(self: Lowering, node, ins, scale, zp, elem, clamp):
+    tensors = [self.values[t] for t in node.args[0]]
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+    qs = [self.requantize(self.operand(v), scale, zp, elem) for v in tensors]
+    rank = len(qs[0].shape)
+    if node.target == aten.stack.default:
+        dim = dim % (rank + 1)
+        qs = [self.pass_reshape(q, q.shape[:dim] + (1,) + q.shape[dim:]) for q in qs]
+    else:
+        dim = dim % rank
+    out = Q(self.w.concat([q.v for q in qs], dim), scale, zp)
+    return self.apply_clamp(out, clamp)
+
+
+def _lower_clamp_tail(self: Lowering, node, ins, scale, zp, elem, clamp):
+    """relu/hardtanh/clamp on an already-integer tensor: rescale then clamp."""
+    if not isinstance(ins[0], DQ):
+        return None
+    c = _CLAMPS[node.target](node)
+    out = self.requantize(ins[0].q, scale, zp, elem)
+    return self.apply_clamp(out, c)
+
+
+def _lower_mean_like(self: Lowering, node, ins, scale, zp, elem, clamp):
+    if not isinstance(ins[0], DQ):
+        return None
+    q = ins[0].q
+    out = _avg_pool(self, node, q)
+    if out is None:
+        return _reduce_mean(self, node, q, scale, zp, elem)
+    return self.requantize(out, scale, zp, elem)
+
+
+def _lower_softmax(self: Lowering, node, ins, scale, zp, elem, clamp):
+    if not isinstance(ins[0], DQ):
+        return None
+    from .softmax import lower_softmax
+    log = node.target in (aten.log_softmax.int, aten._log_softmax.default)
+    return lower_softmax(self, node, ins[0].q, int(node.args[1]), log, scale, zp, elem)
+
+
+# ------------------------------------------------------------------------------------------------
+# Eager lowerings on integers (ops that commute with dequantize)
+
+def _eager_permute(self, node, ins):
+    q = ins[0].q
+    rank = len(q.shape)
+    if node.target == aten.permute.default:
+        perms = [p % rank for p in node.args[1]]
+    else:
+        d0, d1 = (node.args[1] % rank, node.args[2] % rank) if node.target == aten.transpose.int else (0, 1)
+        perms = list(range(rank))
+        perms[d0], perms[d1] = perms[d1], perms[d0]
+    return DQ(Q(self.w.transpose(q.v, perms), q.scale, q.zp))
+
+
+def _eager_slice(self, node, ins):
+    q = ins[0].q
+    rank = len(q.shape)
+    t = node.target
+    start = [0] * rank
+    size = list(q.shape)
+    if t == aten.slice.Tensor:
+        dim = (node.args[1] if len(node.args) > 1 else 0) % rank
+        lo = node.args[2] if len(node.args) > 2 and node.args[2] is not None else 0
+        hi = node.args[3] if len(node.args) > 3 and node.args[3] is not None else q.shape[dim]
+        step = node.args[4] if len(node.args) > 4 else 1
+        if step != 1:
+            return None
+        lo, hi = _clip_index(lo, q.shape[dim]), _clip_index(hi, q.shape[dim])
+        start[dim], size[dim] = lo, max(0, hi - lo)
+    elif t == aten.narrow.default:
+        dim = node.args[1] % rank
+        start[dim], size[dim] = node.args[2] % q.shape[dim], node.args[3]
+    else:   # select
+        dim = node.args[1] % rank
+        start[dim], size[dim] = node.args[2] % q.shape[dim], 1
+    v = self.w.slice(q.v, start, size)
+    return DQ(Q(self.w.reshape(v, _shape(node)), q.scale, q.zp))
+
+
+def _eager_split(self, node, ins):
+    q = ins[0].q
+    val = node.meta.get("val")
+    rank = len(q.shape)
+    t = node.target
+    dim = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim", 0)
+    if t == aten.unbind.int:
+        dim = node.args[1] if len(node.args) > 1 else 0
+    dim %= rank
+    items, offset = [], 0
+    for part in val:
+        shape = tuple(int(d) for d in part.shape)
+        size = list(q.shape)
+        n = 1 if t == aten.unbind.int else shape[dim]
+        size[dim] = n
+        start = [0] * rank
+        start[dim] = offset
+        offset += n
+        v = self.w.slice(q.v, start, size)
+        items.append(DQ(Q(self.w.reshape(v, shape), q.scale, q.zp)))
+    return Tup(items)
+
+
+def _eager_relu(self, node, ins):
+    # relu keeps the parameters only when the quantizer shared them; else it is lowered at its quantize.
+    users = [u for u in node.users if u.target == qd.quantize_per_tensor.default]
+    q = ins[0].q
+    if len(users) != len(node.users) or any((float(u.args[1]), int(u.args[2])) != (q.scale, q.zp) for u in users):
+        return None
+    c = _CLAMPS[node.target](node)
+    return DQ(self.apply_clamp(q, c))
+
+
+def _eager_max_pool(self, node, ins):
+    q = ins[0].q
+    one_d = node.target == aten.max_pool1d.default
+    a = list(node.args) + [None] * 6
+    k = _tuple(a[1], 1 if one_d else 2)
+    stride = _tuple(a[2] if a[2] not in (None, []) else k, len(k))
+    pad = _tuple(a[3] if a[3] is not None else 0, len(k))
+    dil = _tuple(a[4] if a[4] is not None else 1, len(k))
+    ceil = bool(a[5]) if a[5] is not None else node.kwargs.get("ceil_mode", False)
+    if any(d != 1 for d in dil):
+        raise UserError(f"{describe(node)}: dilated max pooling is not supported")
+    if one_d:
+        k, stride, pad = (k[0], 1), (stride[0], 1), (pad[0], 0)
+    x = q.v if not one_d else self.w.reshape(q.v, q.shape + (1,))
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    n, h, w, c = nhwc.shape
+    pads = [pad[0], pad[0], pad[1], pad[1]]
+    out_hw = []
+    for i, size in enumerate((h, w)):
+        span = size + 2 * pad[i] - k[i]
+        o = (-(-span // stride[i]) if ceil else span // stride[i]) + 1
+        if ceil and (o - 1) * stride[i] >= size + pad[i]:
+            o -= 1
+        need = (o - 1) * stride[i] + k[i] - size - pad[i]   # bottom/right pad giving exactly o outputs
+        if need < 0:
+            shape = list(nhwc.shape)
+            shape[1 + i] += need
+            nhwc = self.w.slice(nhwc, (0, 0, 0, 0), shape)
+            need = 0
+        pads[2 * i + 1] = need
+        out_hw.append(o)
+    y = self.w.op("tosa.max_pool2d", [nhwc], (n, out_hw[0], out_hw[1], c), q.elem,
+                  f"kernel = array<i64: {k[0]}, {k[1]}>, pad = array<i64: {', '.join(map(str, pads))}>, "
+                  f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return DQ(Q(self.w.reshape(y, _shape(node)), q.scale, q.zp))
+
+
+def _eager_upsample(self, node, ins):
+    q = ins[0].q
+    out = _shape(node)
+    factors = [o // i for o, i in zip(out[2:], q.shape[2:])]
+    if any(o != f * i for o, f, i in zip(out[2:], factors, q.shape[2:])):
+        raise UserError(f"{describe(node)}: nearest upsampling by a non-integer factor is not supported")
+    # Nearest with an integer factor = repeat each element: reshape, tile, reshape.
+    n, c = q.shape[:2]
+    spatial = q.shape[2:]
+    expanded = (n, c) + tuple(x for s in spatial for x in (s, 1))
+    mult = (1, 1) + tuple(x for f in factors for x in (1, f))
+    v = self.w.tile(self.w.reshape(q.v, expanded), mult)
+    return DQ(Q(self.w.reshape(v, out), q.scale, q.zp))
+
+
+def _eager_expand(self, node, ins):
+    q = ins[0].q
+    out = _shape(node)
+    v = self.w.reshape(q.v, (1,) * (len(out) - len(q.shape)) + tuple(q.shape))
+    mult = [o // i for o, i in zip(out, v.shape)]
+    if any(m != 1 for m in mult):
+        v = self.w.tile(v, mult)
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _eager_mean_like(self, node, ins):
+    users = list(node.users)
+    q = ins[0].q
+    if not users or any(u.target != qd.quantize_per_tensor.default or
+                        (float(u.args[1]), int(u.args[2])) != (q.scale, q.zp) for u in users):
+        return None
+    out = _avg_pool(self, node, q)
+    return DQ(out) if out is not None else None
+
+
+def _eager_cat(self, node, ins):
+    tensors = [self.values[t] for t in node.args[0]]
+    if not all(isinstance(v, DQ) for v in tensors):
+        return None
+    if len({(v.q.scale, v.q.zp, v.q.elem) for v in tensors}) != 1:
+        return None
+    q0 = tensors[0].q
+    return DQ(_lower_cat(self, node, ins, q0.scale, q0.zp, q0.elem, None))
+
+
+def _avg_pool(self, node, q: Q) -> Q | None:
+    """Average pooling over the spatial dims of NC[H]W as TOSA AVG_POOL2D; None if not that."""
+    t = node.target
+    rank = len(q.shape)
+    out_shape = _shape(node)
+    if t in (aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool1d.default):
+        n_sp = 2 if t == aten.adaptive_avg_pool2d.default else 1
+        outs = _tuple(node.args[1], n_sp)
+        ins_sp = q.shape[-n_sp:]
+        if any(i % o for i, o in zip(ins_sp, outs)):
+            raise UserError(f"{describe(node)}: adaptive pooling needs the input size divisible by the output size")
+        k = tuple(i // o for i, o in zip(ins_sp, outs))
+        stride, pad = k, (0,) * n_sp
+    elif t in (aten.avg_pool2d.default, aten.avg_pool1d.default):
+        n_sp = 2 if t == aten.avg_pool2d.default else 1
+        a = list(node.args) + [None] * 7
+        k = _tuple(a[1], n_sp)
+        stride = _tuple(a[2] if a[2] not in (None, []) else k, n_sp)
+        pad = _tuple(a[3] if a[3] is not None else 0, n_sp)
+        ceil = bool(a[4]) if a[4] is not None else False
+        include_pad = a[5] if a[5] is not None else True
+        if ceil or (any(pad) and include_pad) or (len(a) > 6 and a[6] is not None):
+            raise UserError(f"{describe(node)}: average pooling with ceil_mode, count_include_pad over "
+                            "padding or divisor_override is not supported")
+    elif t == aten.mean.dim:
+        dims = sorted(d % rank for d in node.args[1])
+        if rank not in (3, 4) or dims != list(range(2, rank)):
+            return None
+        n_sp = rank - 2
+        k = q.shape[2:]
+        stride, pad = k, (0,) * n_sp
+    else:
+        return None
+    if n_sp == 1:
+        k, stride, pad = (k[0], 1), (stride[0], 1), (pad[0], 0)
+        x = self.w.reshape(q.v, q.shape + (1,))
+    else:
+        x = q.v
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    n, h, w, c = nhwc.shape
+    pads = [pad[0], pad[0], pad[1], pad[1]]
+    oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
+    ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
+    pads, nhwc = _exact_pads(self, nhwc, k, stride, pad, (1, 1))
+    zp = self.w.zp(q.zp, q.elem)
+    acc = "i32" if q.elem == "i8" else "i32"
+    y = self.w.op("tosa.avg_pool2d", [nhwc, zp, zp], (n, oh, ow, c), q.elem,
+                  f"acc_type = {acc}, kernel = array<i64: {k[0]}, {k[1]}>, "
+                  f"pad = array<i64: {', '.join(map(str, pads))}>, stride = array<i64: {stride[0]}, {stride[1]}>")
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return Q(self.w.reshape(y, out_shape), q.scale, q.zp)
+
+
+def _reduce_mean(self, node, q: Q, scale, zp, elem) -> Q:
+    if node.target != aten.mean.dim:
+        raise UserError(f"{describe(node)} is not supported")
+    rank = len(q.shape)
+    dims = sorted(d % rank for d in node.args[1])
+    v = self.w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")
+    count = 1
+    for d in dims:
+        shape = list(v.shape)
+        shape[d] = 1
+        count *= q.shape[d]
+        v = self.w.op("tosa.reduce_sum", [v], shape, "i32", f"axis = {d} : i32")
+    m, s = quantize_multiplier(q.scale / (count * scale))
+    out = self.w.rescale(v, [m], [s], 0, zp, elem)
+    return Q(self.w.reshape(out, _shape(node)), scale, zp)
+
+
+# ------------------------------------------------------------------------------------------------
+
+def _clamp_of(node) -> Clamp:
+    t = node.target
+    if t in (aten.relu.default, aten.relu_.default):
+        return Clamp(0.0, None)
+    if t == aten.relu6.default:
+        return Clamp(0.0, 6.0)
+    if t in (aten.hardtanh.default, aten.hardtanh_.default):
+        a = list(node.args) + [None, None]
+        lo = a[1] if a[1] is not None else node.kwargs.get("min_val", -1.0)
+        hi = a[2] if a[2] is not None else node.kwargs.get("max_val", 1.0)
+        return Clamp(float(lo), float(hi))
+    a = list(node.args) + [None, None]
+    lo = a[1] if a[1] is not None else node.kwargs.get("min")
+    hi = a[2] if a[2] is not None else node.kwargs.get("max")
+    return Clamp(None if lo is None else float(lo), None if hi is None else float(hi))
+
+
+_CLAMPS = {t: _clamp_of for t in (aten.relu.default, aten.relu_.default, aten.relu6.default,
+                                  aten.hardtanh.default, aten.hardtanh_.default,
+                                  aten.clamp.default, aten.clamp_.default)}
+_FUSES_TAIL = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
+               aten.linear.default, aten.add.Tensor, aten.add_.Tensor, aten.sub.Tensor,
+               aten.mul.Tensor, aten.cat.default}
+
+_LOWER = {
+    aten.conv1d.default: _lower_conv, aten.conv2d.default: _lower_conv,
+    aten.conv1d.padding: _lower_conv, aten.conv2d.padding: _lower_conv,
+    aten.linear.default: _lower_conv,
+    aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
+    aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,
+    aten.cat.default: _lower_cat, aten.concat.default: _lower_cat, aten.stack.default: _lower_cat,
+    aten.adaptive_avg_pool2d.default: _lower_mean_like, aten.adaptive_avg_pool1d.default: _lower_mean_like,
+    aten.avg_pool2d.default: _lower_mean_like, aten.avg_pool1d.default: _lower_mean_like,
+    aten.mean.dim: _lower_mean_like,
+    aten.softmax.int: _lower_softmax, aten._softmax.default: _lower_softmax,
+    aten.log_softmax.int: _lower_softmax, aten._log_softmax.default: _lower_softmax,
+}
+for _t in _CLAMPS:
+    _LOWER[_t] = _lower_clamp_tail
+
+_EAGER = {
+    aten.permute.default: _eager_permute, aten.transpose.int: _eager_permute, aten.t.default: _eager_permute,
+    aten.slice.Tensor: _eager_slice, aten.narrow.default: _eager_slice, aten.select.int: _eager_slice,
+    aten.split.Tensor: _eager_split, aten.split_with_sizes.default: _eager_split,
+    aten.chunk.default: _eager_split, aten.unbind.int: _eager_split,
+    aten.max_pool2d.default: _eager_max_pool, aten.max_pool1d.default: _eager_max_pool,
+    aten.upsample_nearest2d.vec: _eager_upsample, aten.upsample_nearest2d.default: _eager_upsample,
+    aten.upsample_nearest1d.vec: _eager_upsample,
+    aten.expand.default: _eager_expand,
+    aten.relu.default: _eager_relu, aten.relu_.default: _eager_relu,
+    aten.adaptive_avg_pool2d.default: _eager_mean_like, aten.adaptive_avg_pool1d.default: _eager_mean_like,
+    aten.avg_pool2d.default: _eager_mean_like, aten.avg_pool1d.default: _eager_mean_like,
+    aten.mean.dim: _eager_mean_like,
+    aten.cat.default: _eager_cat, aten.concat.default: _eager_cat,
+}
+
+
+def _is_pointwise(node) -> bool:
+    tags = getattr(node.target, "tags", ())
+    return torch.Tag.pointwise in tags
+
+
+def _tuple(v, n):
+    if isinstance(v, (list, tuple)):
+        v = list(v)
+        return tuple(v * n if len(v) == 1 else v)
+    return (v,) * n
+
+
+def _clip_index(i, size):
+    if i < 0:
+        i += size
+    return max(0, min(size, i))
+
+
+def _to_numpy(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().cpu().numpy()
+    return np.asarray(t)
+
+
+def _fetch_attr(gm, target: str):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _dequantize_const(c: Const) -> np.ndarray:
+    data = np.asarray(c.data, np.float64)
+    shape = [1] * data.ndim
+    if data.ndim:
+        shape[c.axis] = -1
+    s = np.asarray(c.scales, np.float64)
+    z = np.asarray(c.zps, np.float64)
+    if s.size > 1:
+        s, z = s.reshape(shape), z.reshape(shape)
+    return (data - z) * s
+
+
+def lower_quantized_graph(gm: torch.fx.GraphModule, activations: str = "int8") -> LoweringResult:
+    """The integer TOSA of a PT2E-converted graph, as MLIR text plus I/O quantization."""
+    return Lowering(gm, activations).run()

@@ -1,0 +1,189 @@
+"""The CMSIS-NN quantizer: a torchao PT2E `Quantizer` with the numerics CMSIS-NN kernels compute.
+
+- activations: int8 asymmetric per tensor (or int16 symmetric, zero point 0, for `*_s16` kernels);
+- weights of conv / depthwise / linear: int8 symmetric per output channel ([-127, 127]);
+- bias: int32, scale = input scale x weight scale (per channel), zero point 0;
+- activation tails (relu, relu6/hardtanh, clamp) carry the producer's output quantization, so they fuse;
+- pass-through ops (reshape, permute, pooling by max, slicing, concat, ...) share their input's parameters;
+- softmax output is fixed (1/256, -128 for int8);
+- every other float op gets observed inputs and output; the legaliser then lowers it or says why not.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e import (HistogramObserver, MinMaxObserver,
+                                       PerChannelMinMaxObserver)
+from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
+                                                 FixedQParamsQuantizationSpec,
+                                                 QuantizationAnnotation, QuantizationSpec,
+                                                 Quantizer, SharedQuantizationSpec)
+
+aten = torch.ops.aten
+
+WEIGHTED = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
+            aten.linear.default}
+TAILS = {aten.relu.default, aten.relu_.default, aten.hardtanh.default, aten.hardtanh_.default,
+         aten.relu6.default, aten.clamp.default, aten.clamp_.default}
+# Ops whose integer result equals the op applied to the integers: they keep their input's parameters.
+PASS_THROUGH = {
+    aten.view.default, aten.reshape.default, aten._unsafe_view.default, aten.flatten.using_ints,
+    aten.permute.default, aten.transpose.int, aten.t.default, aten.squeeze.dim, aten.squeeze.dims,
+    aten.squeeze.default, aten.unsqueeze.default, aten.max_pool2d.default, aten.max_pool1d.default,
+    aten.dropout.default, aten.clone.default, aten.contiguous.default, aten.slice.Tensor,
+    aten.select.int, aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
+    aten.upsample_nearest1d.vec, aten.expand.default, aten.alias.default, aten.detach.default,
+    aten.adaptive_avg_pool2d.default, aten.avg_pool2d.default, aten.mean.dim, aten.avg_pool1d.default,
+    aten.adaptive_avg_pool1d.default, aten.pixel_shuffle.default, aten.narrow.default,
+}
+SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, aten.unbind.int,
+          aten.tensor_split.sections}
+CONCATS = {aten.cat.default, aten.concat.default, aten.stack.default}
+SOFTMAX = {aten.softmax.int, aten._softmax.default}
+
+
+def _act_spec(dtype: str) -> QuantizationSpec:
+    if dtype == "int16":
+        return QuantizationSpec(dtype=torch.int16, quant_min=-32767, quant_max=32767,
+                                qscheme=torch.per_tensor_symmetric,
+                                observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2 ** -24))
+    return QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127,
+                            qscheme=torch.per_tensor_affine,
+                            observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2 ** -24))
+
+
+def _weight_spec() -> QuantizationSpec:
+    return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=0,
+                            qscheme=torch.per_channel_symmetric,
+                            observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2 ** -24))
+
+
+def _derive_bias_qparams(observers):
+    act, weight = observers
+    act_scale, _ = act.calculate_qparams()
+    weight_scale, _ = weight.calculate_qparams()
+    scale = (act_scale.to(torch.float64) * weight_scale.to(torch.float64)).to(torch.float32)
+    return scale, torch.zeros_like(scale, dtype=torch.int32)
+
+
+def _is_float_tensor(n) -> bool:
+    if not isinstance(n, Node):
+        return False
+    val = n.meta.get("val")
+    return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
+
+
+def _annotate(node: Node, inputs: dict, output=None) -> None:
+    node.meta["quantization_annotation"] = QuantizationAnnotation(
+        input_qspec_map=inputs, output_qspec=output, _annotated=True)
+
+
+def _annotated(node: Node) -> bool:
+    ann = node.meta.get("quantization_annotation")
+    return ann is not None and ann._annotated
+
+
+class CmsisNNQuantizer(Quantizer):
+    """Annotates an exported graph the way CMSIS-NN computes (see the module docstring)."""
+
+    def __init__(self, activations: str = "int8"):
+        super().__init__()
+        if activations not in ("int8", "int16"):
+            raise ValueError(f"activations must be int8 or int16, not {activations!r}")
+        self.activations = activations
+
+    def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
+        act = _act_spec(self.activations)
+        weight = _weight_spec()
+        graph = model.graph
+        for node in graph.nodes:
+            if node.op != "call_function" or _annotated(node):
+                continue
+            target = node.target
+            if target in WEIGHTED:
+                self._annotate_weighted(node, act, weight)
+            elif target in PASS_THROUGH or target in TAILS and not self._is_tail(node):
+                x = node.args[0]
+                if not _is_float_tensor(x):
+                    continue
+                if target in TAILS and target not in (aten.relu.default, aten.relu_.default):
+                    # A clamp on its own: new range, so its own observer.
+                    _annotate(node, {x: act}, act)
+                else:
+                    _annotate(node, {x: act}, SharedQuantizationSpec((x, node)))
+            elif target in SPLITS:
+                x = node.args[0]
+                _annotate(node, {x: act})
+                for user in node.users:
+                    if user.target is operator.getitem:
+                        _annotate(user, {}, SharedQuantizationSpec((x, node)))
+            elif target in CONCATS:
+                tensors = [t for t in node.args[0] if _is_float_tensor(t)]
+                if not tensors:
+                    continue
+                first = tensors[0]
+                shared = SharedQuantizationSpec((first, node))
+                _annotate(node, {t: (act if t is first else shared) for t in tensors}, shared)
+            elif target in SOFTMAX:
+                x = node.args[0]
+                fixed = (FixedQParamsQuantizationSpec(torch.int16, 1 / 32768, 0, -32767, 32767,
+                                                      torch.per_tensor_symmetric)
+                         if self.activations == "int16" else
+                         FixedQParamsQuantizationSpec(torch.int8, 1 / 256, -128, -128, 127,
+                                                      torch.per_tensor_affine))
+                _annotate(node, {x: act}, fixed)
+            elif target in TAILS:
+                continue   # annotated with its producer
+            elif _is_float_tensor(node):
+                inputs = {a: act for a in _flat_args(node) if _is_float_tensor(a)}
+                self._annotate_with_tail(node, inputs, act)
+        return model
+
+    # -- helpers -----------------------------------------------------------------------------
+    @staticmethod
+    def _is_tail(node: Node) -> bool:
+        """A clamp-like op right after the only use of a weighted op or an add: it fuses."""
+        x = node.args[0] if node.args else None
+        return (isinstance(x, Node) and x.op == "call_function" and len(x.users) == 1
+                and (x.target in WEIGHTED or x.target in (aten.add.Tensor, aten.add_.Tensor))
+                and _tail_supported(node))
+
+    def _annotate_with_tail(self, node: Node, inputs: dict, act) -> None:
+        users = list(node.users)
+        if len(users) == 1 and users[0].target in TAILS and _tail_supported(users[0]):
+            _annotate(node, inputs)
+            _annotate(users[0], {}, act)
+        else:
+            _annotate(node, inputs, act)
+
+    def _annotate_weighted(self, node: Node, act, weight) -> None:
+        x, w = node.args[0], node.args[1]
+        bias = node.args[2] if len(node.args) > 2 else node.kwargs.get("bias")
+        inputs = {x: act, w: weight}
+        if isinstance(bias, Node):
+            inputs[bias] = DerivedQuantizationSpec(
+                derived_from=[(x, node), (w, node)], derive_qparams_fn=_derive_bias_qparams,
+                dtype=torch.int32, quant_min=-(2 ** 31) + 1, quant_max=2 ** 31 - 1,
+                qscheme=torch.per_channel_symmetric, ch_axis=0)
+        self._annotate_with_tail(node, inputs, act)
+
+    def validate(self, model: torch.fx.GraphModule) -> None:
+        pass
+
+
+def _tail_supported(node: Node) -> bool:
+    # clamp(min=None) etc. are fine; a tensor-valued bound is not a tail.
+    return all(not isinstance(a, Node) for a in node.args[1:])
+
+
+def _flat_args(node: Node) -> list:
+    out = []
+    for a in list(node.args) + list(node.kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            out.extend(a)
+        else:
+            out.append(a)
+    return out
