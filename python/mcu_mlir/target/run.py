@@ -187,3 +187,81 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
                  for data, info in zip(parsed.data, output_infos)]
     outputs_float = [dequantize(q, info) for q, info in zip(outputs_q, output_infos)]
     return RunResult(outputs_q, outputs_float, instructions, input_infos, output_infos)
+
+
+# --- the integer TOSA in tosa_reference_model (mcu-run --reference) -----------------------------
+
+REFERENCE_MODULE = "model.tosa.mlir"
+_ELEM_RE = re.compile(r"tensor<(?:[\d?]+x)*(\w+)>")
+_INT_TYPES = {"i8": (np.int8, 1), "i16": (np.int16, 2), "i32": (np.int32, 4)}
+
+
+def _reference_io_from_report(outdir: Path) -> tuple[list[TensorInfo], list[TensorInfo]] | None:
+    """Quantization parameters the frontend recorded in report.json, when it did."""
+    report = outdir / "report.json"
+    if not report.exists():
+        return None
+    quant = json.loads(report.read_text()).get("quantization") or {}
+    groups = []
+    for key in ("inputs", "outputs"):
+        entries = quant.get(key)
+        if not isinstance(entries, list) or not all(isinstance(e, dict) and "scale" in e and "zero_point" in e
+                                                    for e in entries):
+            return None
+        groups.append([TensorInfo(str(e.get("name", f"{key[:-1]}{i}")), tuple(e.get("shape", ())), 1, False,
+                                  float(e["scale"]), int(e["zero_point"]), 0) for i, e in enumerate(entries)])
+    return groups[0], groups[1]
+
+
+def run_reference_outdir(outdir, inputs: list[np.ndarray]) -> RunResult:
+    """Runs OUTDIR/model.tosa.mlir in tosa_reference_model. Integer inputs are quantized with the
+    model's parameters (report.json's, else those of the compiled model's own tables)."""
+    from .. import reference
+
+    outdir = Path(outdir).resolve()
+    module_path = outdir / REFERENCE_MODULE
+    if not module_path.exists():
+        raise UserError(f"{module_path} not found: compile with --emit tosa (or later) to run the reference model")
+    text = module_path.read_text()
+    signature = re.search(r"func\.func\s+(?:public\s+)?@[\w$.]+\((?P<args>.*?)\)\s*->\s*(?P<res>\(.*?\)|tensor<[^>]*>)",
+                          text, re.S)
+    if not signature:
+        raise UserError(f"{module_path} has no entry function")
+    arg_types = _ELEM_RE.findall(signature.group("args"))
+    res_types = _ELEM_RE.findall(signature.group("res"))
+    if len(inputs) != len(arg_types):
+        raise UserError(f"the model takes {len(arg_types)} input(s), {len(inputs)} given")
+
+    io = None
+    needs_params = any(t in _INT_TYPES for t in arg_types + res_types)
+    if needs_params:
+        io = _reference_io_from_report(outdir)
+        if io is None and (outdir / "model.c").exists():
+            io = model_io(build_mod.build(outdir, target="host"), "host")
+        if io is None:
+            raise UserError("the integer TOSA needs the model's quantization parameters: neither report.json nor "
+                            "a compiled model.c in " + str(outdir) + " has them")
+    ref_inputs = []
+    for i, (x, elem) in enumerate(zip(inputs, arg_types)):
+        x = np.asarray(x)
+        if elem in _INT_TYPES:
+            base = io[0][i]
+            info = TensorInfo(base.name, base.shape, _INT_TYPES[elem][1], False, base.scale, base.zero_point, 0)
+            x = quantize(x, info)
+        ref_inputs.append(x)
+    try:
+        raw = reference.run_reference(str(module_path), ref_inputs)
+    except reference.ReferenceError as err:
+        raise UserError(str(err)) from None
+    outputs_q, outputs_float, infos = [], [], []
+    for i, (y, elem) in enumerate(zip(raw, res_types)):
+        if elem in _INT_TYPES:
+            base = io[1][i]
+            info = TensorInfo(base.name, tuple(y.shape), _INT_TYPES[elem][1], False, base.scale, base.zero_point, y.nbytes)
+        else:
+            info = TensorInfo(f"output{i}", tuple(y.shape), 4, True, 1.0, 0, y.nbytes)
+        y = y.astype(info.dtype)
+        outputs_q.append(y)
+        outputs_float.append(dequantize(y, info))
+        infos.append(info)
+    return RunResult(outputs_q, outputs_float, None, [], infos)

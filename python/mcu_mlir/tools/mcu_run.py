@@ -1,0 +1,111 @@
+"""mcu-run: runs a compiled model (mcu-compile's OUTDIR) on the host, under QEMU, or in the reference model.
+
+    mcu-run OUTDIR --inputs IN.npz --outputs OUT.npz [--target host|cortex-m55|...] [--reference]
+            [--count-instructions]
+
+IN.npz holds float arrays input0, input1, ...; OUT.npz receives the dequantized output0, ... and
+the raw integers as output0_q, ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..diagnostics import UserError, repro_command, report_internal_error
+
+TARGETS = ("host", "cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mcu-run", allow_abbrev=False,
+                                description="Run a model compiled by mcu-compile on the host, under QEMU, "
+                                            "or in tosa_reference_model.")
+    p.add_argument("outdir", help="mcu-compile's output directory (model.c, model.h, model.tosa.mlir)")
+    p.add_argument("--inputs", required=True, help=".npz with float arrays input0, input1, ...")
+    p.add_argument("--outputs", required=True, help=".npz to write output0, ... (float) and output0_q, ... (integers)")
+    p.add_argument("--target", choices=TARGETS, default="host")
+    p.add_argument("--reference", action="store_true",
+                   help="run the integer TOSA (OUTDIR/model.tosa.mlir) in tosa_reference_model instead of the C")
+    p.add_argument("--count-instructions", action="store_true",
+                   help="print per-layer and total instruction counts (QEMU targets)")
+    p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
+    p.add_argument("--opt", default="-O2", help="optimisation flags for the C (default -O2)")
+    p.add_argument("--timeout", type=float, default=120, help="seconds before a run is abandoned")
+    return p
+
+
+def load_inputs(path: str) -> list:
+    import numpy as np
+    try:
+        archive = np.load(path)
+    except (OSError, ValueError) as err:
+        raise UserError(f"cannot read --inputs {path}: {err}") from None
+    names = sorted((n for n in archive.files if n.startswith("input") and n[5:].isdigit()), key=lambda n: int(n[5:]))
+    if not names or [int(n[5:]) for n in names] != list(range(len(names))):
+        raise UserError(f"{path} must hold arrays named input0, input1, ... (it has {', '.join(archive.files) or 'none'})")
+    return [archive[n] for n in names]
+
+
+def format_instructions(counts: dict) -> str:
+    lines = [f"{'layer':<32} {'instructions':>14} {'cmsis-nn':>12} {'portable':>12} {'other':>10}  top function"]
+    for layer in counts["layers"]:
+        top = next(iter(layer["functions"]), "")
+        lines.append(f"{layer['name'][:32]:<32} {layer['instructions']:>14,} {layer['cmsis-nn']:>12,} "
+                     f"{layer['portable']:>12,} {layer['other']:>10,}  {top}")
+    total = counts["total"]
+    lines.append(f"{'total (one inference)':<32} {total:>14,} {counts['cmsis-nn']:>12,} {counts['portable']:>12,} "
+                 f"{counts['other']:>10,}")
+    share = lambda n: f"{100.0 * n / total:.1f}%" if total else "-"
+    lines.append(f"inside CMSIS-NN {share(counts['cmsis-nn'])}, inside portable kernels {share(counts['portable'])}, "
+                 f"outside kernels {share(counts['other'])}; 16-bit {counts['insns16']:,}, 32-bit {counts['insns32']:,}, "
+                 f"FP/vector {counts['fp_vector']:,}; before the first layer {counts['startup']:,}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    import numpy as np
+
+    from ..target import run as target_run
+
+    outdir = Path(args.outdir)
+    if not outdir.is_dir():
+        raise UserError(f"{outdir} is not a directory (expected mcu-compile's output directory)")
+    inputs = load_inputs(args.inputs)
+    if args.reference:
+        if args.count_instructions:
+            raise UserError("--count-instructions counts the C under QEMU; it does not combine with --reference")
+        result = target_run.run_reference_outdir(outdir, inputs)
+    else:
+        result = target_run.run(outdir, inputs, target=args.target, count_instructions=args.count_instructions,
+                                cmsis_nn_path=args.cmsis_nn_path, opt=args.opt, timeout=args.timeout)
+    arrays = {}
+    for i, (y, q) in enumerate(zip(result.outputs_float, result.outputs_q)):
+        arrays[f"output{i}"] = y
+        arrays[f"output{i}_q"] = q
+    np.savez(args.outputs, **arrays)
+    where = "tosa_reference_model" if args.reference else args.target
+    for i, y in enumerate(result.outputs_float):
+        print(f"output{i}: shape {tuple(y.shape)} on {where}, first values {np.array2string(y.ravel()[:8], precision=4)}")
+    if result.instructions is not None:
+        print(format_instructions(result.instructions))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return run(args)
+    except UserError as err:
+        print(err.format(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug: say so with the command that reproduces it
+        report_internal_error(exc, repro_command(["mcu-run", *(argv if argv is not None else sys.argv[1:])]))
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
