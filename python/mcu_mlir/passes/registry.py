@@ -10,6 +10,7 @@ import importlib
 # name -> "module:Class" (module relative to mcu_mlir.passes). One pass per file.
 PASSES: dict[str, str] = {
     "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
+    "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
     "mcu-fold-transposes": "fold_transposes:FoldTransposes",
     "mcu-conv1d-to-conv2d": "conv1d_to_conv2d:Conv1dToConv2d",
     "mcu-nhwc-canonicalize": "nhwc_canonicalize:NhwcCanonicalize",

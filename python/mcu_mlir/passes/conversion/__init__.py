@@ -1,0 +1,7 @@
+"""TOSA -> cmsisnn patterns, one module per op family.
+
+Each module lists `PATTERNS`: (pattern name, root TOSA op, function(op, rewriter) -> bool). A
+function returns NO_MATCH (False) when it leaves the op alone and CONVERTED after rewriting it.
+"""
+
+FAMILIES = ("conv", "matmul", "pool", "elementwise", "data_movement", "reduction")

@@ -1,0 +1,332 @@
+"""What every TOSA -> cmsisnn pattern needs: reading constants, building kernel ops, quantisation maths."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+
+from ..._mlir import ir
+from ..base import PassError
+
+NO_MATCH = False  # a pattern returns this when the op is not its business
+CONVERTED = True
+
+# Element type name -> the C enum the portable kernels take.
+DTYPES = {"i8": "MCU_I8", "i16": "MCU_I16", "i32": "MCU_I32", "ui8": "MCU_U8", "ui16": "MCU_U16",
+          "i1": "MCU_BOOL", "i48": "MCU_I64", "i64": "MCU_I64"}
+DTYPE_BYTES = {"i8": 1, "i16": 2, "i32": 4, "ui8": 1, "ui16": 2, "i1": 1, "i48": 8, "i64": 8}
+
+# Cores: which CMSIS-NN code path they take (scratch sizes and kernel constraints differ).
+CORE_PATH = {"cortex-m0": "c", "cortex-m3": "c", "cortex-m4": "dsp", "cortex-m7": "dsp",
+             "cortex-m33": "dsp", "cortex-m55": "mve", "host": "c"}
+
+
+@dataclasses.dataclass
+class Rewriter:
+    """State shared by the patterns of one conversion run."""
+    target: str
+    backend: str
+    disabled: frozenset
+
+    @property
+    def use_cmsis(self) -> bool:
+        return self.backend == "cmsis-nn"
+
+    @property
+    def core_path(self) -> str:
+        return CORE_PATH[self.target]
+
+    def erase(self, *ops) -> None:
+        """Marks ops dead; `sweep` erases them once the walk is over (erasing earlier would leave
+        the walk holding freed operations)."""
+        for op in ops:
+            op.attributes[DEAD] = ir.UnitAttr.get()
+
+    def replace(self, old_ops, last, new_op) -> None:
+        """Replaces the value of `last` by `new_op`'s result and marks the matched ops dead."""
+        last.results[0].replace_all_uses_with(new_op.results[0])
+        self.erase(*old_ops)
+
+    @staticmethod
+    def sweep(block) -> None:
+        for op in reversed(list(block.operations)):
+            if DEAD in op.attributes:
+                op.operation.erase()
+
+
+DEAD = "mcu.dead"
+
+
+def is_dead(op) -> bool:
+    return DEAD in op.attributes
+
+
+# -- reading the IR ---------------------------------------------------------------------------
+
+def tensor_type(value) -> ir.RankedTensorType:
+    return ir.RankedTensorType(value.type)
+
+
+def shape(value) -> list[int]:
+    return list(tensor_type(value).shape)
+
+
+def elem(value) -> str:
+    return str(tensor_type(value).element_type)
+
+
+def numel(value) -> int:
+    return int(np.prod(shape(value), dtype=np.int64))
+
+
+def producer(value):
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner
+
+
+def op_name(op) -> str:
+    return op.operation.name
+
+
+def users(value) -> list:
+    return [u.owner for u in value.uses]
+
+
+def single_user(op, name: str | None = None):
+    """The only user of `op`'s single result, if there is exactly one (and it is `name`)."""
+    us = users(op.results[0])
+    if len(us) != 1:
+        return None
+    u = us[0]
+    if isinstance(u, ir.Block) or (name and u.operation.name != name):
+        return None
+    return u
+
+
+_RESOURCE_RE = re.compile(r'^\s*([\w.$-]+)\s*:\s*"0x([0-9A-Fa-f]*)"', re.M)
+_resource_cache: dict = {}
+
+
+def _resource_blobs(module_op) -> dict[str, bytes]:
+    """The module's dense_resource blobs (the bindings cannot read them, the printed IR can)."""
+    key = id(module_op)
+    if key not in _resource_cache:
+        text = module_op.get_asm(large_elements_limit=None)
+        blobs = {}
+        start = text.find("dialect_resources")
+        if start >= 0:
+            for m in _RESOURCE_RE.finditer(text[start:]):
+                raw = bytes.fromhex(m.group(2))
+                blobs[m.group(1)] = raw[4:]  # the first 4 bytes hold the alignment
+        _resource_cache.clear()
+        _resource_cache[key] = blobs
+    return _resource_cache[key]
+
+
+_NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+       "ui8": np.uint8, "ui16": np.uint16, "index": np.int64, "f32": np.float32}
+
+
+def attr_array(attr, ty: ir.RankedTensorType, module_op=None) -> np.ndarray:
+    """The values of a dense (or dense_resource) elements attribute as a numpy array of `ty`'s shape."""
+    shp = tuple(ty.shape)
+    et = str(ty.element_type)
+    if isinstance(attr, ir.DenseElementsAttr) or isinstance(attr, ir.DenseIntElementsAttr):
+        if attr.is_splat:
+            value = np.array(attr).reshape(-1)[0] if et != "index" else int(attr.get_splat_value().value)
+            return np.full(shp, value, dtype=_NP.get(et, np.int64))
+        arr = np.array(attr)
+        return arr.reshape(shp)
+    text = str(attr)
+    m = re.match(r"dense_resource<([^>]+)>", text)
+    if m and module_op is not None:
+        blob = _resource_blobs(module_op).get(m.group(1))
+        if blob is not None:
+            dt = _NP[et]
+            if et == "i1":
+                return np.frombuffer(blob, dtype=np.uint8).astype(bool).reshape(shp)
+            return np.frombuffer(blob, dtype=dt).reshape(shp).copy()
+    raise ValueError(f"cannot read constant {text[:80]}")
+
+
+def module_of(op):
+    cur = op.operation
+    while cur.parent is not None:
+        cur = cur.parent
+    return cur
+
+
+def const_array(value) -> np.ndarray | None:
+    """The value of a tensor produced by tosa.const / tosa.const_shape, else None."""
+    op = producer(value)
+    if op is None or op_name(op) not in ("tosa.const", "tosa.const_shape"):
+        return None
+    attr = op.attributes["values"]
+    ty = ir.RankedTensorType(attr.type)
+    return attr_array(attr, ty, module_of(op))
+
+
+def const_ints(value) -> list[int] | None:
+    arr = const_array(value)
+    return None if arr is None else [int(x) for x in np.asarray(arr).reshape(-1)]
+
+
+def const_scalar(value) -> int | None:
+    vals = const_ints(value)
+    return None if not vals else vals[0]
+
+
+def int_attr(op, name: str) -> int:
+    return int(ir.IntegerAttr(op.attributes[name]).value)
+
+
+def i64_array(op, name: str) -> list[int]:
+    return [int(x) for x in ir.DenseI64ArrayAttr(op.attributes[name])]
+
+
+def str_attr(op, name: str) -> str:
+    attr = op.attributes[name]
+    text = str(attr)
+    return text.strip('"')
+
+
+def bool_attr(op, name: str) -> bool:
+    return ir.BoolAttr(op.attributes[name]).value if name in op.attributes else False
+
+
+# -- building the IR --------------------------------------------------------------------------
+
+def _attr(value):
+    if isinstance(value, ir.Attribute):
+        return value
+    if isinstance(value, bool):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+    if isinstance(value, (int, np.integer)):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+    if isinstance(value, str):
+        return ir.StringAttr.get(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ir.DenseI32ArrayAttr.get([int(v) for v in value])
+    if isinstance(value, dict):
+        return ir.DictAttr.get({k: _attr(v) for k, v in value.items()})
+    raise TypeError(f"no attribute for {value!r}")
+
+
+def make_const(array: np.ndarray, before, loc) -> ir.Value:
+    """A tosa.const holding `array` (signless integers), inserted before `before`."""
+    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array))
+    op = ir.Operation.create("tosa.const", results=[attr.type], attributes={"values": attr},
+                             loc=loc, ip=ir.InsertionPoint(before))
+    return op.results[0]
+
+
+def make_kernel_op(name: str, operands: list, result_type, attrs: dict, *, before, loc,
+                   source_op: str, segmented: bool = False):
+    """Builds `cmsisnn.<name>` before `before`; `source_op` records the TOSA op(s) it replaces."""
+    attributes = {k: _attr(v) for k, v in attrs.items()}
+    attributes["mcu.source_op"] = ir.StringAttr.get(source_op)
+    if segmented:
+        from ...dialects.cmsisnn import MAX_OPERANDS
+        if len(operands) > MAX_OPERANDS:
+            raise PassError(before, f"'{op_name(before)}' has {len(operands)} operands; kernels take at "
+                                    f"most {MAX_OPERANDS}")
+        attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(
+            [1] * len(operands) + [0] * (MAX_OPERANDS - len(operands)))
+    op = ir.Operation.create(f"cmsisnn.{name}", results=[result_type], operands=list(operands),
+                             attributes=attributes, loc=loc, ip=ir.InsertionPoint(before))
+    return op
+
+
+def make_portable(kernel: str, operands: list, result_type, params: dict, *, before, loc,
+                  source_op: str):
+    return make_kernel_op("portable", operands, result_type, {"kernel": kernel, "params": params},
+                          before=before, loc=loc, source_op=source_op, segmented=True)
+
+
+def fused_location(ops) -> ir.Location:
+    locs = [op.location for op in ops]
+    return locs[0] if len(locs) == 1 else ir.Location.fused(locs)
+
+
+# -- quantisation -----------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Rescale:
+    """A tosa.rescale with constant parameters."""
+    op: object
+    multiplier: list[int]
+    shift: list[int]  # TOSA shifts
+    input_zp: int
+    output_zp: int
+    per_channel: bool
+    scale32: bool
+    double_round: bool
+    input_unsigned: bool
+    output_unsigned: bool
+
+    def cmsis_shifts(self) -> list[int]:
+        return [31 - s for s in self.shift]
+
+    def requantize_exact(self, max_abs_input: int | None = None) -> bool:
+        """Whether arm_nn_requantize (CMSIS-NN) computes exactly this rescale.
+
+        Shifts >= 31 need double rounding (equal by construction); smaller shifts become a left
+        shift inside arm_nn_requantize, exact while the shifted input fits in 32 bits.
+        """
+        if not self.scale32 or self.input_unsigned or self.output_unsigned:
+            return False
+        for s in self.shift:
+            if s > 31 and not self.double_round:
+                return False
+            if s < 31:
+                if max_abs_input is None or (max_abs_input << (31 - s)) >= 2 ** 31:
+                    return False
+        return all(m >= 0 for m in self.multiplier)
+
+
+def read_rescale(op) -> Rescale | None:
+    if op is None or op_name(op) != "tosa.rescale":
+        return None
+    vals = [const_ints(op.operands[i]) for i in range(1, 5)]
+    if any(v is None for v in vals):
+        return None
+    mult, shift, izp, ozp = vals
+    rounding = str_attr(op, "rounding_mode")
+    return Rescale(op, mult, shift, izp[0], ozp[0], bool_attr(op, "per_channel"),
+                   bool_attr(op, "scale32"), "DOUBLE" in rounding,
+                   bool_attr(op, "input_unsigned"), bool_attr(op, "output_unsigned"))
+
+
+def clamp_bounds(op) -> tuple[int, int] | None:
+    """min/max of a tosa.clamp on integers."""
+    if op is None or op_name(op) != "tosa.clamp":
+        return None
+    return (int(ir.IntegerAttr(op.attributes["min_val"]).value),
+            int(ir.IntegerAttr(op.attributes["max_val"]).value))
+
+
+def follow_requant_tail(op):
+    """The rescale (i32 -> i8, only user of `op`) and an optional clamp after it.
+
+    Returns (rescale info, last op, activation [min, max]) or None.
+    """
+    rescale_op = single_user(op, "tosa.rescale")
+    rs = read_rescale(rescale_op)
+    if rs is None or elem(rescale_op.results[0]) != "i8" or rs.input_zp != 0:
+        return None
+    last, act = rescale_op, [-128, 127]
+    clamp_op = single_user(rescale_op, "tosa.clamp")
+    bounds = clamp_bounds(clamp_op)
+    if bounds is not None:
+        act = [max(act[0], bounds[0]), min(act[1], bounds[1])]
+        last = clamp_op
+    return rs, last, act
+
+
+def per_channel_params(rs: Rescale, channels: int) -> tuple[list[int], list[int]]:
+    mult, shift = rs.multiplier, rs.cmsis_shifts()
+    if rs.per_channel and len(mult) != channels:
+        raise PassError(rs.op, f"'tosa.rescale' has {len(mult)} multipliers for {channels} channels")
+    return mult, shift

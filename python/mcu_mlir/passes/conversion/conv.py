@@ -1,0 +1,145 @@
+"""Convolutions: conv2d / depthwise_conv2d (+ rescale + clamp as one kernel call), transpose_conv2d."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import PassError
+from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
+                     fused_location, i64_array, make_const, make_kernel_op, make_portable,
+                     per_channel_params, shape)
+
+
+def _operands(op, what: str):
+    inp, weight, bias, izp_v, wzp_v = op.operands
+    if elem(inp) != "i8" or elem(weight) != "i8":
+        raise PassError(op, f"'{what}' on {elem(inp)} x {elem(weight)} has no kernel (int8 only)")
+    w = const_array(weight)
+    if w is None:
+        raise PassError(op, f"'{what}' needs constant weights")
+    izp, wzp = const_scalar(izp_v), const_scalar(wzp_v)
+    if izp is None or wzp is None:
+        raise PassError(op, f"'{what}' needs constant zero points")
+    if wzp != 0:
+        raise PassError(op, f"'{what}' has weight zero point {wzp}; CMSIS-NN and the portable kernels "
+                            "need symmetric weights (zero point 0)")
+    if const_array(bias) is None:
+        raise PassError(op, f"'{what}' needs a constant bias")
+    return inp, weight, bias, izp
+
+
+def _window(op):
+    pad = i64_array(op, "pad")  # top, bottom, left, right
+    return pad, i64_array(op, "stride"), i64_array(op, "dilation")
+
+
+def _mve_1xn_padding_ok(in_shape, k_w, out_w, stride_w, pad_left) -> bool:
+    """arm_convolve_1_x_n_s8 on MVE fails unless the padding is split as it expects."""
+    total_pad = (out_w - 1) * stride_w + k_w - in_shape[2]
+    return pad_left * 2 + total_pad % 2 == total_pad
+
+
+def _conv_kernel(rw, in_shape, w_shape, out_shape, pad, stride, dilation) -> str:
+    """The CMSIS-NN function to call; avoids the wrapper where its choice would fail."""
+    is_1xn = (in_shape[1] == 1 and dilation[1] == 1 and w_shape[1] == 1
+              and (stride[1] * in_shape[3]) % 4 == 0 and in_shape[3] == w_shape[3])
+    is_1x1 = (pad[0] == 0 and pad[2] == 0 and w_shape[1] == 1 and w_shape[2] == 1
+              and dilation == [1, 1] and in_shape[3] == w_shape[3])
+    if not is_1x1 and is_1xn and rw.core_path == "mve" and not _mve_1xn_padding_ok(
+            in_shape, w_shape[2], out_shape[2], stride[1], pad[2]):
+        return "arm_convolve_s8"
+    return "arm_convolve_wrapper_s8"
+
+
+def convert_conv2d(op, rw):
+    return _convert(op, rw, depthwise=False)
+
+
+def convert_depthwise_conv2d(op, rw):
+    return _convert(op, rw, depthwise=True)
+
+
+def _convert(op, rw, depthwise: bool):
+    what = "tosa.depthwise_conv2d" if depthwise else "tosa.conv2d"
+    inp, weight, bias, izp = _operands(op, what)
+    pad, stride, dilation = _window(op)
+    in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
+    tail = follow_requant_tail(op)
+    out_c = out_shape[3]
+    if depthwise:
+        k_h, k_w, c, m = w_shape
+        filt = np.asarray(const_array(weight)).reshape(1, k_h, k_w, c * m)
+        weight = make_const(filt, op, op.location)  # HWCM bytes viewed as 1 x H x W x (C*M)
+    else:
+        k_h, k_w = w_shape[1], w_shape[2]
+    groups = 1 if depthwise else in_shape[3] // w_shape[3]
+    if tail is not None and not tail[0].requantize_exact():
+        tail = None  # keep the exact TOSA rescale as its own kernel
+    ops = [op]
+    if tail is not None:
+        rs, last, act = tail
+        ops += [rs.op] + ([last] if last is not rs.op else [])
+        mult, shift = per_channel_params(rs, out_c)
+        out_offset = rs.output_zp
+        result_type = last.results[0].type
+    else:
+        last, act, mult, shift, out_offset = op, [-(2 ** 31), 2 ** 31 - 1], [], [], 0
+        result_type = op.results[0].type
+    loc = fused_location(ops)
+    source = "+".join(o.operation.name for o in ops)
+    if rw.use_cmsis and tail is not None:
+        attrs = {"input_offset": -izp, "output_offset": out_offset, "stride": stride,
+                 "padding": [pad[0], pad[2], pad[1], pad[3]], "dilation": dilation,
+                 "multiplier": mult, "shift": shift, "activation": act}
+        if depthwise:
+            attrs["ch_mult"] = w_shape[3]
+            attrs["kernel"] = "arm_depthwise_conv_wrapper_s8"
+            new = make_kernel_op("depthwise_conv", [inp, weight, bias], result_type, attrs,
+                                 before=op, loc=loc, source_op=source)
+        else:
+            attrs["kernel"] = _conv_kernel(rw, in_shape, w_shape, out_shape, pad, stride, dilation)
+            new = make_kernel_op("conv", [inp, weight, bias], result_type, attrs,
+                                 before=op, loc=loc, source_op=source)
+    else:
+        params = {"n": in_shape[0], "h": in_shape[1], "w": in_shape[2], "c": in_shape[3],
+                  "out_h": out_shape[1], "out_w": out_shape[2], "out_c": out_c,
+                  "kernel_h": k_h, "kernel_w": k_w, "stride_h": stride[0], "stride_w": stride[1],
+                  "pad_top": pad[0], "pad_left": pad[2], "dilation_h": dilation[0],
+                  "dilation_w": dilation[1], "groups": groups,
+                  "ch_mult": w_shape[3] if depthwise else 1,
+                  "input_offset": -izp, "output_offset": out_offset,
+                  "act_min": act[0], "act_max": act[1],
+                  "per_channel": int(len(mult) > 1), "multiplier": mult, "shift": shift}
+        new = make_portable("depthwise_conv2d_s8" if depthwise else "conv2d_s8",
+                            [inp, weight, bias], result_type, params, before=op, loc=loc,
+                            source_op=source)
+    rw.replace(ops, last, new)
+    return CONVERTED
+
+
+def convert_transpose_conv2d(op, rw):
+    inp, weight, bias, izp_v, wzp_v = op.operands
+    if elem(inp) != "i8" or elem(weight) != "i8":
+        raise PassError(op, f"'tosa.transpose_conv2d' on {elem(inp)} has no kernel (int8 only)")
+    if const_array(weight) is None or const_array(bias) is None:
+        raise PassError(op, "'tosa.transpose_conv2d' needs constant weights and bias")
+    izp, wzp = const_scalar(izp_v), const_scalar(wzp_v)
+    out_pad, stride = i64_array(op, "out_pad"), i64_array(op, "stride")
+    in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
+    params = {"n": in_shape[0], "h": in_shape[1], "w": in_shape[2], "c": in_shape[3],
+              "out_h": out_shape[1], "out_w": out_shape[2], "out_c": out_shape[3],
+              "kernel_h": w_shape[1], "kernel_w": w_shape[2], "stride_h": stride[0],
+              "stride_w": stride[1], "out_pad_top": out_pad[0], "out_pad_left": out_pad[2],
+              "input_zp": izp, "weight_zp": wzp}
+    new = make_portable("transpose_conv2d_s8", [inp, weight, bias], op.results[0].type, params,
+                        before=op, loc=op.location, source_op="tosa.transpose_conv2d")
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+PATTERNS = [
+    ("conv2d", "tosa.conv2d", convert_conv2d),
+    ("depthwise-conv2d", "tosa.depthwise_conv2d", convert_depthwise_conv2d),
+    ("transpose-conv2d", "tosa.transpose_conv2d", convert_transpose_conv2d),
+]
+

@@ -1,0 +1,240 @@
+"""Elementwise ops: fused int8 add / mul units, then one portable kernel per remaining TOSA op."""
+
+from __future__ import annotations
+
+from ..._mlir import ir
+from ..base import PassError
+from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem,
+                     follow_requant_tail, fused_location, make_kernel_op, make_portable, numel,
+                     producer, read_rescale, shape)
+
+_BINARY = {
+    "tosa.add": "MCU_BIN_ADD", "tosa.sub": "MCU_BIN_SUB", "tosa.mul": "MCU_BIN_MUL",
+    "tosa.maximum": "MCU_BIN_MAXIMUM", "tosa.minimum": "MCU_BIN_MINIMUM",
+    "tosa.equal": "MCU_BIN_EQUAL", "tosa.greater": "MCU_BIN_GREATER",
+    "tosa.greater_equal": "MCU_BIN_GREATER_EQUAL", "tosa.bitwise_and": "MCU_BIN_BITWISE_AND",
+    "tosa.bitwise_or": "MCU_BIN_BITWISE_OR", "tosa.bitwise_xor": "MCU_BIN_BITWISE_XOR",
+    "tosa.logical_and": "MCU_BIN_LOGICAL_AND", "tosa.logical_or": "MCU_BIN_LOGICAL_OR",
+    "tosa.logical_xor": "MCU_BIN_LOGICAL_XOR", "tosa.logical_left_shift": "MCU_BIN_SHIFT_LEFT",
+    "tosa.logical_right_shift": "MCU_BIN_SHIFT_RIGHT",
+    "tosa.arithmetic_right_shift": "MCU_BIN_SHIFT_RIGHT", "tosa.intdiv": "MCU_BIN_INTDIV",
+    "tosa.pow": "MCU_BIN_POW",
+}
+_UNARY = {"tosa.abs": "MCU_UN_ABS", "tosa.negate": "MCU_UN_NEGATE",
+          "tosa.bitwise_not": "MCU_UN_BITWISE_NOT", "tosa.logical_not": "MCU_UN_LOGICAL_NOT",
+          "tosa.clz": "MCU_UN_CLZ"}
+
+
+def _dtype(op, value) -> str:
+    et = elem(value)
+    if et not in DTYPES:
+        raise PassError(op, f"'{op.operation.name}' on {et} has no kernel (integer types only)")
+    return DTYPES[et]
+
+
+# -- fused int8 add / mul ---------------------------------------------------------------------
+
+def _input_rescale(value):
+    """A tosa.rescale i8 -> i32 (one per tensor, output zp 0) feeding only this op."""
+    op = producer(value)
+    rs = read_rescale(op)
+    if rs is None or elem(op.operands[0]) != "i8" or rs.per_channel or rs.output_zp != 0:
+        return None
+    if len(list(op.results[0].uses)) != 1:
+        return None
+    return rs
+
+
+def _max_rescaled(rs) -> int:
+    """A bound on |rescale(x)| for any int8 x."""
+    return (255 * rs.multiplier[0] >> rs.shift[0]) + 1
+
+
+def convert_add_unit(op, rw):
+    if elem(op.results[0]) != "i32" or shape(op.operands[0]) != shape(op.operands[1]):
+        return NO_MATCH
+    r1, r2 = _input_rescale(op.operands[0]), _input_rescale(op.operands[1])
+    tail = follow_requant_tail(op)
+    if r1 is None or r2 is None or tail is None or r1.op == r2.op:
+        return NO_MATCH
+    rs, last, act = tail
+    if rs.per_channel or not r1.requantize_exact(255) or not r2.requantize_exact(255):
+        return NO_MATCH
+    if not rs.requantize_exact(_max_rescaled(r1) + _max_rescaled(r2)):
+        return NO_MATCH
+    params = {"input1_offset": -r1.input_zp, "input1_multiplier": r1.multiplier[0],
+              "input1_shift": r1.cmsis_shifts()[0], "input2_offset": -r2.input_zp,
+              "input2_multiplier": r2.multiplier[0], "input2_shift": r2.cmsis_shifts()[0],
+              "left_shift": 0, "output_offset": rs.output_zp,
+              "output_multiplier": rs.multiplier[0], "output_shift": rs.cmsis_shifts()[0],
+              "activation": act}
+    return _fused_binary(op, rw, "add", r1, r2, rs, last, params)
+
+
+def convert_mul_unit(op, rw):
+    if elem(op.results[0]) != "i32" or shape(op.operands[0]) != shape(op.operands[1]):
+        return NO_MATCH
+    if const_scalar(op.operands[2]) != 0:
+        return NO_MATCH
+    tail = follow_requant_tail(op)
+    if tail is None:
+        return NO_MATCH
+    offsets, feeders = [], []
+    for v in op.operands[:2]:
+        rs_in = _input_rescale(v)
+        if rs_in is not None and rs_in.multiplier[0] == 1 << rs_in.shift[0]:
+            offsets.append(-rs_in.input_zp)  # an exact widening: x - zp
+            feeders.append(rs_in)
+        else:
+            return NO_MATCH
+    if feeders[0].op == feeders[1].op:
+        return NO_MATCH
+    rs, last, act = tail
+    if rs.per_channel or not rs.requantize_exact(256 * 256):
+        return NO_MATCH
+    params = {"input1_offset": offsets[0], "input2_offset": offsets[1],
+              "output_offset": rs.output_zp, "output_multiplier": rs.multiplier[0],
+              "output_shift": rs.cmsis_shifts()[0], "activation": act}
+    return _fused_binary(op, rw, "mul", feeders[0], feeders[1], rs, last, params)
+
+
+def _fused_binary(op, rw, kind, r1, r2, rs, last, params):
+    ops = [r1.op, r2.op, op, rs.op] + ([last] if last is not rs.op else [])
+    loc = fused_location(ops)
+    source = "+".join(o.operation.name for o in ops)
+    inputs = [r1.op.operands[0], r2.op.operands[0]]
+    if rw.use_cmsis:
+        attrs = dict(params)
+        attrs["kernel"] = f"arm_elementwise_{kind}_s8"
+        new = make_kernel_op(kind, inputs, last.results[0].type, attrs, before=op, loc=loc,
+                             source_op=source)
+    else:
+        p = {k: v for k, v in params.items() if k != "activation"}
+        p.update({"count": numel(op.results[0]), "act_min": params["activation"][0],
+                  "act_max": params["activation"][1]})
+        p.setdefault("left_shift", 0)
+        for k in ("input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift"):
+            p.setdefault(k, 0)
+        new = make_portable(f"elementwise_{kind}_s8", inputs, last.results[0].type, p,
+                            before=op, loc=loc, source_op=source)
+    rw.replace(ops, last, new)
+    return CONVERTED
+
+
+# -- one kernel per op ------------------------------------------------------------------------
+
+def convert_binary(op, rw):
+    name = op.operation.name
+    a, b = op.operands[0], op.operands[1]
+    shift = 0
+    if name == "tosa.mul":
+        s = const_scalar(op.operands[2])
+        if s is None:
+            raise PassError(op, "'tosa.mul' needs a constant shift")
+        shift = s
+    kind = _BINARY[name]
+    if name == "tosa.arithmetic_right_shift" and "round" in op.attributes and \
+            str(op.attributes["round"]) == "true":
+        kind = "MCU_BIN_SHIFT_RIGHT_ROUND"
+    out = op.results[0]
+    params = {"op": kind, "in_type": _dtype(op, a), "out_type": _dtype(op, out),
+              "in1": shape(a), "in2": shape(b), "out": shape(out), "shift": shift}
+    new = make_portable("binary", [a, b], out.type, params, before=op, loc=op.location,
+                        source_op=name)
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+def convert_unary(op, rw):
+    name = op.operation.name
+    izp = ozp = 0
+    if name == "tosa.negate":
+        izp, ozp = const_scalar(op.operands[1]), const_scalar(op.operands[2])
+    a = op.operands[0]
+    params = {"op": _UNARY[name], "type": _dtype(op, a), "count": numel(a),
+              "input_zp": izp or 0, "output_zp": ozp or 0}
+    new = make_portable("unary", [a], op.results[0].type, params, before=op, loc=op.location,
+                        source_op=name)
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+def convert_select(op, rw):
+    cond, a, b = op.operands
+    out = op.results[0]
+    params = {"op": "MCU_BIN_ADD", "in_type": _dtype(op, a), "out_type": _dtype(op, out),
+              "in1": shape(a), "in2": shape(b), "out": shape(out), "shift": 0,
+              "cond_shape": shape(cond)}
+    new = make_portable("select", [cond, a, b], out.type, params, before=op, loc=op.location,
+                        source_op="tosa.select")
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+def convert_rescale(op, rw):
+    rs = read_rescale(op)
+    if rs is None:
+        raise PassError(op, "'tosa.rescale' needs constant multiplier, shift and zero points")
+    inp, out = op.operands[0], op.results[0]
+    in_t, out_t = _dtype(op, inp), _dtype(op, out)
+    if rs.input_unsigned:
+        in_t = {"MCU_I8": "MCU_U8", "MCU_I16": "MCU_U16"}.get(in_t, in_t)
+    if rs.output_unsigned:
+        out_t = {"MCU_I8": "MCU_U8", "MCU_I16": "MCU_U16"}.get(out_t, out_t)
+    params = {"in_type": in_t, "out_type": out_t, "count": numel(inp),
+              "channels": shape(inp)[-1] if shape(inp) else 1,
+              "input_zp": rs.input_zp, "output_zp": rs.output_zp, "scale32": int(rs.scale32),
+              "double_round": int(rs.double_round), "per_channel": int(rs.per_channel),
+              "multiplier": rs.multiplier, "shift": rs.shift}
+    new = make_portable("rescale", [inp], out.type, params, before=op, loc=op.location,
+                        source_op="tosa.rescale")
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+def convert_clamp(op, rw):
+    a = op.operands[0]
+    lo = int(ir.IntegerAttr(op.attributes["min_val"]).value)
+    hi = int(ir.IntegerAttr(op.attributes["max_val"]).value)
+    params = {"type": _dtype(op, a), "count": numel(a), "min": lo, "max": hi}
+    new = make_portable("clamp", [a], op.results[0].type, params, before=op, loc=op.location,
+                        source_op="tosa.clamp")
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+def convert_cast(op, rw):
+    a, out = op.operands[0], op.results[0]
+    params = {"in_type": _dtype(op, a), "out_type": _dtype(op, out), "count": numel(a)}
+    new = make_portable("cast", [a], out.type, params, before=op, loc=op.location,
+                        source_op="tosa.cast")
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+def convert_table(op, rw):
+    a, table = op.operands[0], op.operands[1]
+    if const_array(table) is None:
+        raise PassError(op, "'tosa.table' needs a constant table")
+    et = elem(a)
+    if et not in ("i8", "i16"):
+        raise PassError(op, f"'tosa.table' on {et} has no kernel")
+    new = make_portable("table_s8" if et == "i8" else "table_s16", [a, table],
+                        op.results[0].type, {"count": numel(a)}, before=op, loc=op.location,
+                        source_op="tosa.table")
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
+PATTERNS = [
+    ("add-s8", "tosa.add", convert_add_unit),
+    ("mul-s8", "tosa.mul", convert_mul_unit),
+    *[(n.split(".")[1].replace("_", "-"), n, convert_binary) for n in _BINARY],
+    *[(n.split(".")[1].replace("_", "-"), n, convert_unary) for n in _UNARY],
+    ("select", "tosa.select", convert_select),
+    ("rescale", "tosa.rescale", convert_rescale),
+    ("clamp", "tosa.clamp", convert_clamp),
+    ("cast", "tosa.cast", convert_cast),
+    ("table", "tosa.table", convert_table),
+]
+

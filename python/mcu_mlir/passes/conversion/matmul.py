@@ -1,0 +1,95 @@
+"""tosa.matmul: fully connected (constant right-hand side) or batch matmul, fused with its requantisation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import PassError
+from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
+                     fused_location, make_const, make_kernel_op, make_portable, per_channel_params,
+                     shape, single_user)
+
+
+def _bias_add(op):
+    """An i32 tosa.add of a constant [.., W] bias right after the matmul, if there is one."""
+    add = single_user(op, "tosa.add")
+    if add is None:
+        return None, None
+    other = add.operands[1] if add.operands[0] == op.results[0] else add.operands[0]
+    bias = const_array(other)
+    if bias is None:
+        return None, None
+    width = shape(op.results[0])[-1]
+    if bias.size != width or bias.shape[-1] != width:
+        return None, None
+    return add, bias.reshape(width).astype(np.int32)
+
+
+def convert_matmul(op, rw):
+    a, b, a_zp_v, b_zp_v = op.operands
+    if elem(a) not in ("i8", "i16") or elem(a) != elem(b):
+        raise PassError(op, f"'tosa.matmul' on {elem(a)} x {elem(b)} has no integer kernel")
+    a_zp, b_zp = const_scalar(a_zp_v), const_scalar(b_zp_v)
+    if a_zp is None or b_zp is None:
+        raise PassError(op, "'tosa.matmul' needs constant zero points")
+    batch, m, k = shape(a)
+    n = shape(b)[2]
+    rhs = const_array(b)
+    add, bias = _bias_add(op)
+    tail = follow_requant_tail(add if add is not None else op) if elem(a) == "i8" else None
+    if tail is not None and not tail[0].requantize_exact():
+        tail = None
+    if tail is None:
+        add, bias = None, None
+    ops = [op] + ([add] if add is not None else [])
+    if tail is not None:
+        rs, last, act = tail
+        ops += [rs.op] + ([last] if last is not rs.op else [])
+        mult, shift = per_channel_params(rs, n)
+        out_offset = rs.output_zp
+    else:
+        last, act, mult, shift, out_offset = op, [-(2 ** 31), 2 ** 31 - 1], [], [], 0
+    result_type = last.results[0].type
+    loc = fused_location(ops)
+    source = "+".join(o.operation.name for o in ops)
+    bias_array = bias if bias is not None else np.zeros(n, np.int32)
+
+    if rhs is not None and rhs.shape[0] == 1 and b_zp == 0 and tail is not None:
+        # Fully connected: CMSIS-NN wants the weights as [outputs, depth].
+        filt = make_const(np.ascontiguousarray(rhs[0].T).astype(np.int8), op, op.location)
+        bias_v = make_const(bias_array, op, op.location)
+        if rw.use_cmsis:
+            attrs = {"input_offset": -a_zp, "filter_offset": 0, "output_offset": out_offset,
+                     "multiplier": mult, "shift": shift, "activation": act,
+                     "kernel": "arm_fully_connected_per_channel_s8" if len(mult) > 1
+                     else "arm_fully_connected_s8"}
+            new = make_kernel_op("fully_connected", [a, filt, bias_v], result_type, attrs,
+                                 before=op, loc=loc, source_op=source)
+        else:
+            new = make_portable("matmul", [a, filt, bias_v], result_type,
+                                _params(batch * m, 1, k, n, True, False, a_zp, 0, out_offset, act,
+                                        mult, shift, elem(a)),
+                                before=op, loc=loc, source_op=source)
+        rw.replace(ops, last, new)
+        return CONVERTED
+
+    bias_v = make_const(bias_array, op, op.location)
+    rhs_batch = shape(b)[0] == batch and batch > 1
+    new = make_portable("matmul", [a, b, bias_v], result_type,
+                        _params(batch, m, k, n, False, rhs_batch, a_zp, b_zp, out_offset, act,
+                                mult, shift, elem(a)),
+                        before=op, loc=loc, source_op=source)
+    rw.replace(ops, last, new)
+    return CONVERTED
+
+
+def _params(batch, m, k, n, transposed, rhs_batch, a_zp, b_zp, out_offset, act, mult, shift, et):
+    return {"batch": batch, "m": m, "k": k, "n": n, "rhs_transposed": int(transposed),
+            "rhs_batch": int(rhs_batch), "lhs_offset": -a_zp, "rhs_offset": -b_zp,
+            "output_offset": out_offset, "act_min": act[0], "act_max": act[1],
+            "per_channel": int(len(mult) > 1), "multiplier": mult, "shift": shift,
+            "input_type": "MCU_I16" if et == "i16" else "MCU_I8"}
+
+
+PATTERNS = [("matmul", "tosa.matmul", convert_matmul)]
+
