@@ -199,7 +199,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
-    ep = export(model, example_inputs)
+    from .decompose import decompose_modules
+    ep = export(decompose_modules(model), example_inputs)
     gm = fold_batch_norm(ep.module())
     timings["export"] = time.perf_counter() - t0
     eager = _runner(model)

@@ -107,7 +107,9 @@ def node_location(node) -> tuple[str | None, int | None, str]:
     """(file, line, module path) of the PyTorch source of an FX node."""
     trace = node.meta.get("stack_trace") or ""
     found = re.findall(r'File "([^"]+)", line (\d+)', trace)
-    file, line = (found[-1][0], int(found[-1][1])) if found else (None, None)
+    user = [f for f in found if "/torch/" not in f[0] and "/torchao/" not in f[0]]
+    pick = (user or found)[-1] if found else None
+    file, line = (pick[0], int(pick[1])) if pick else (None, None)
     stack = node.meta.get("nn_module_stack") or {}
     path = ""
     if stack:
@@ -235,6 +237,9 @@ class Lowering:
                 return v.items[args[1]]
             return Pending(node)
         ins = [self.values.get(a) if isinstance(a, torch.fx.Node) else a for a in args]
+        folded = self._fold_constant(node)
+        if folded is not None:
+            return folded
         if t in PASS_RESHAPES and isinstance(ins[0], DQ):
             return DQ(self.pass_reshape(ins[0].q, _shape(node)))
         handler = _EAGER.get(t)
@@ -244,6 +249,23 @@ class Lowering:
                 if out is not None:
                     return out
         return Pending(node)
+
+    def _fold_constant(self, node):
+        """Ops whose inputs are all float constants (zeros, arange, ...) are evaluated now."""
+        consts = []
+        for a in _nodes_of(node):
+            v = self.values.get(a)
+            if not (isinstance(v, Const) and v.scales is None):
+                return None
+            consts.append(a)
+        def value(n):
+            return torch.from_numpy(np.asarray(self.values[n].data))
+        args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), value)
+        with torch.no_grad():
+            out = node.target(*args, **kwargs)
+        if isinstance(out, torch.Tensor):
+            return Const(out.detach().numpy())
+        return None
 
     # -- quantize: where pending float ops become integer ops ---------------------------------
     def quantize(self, v, scale: float, zp: int, elem: str) -> Q:
@@ -901,9 +923,23 @@ _EAGER = {
 }
 
 
+def _nodes_of(node) -> list:
+    found = []
+    torch.fx.node.map_arg((node.args, node.kwargs), found.append)
+    return found
+
+
+_ELEMENTWISE = {aten.hardswish.default, aten.hardsigmoid.default, aten.silu.default, aten.gelu.default,
+                aten.elu.default, aten.leaky_relu.default, aten.mish.default, aten.softplus.default,
+                aten.sigmoid.default, aten.tanh.default, aten.hardtanh.default, aten.relu6.default,
+                aten.clamp.default, aten.relu.default, aten.hardswish_.default, aten.silu_.default,
+                aten.log_sigmoid.default, aten.selu.default, aten.celu.default, aten.softsign.default
+                if hasattr(aten, "softsign") else aten.relu.default}
+
+
 def _is_pointwise(node) -> bool:
     tags = getattr(node.target, "tags", ())
-    return torch.Tag.pointwise in tags
+    return torch.Tag.pointwise in tags or node.target in _ELEMENTWISE
 
 
 def _tuple(v, n):
