@@ -117,8 +117,8 @@ def test_float_inputs_are_quantized_with_the_model_parameters(elementwise_dir):
     x0 = rng.normal(scale=3.0, size=(1, 2, 4, 8)).astype(np.float32)
     x1 = rng.normal(scale=5.0, size=(1, 2, 4, 8)).astype(np.float32)
     # The fixture's tables: input0 scale 0.05 zp -3, input1 scale 0.1 zp 5 (float32 scales).
-    q0 = np.clip(np.round(x0 * np.float32(1 / np.float32(0.05))) - 3, -128, 127).astype(np.int8)
-    q1 = np.clip(np.round(x1 * np.float32(1 / np.float32(0.1))) + 5, -128, 127).astype(np.int8)
+    q0 = np.clip(np.round(x0.astype(np.float64) / np.float32(0.05)) - 3, -128, 127).astype(np.int8)
+    q1 = np.clip(np.round(x1.astype(np.float64) / np.float32(0.1)) + 5, -128, 127).astype(np.int8)
     result = run.run(elementwise_dir, [x0, x1], target="host")
     want = elementwise_oracle(q0, q1)
     np.testing.assert_array_equal(result.outputs_q[0], want[0])
@@ -272,3 +272,35 @@ def test_mcu_run_cli(elementwise_dir, tmp_path):
     bad = subprocess.run(cmd[:-3] + ["--target", "host", "--count-instructions"], capture_output=True, text=True, env=env)
     assert bad.returncode == 1 and "needs a Cortex-M target" in bad.stderr and "Traceback" not in bad.stderr
 
+
+
+REFERENCE_TOSA = """
+func.func @main(%arg0: tensor<1x8xi8>) -> tensor<1x8xi8> {
+  %0 = tosa.clamp %arg0 {min_val = -10 : i8, max_val = 20 : i8} : (tensor<1x8xi8>) -> tensor<1x8xi8>
+  return %0 : tensor<1x8xi8>
+}
+"""
+
+
+def test_mcu_run_reference(tmp_path):
+    """--reference quantizes with report.json's parameters and runs model.tosa.mlir in tosa_reference_model."""
+    if shutil.which("tosa_reference_model") is None and not (Path(sys.executable).parent / "tosa_reference_model").exists():
+        pytest.skip("tosa_reference_model not installed (pip install tosa-tools)")
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / "model.tosa.mlir").write_text(REFERENCE_TOSA)
+    quant = {"inputs": [{"shape": [1, 8], "dtype": "int8", "scale": 0.25, "zero_point": 3}],
+             "outputs": [{"shape": [1, 8], "dtype": "int8", "scale": 0.25, "zero_point": 3}]}
+    (out / "report.json").write_text(__import__("json").dumps({"quantization": quant}))
+    x = np.array([[-40.0, -3.3, -0.125, 0.125, 1.0, 4.375, 4.4, 60.0]], np.float32)
+    np.savez(tmp_path / "in.npz", input0=x)
+    env = {**os.environ, "PYTHONPATH": str(Path(run.__file__).resolve().parents[2]),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run([sys.executable, "-m", "mcu_mlir.tools.mcu_run", str(out), "--inputs", str(tmp_path / "in.npz"),
+                           "--outputs", str(tmp_path / "out.npz"), "--reference"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    q = np.clip(np.round(x.astype(np.float64) / 0.25) + 3, -128, 127)   # -0.125/0.25 = -0.5 rounds to even: 0
+    want = np.clip(q, -10, 20).astype(np.int8)
+    saved = np.load(tmp_path / "out.npz")
+    np.testing.assert_array_equal(saved["output0_q"], want)
+    np.testing.assert_array_equal(saved["output0"], ((want.astype(np.float64) - 3) * 0.25).astype(np.float32))

@@ -5,9 +5,9 @@
     result.outputs_float    # dequantized with the model's output parameters
     result.instructions     # per layer and total (QEMU targets only), or None
 
-Float inputs are quantized with the parameters in the model's own tables (mcu_model_inputs[], read
-by running the harness with --info), the way PT2E's quantize_per_tensor does: round half to even
-of x * (1/scale), plus the zero point, saturated.
+Float inputs are quantized with the frontend's parameters (report.json's "quantization", in double
+precision) or else those of the model's own tables (mcu_model_inputs[], read by running the harness
+with --info), as the frontend does: round half to even of x / scale, plus the zero point, saturated.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def quantize(x: np.ndarray, info: TensorInfo) -> np.ndarray:
     if np.issubdtype(x.dtype, np.integer):
         return x.astype(info.dtype)          # already quantized
     limits = np.iinfo(info.dtype)
-    q = np.round(x.astype(np.float32) * np.float32(1.0 / info.scale)) + info.zero_point
+    q = np.round(x.astype(np.float64) / info.scale) + info.zero_point
     return np.clip(q, limits.min, limits.max).astype(info.dtype)
 
 
@@ -153,6 +153,23 @@ def _layer_names(outdir: Path) -> list[str] | None:
     return [str(op.get("name", f"layer{i}")) for i, op in enumerate(ops)] if isinstance(ops, list) else None
 
 
+def _prefer_report_params(outdir: Path, input_infos: list[TensorInfo], output_infos: list[TensorInfo]):
+    """The C tables hold float32 scales; report.json's are the frontend's exact ones. Use those when
+    they describe the same tensors (same count and integer types)."""
+    report_io = io_from_report(outdir)
+    if report_io is None:
+        return input_infos, output_infos
+    merged = []
+    for c_infos, report_infos in zip((input_infos, output_infos), report_io):
+        if len(c_infos) != len(report_infos) or any(
+                c.is_float != r.is_float or (not c.is_float and c.elem_bytes != r.elem_bytes)
+                for c, r in zip(c_infos, report_infos)):
+            return input_infos, output_infos
+        merged.append([TensorInfo(c.name, c.shape, c.elem_bytes, c.is_float, r.scale, r.zero_point, c.size_bytes)
+                       for c, r in zip(c_infos, report_infos)])
+    return merged[0], merged[1]
+
+
 def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instructions: bool = False,
         cmsis_nn_path=None, opt: str = "-O2", timeout: float = 120) -> RunResult:
     """Builds (if needed) and runs OUTDIR's model once on `inputs` (float arrays, or integer arrays
@@ -162,12 +179,13 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
         raise UserError("counting instructions needs a Cortex-M target (it runs under QEMU), not 'host'")
     executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt)
     input_infos, output_infos = model_io(executable, target, timeout)
+    input_params, output_params = _prefer_report_params(outdir, input_infos, output_infos)
     if len(inputs) != len(input_infos):
         raise UserError(f"the model takes {len(input_infos)} input(s), {len(inputs)} given")
     with tempfile.TemporaryDirectory(prefix="mcu-run-") as tmp:
         tmp_path = Path(tmp)
         args = []
-        for i, (array, info) in enumerate(zip(inputs, input_infos)):
+        for i, (array, info) in enumerate(zip(inputs, input_params)):
             array = np.asarray(array)
             if int(np.prod(array.shape)) != int(np.prod(info.shape)):
                 raise UserError(f"input {i} ({info.name}) has shape {tuple(array.shape)}, the model expects {info.shape}")
@@ -185,7 +203,7 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
             instructions = qemu.instruction_counts(counts_file, executable, executable.parent, _layer_names(outdir))
     outputs_q = [np.frombuffer(data, dtype=info.dtype).reshape(info.shape).copy()
                  for data, info in zip(parsed.data, output_infos)]
-    outputs_float = [dequantize(q, info) for q, info in zip(outputs_q, output_infos)]
+    outputs_float = [dequantize(q, info) for q, info in zip(outputs_q, output_params)]
     return RunResult(outputs_q, outputs_float, instructions, input_infos, output_infos)
 
 
@@ -196,20 +214,29 @@ _ELEM_RE = re.compile(r"tensor<(?:[\d?]+x)*(\w+)>")
 _INT_TYPES = {"i8": (np.int8, 1), "i16": (np.int16, 2), "i32": (np.int32, 4)}
 
 
-def _reference_io_from_report(outdir: Path) -> tuple[list[TensorInfo], list[TensorInfo]] | None:
-    """Quantization parameters the frontend recorded in report.json, when it did."""
+_DTYPE_BYTES = {"int8": 1, "int16": 2, "int32": 4, "float32": 4}
+
+
+def io_from_report(outdir: Path) -> tuple[list[TensorInfo], list[TensorInfo]] | None:
+    """The I/O quantization the frontend recorded in report.json ("quantization": {"inputs": [{shape,
+    dtype, scale, zero_point}], "outputs": [...]}), when it did."""
     report = outdir / "report.json"
     if not report.exists():
         return None
-    quant = json.loads(report.read_text()).get("quantization") or {}
+    try:
+        quant = json.loads(report.read_text()).get("quantization") or {}
+    except ValueError:
+        return None
     groups = []
     for key in ("inputs", "outputs"):
         entries = quant.get(key)
-        if not isinstance(entries, list) or not all(isinstance(e, dict) and "scale" in e and "zero_point" in e
-                                                    for e in entries):
+        if not isinstance(entries, list) or not all(
+                isinstance(e, dict) and {"scale", "zero_point", "dtype"} <= e.keys() and e["dtype"] in _DTYPE_BYTES
+                for e in entries):
             return None
-        groups.append([TensorInfo(str(e.get("name", f"{key[:-1]}{i}")), tuple(e.get("shape", ())), 1, False,
-                                  float(e["scale"]), int(e["zero_point"]), 0) for i, e in enumerate(entries)])
+        groups.append([TensorInfo(str(e.get("name", f"{key[:-1]}{i}")), tuple(e.get("shape") or ()),
+                                  _DTYPE_BYTES[e["dtype"]], e["dtype"] == "float32", float(e["scale"]),
+                                  int(e["zero_point"]), 0) for i, e in enumerate(entries)])
     return groups[0], groups[1]
 
 
@@ -235,7 +262,7 @@ def run_reference_outdir(outdir, inputs: list[np.ndarray]) -> RunResult:
     io = None
     needs_params = any(t in _INT_TYPES for t in arg_types + res_types)
     if needs_params:
-        io = _reference_io_from_report(outdir)
+        io = io_from_report(outdir)
         if io is None and (outdir / "model.c").exists():
             io = model_io(build_mod.build(outdir, target="host"), "host")
         if io is None:
