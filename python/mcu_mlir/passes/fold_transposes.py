@@ -11,6 +11,7 @@ from .base import ModulePass
 from .layout.assign import Problem
 from .layout.constants import ConstantData, make_constant, shape_values
 from .layout.roles import is_constant
+from .layout.views import sink_reshapes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,7 +25,9 @@ class FoldTransposes(ModulePass):
     transposes through forks (one producer, many users) and joins, through reshapes whose data
     order allows it (the reshape is rewritten), into constants (transposed at compile time,
     dense_resource included), and turns transposes that only move unit dims into reshapes. A layout
-    is changed only when it lowers the number of transposes (then the bytes they move).
+    is changed only when it lowers the number of transposes (then the bytes they move). Finally
+    elementwise ops and slices move below the reshapes that feed them, so that chains of views
+    between two ops (conv1d -> relu -> conv1d) meet and cancel.
     With io-layout=nhwc, rank-3/4 function arguments and results may be stored channels-last
     (NHWC / NWC); those are marked `mcu.layout = "nhwc"` in the function's argument/result
     attributes and the function type changes accordingly.
@@ -50,6 +53,7 @@ class FoldTransposes(ModulePass):
             problem = Problem.build(fn, self.io_layout)
             problem.solve()
             problem.rewrite(consts)
+            sink_reshapes(fn, consts)
 
     def _check_static(self, fn) -> bool:
         ok = True
