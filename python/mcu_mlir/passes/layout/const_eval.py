@@ -1,0 +1,88 @@
+"""Evaluating small constant subgraphs (index arithmetic) with numpy.
+
+torch-mlir computes the indices of a nearest-neighbour upsample as a chain of i32 ops on constants
+(concat, reshape, mul, reduce_sum) that `tosa-layerwise-constant-fold` leaves alone; the layout
+passes need their values to recognise the upsample.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._mlir import ir
+from .constants import ConstantData, shape_values
+
+_NUMPY_OF = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+             "f32": np.float32, "f16": np.float16}
+_LIMIT = 1 << 22
+
+
+def evaluate(value, consts: ConstantData, depth: int = 0):
+    """The value as a numpy array if it depends on constants only (through supported ops), else None."""
+    if depth > 32:
+        return None
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    name = owner.operation.name
+    ty = value.type
+    if not isinstance(ty, ir.RankedTensorType) or not ty.has_static_shape:
+        return None
+    if int(np.prod(ty.shape, dtype=np.int64)) > _LIMIT:
+        return None
+    dtype = _NUMPY_OF.get(str(ty.element_type))
+    if dtype is None:
+        return None
+    if name == "tosa.const":
+        return consts.array(value)
+
+    def arg(i):
+        return evaluate(owner.operands[i], consts, depth + 1)
+
+    def attr_int(key):
+        return ir.IntegerAttr(owner.attributes[key]).value
+
+    out = None
+    if name in ("tosa.identity", "tosa.cast"):
+        a = arg(0)
+        out = None if a is None else a
+    elif name == "tosa.reshape":
+        a = arg(0)
+        out = None if a is None else a.reshape(tuple(ty.shape))
+    elif name == "tosa.transpose":
+        a = arg(0)
+        out = None if a is None else a.transpose(tuple(owner.attributes["perms"]))
+    elif name == "tosa.concat":
+        parts = [evaluate(v, consts, depth + 1) for v in owner.operands]
+        out = None if any(p is None for p in parts) else np.concatenate(parts, axis=attr_int("axis"))
+    elif name in ("tosa.add", "tosa.sub", "tosa.mul"):
+        a, b = arg(0), arg(1)
+        if a is None or b is None or not np.issubdtype(dtype, np.integer):
+            return None
+        a, b = a.astype(np.int64), b.astype(np.int64)
+        if name == "tosa.mul":
+            shift = evaluate(owner.operands[2], consts, depth + 1)
+            if shift is None or np.any(shift != 0):
+                return None
+            out = a * b
+        else:
+            out = a + b if name == "tosa.add" else a - b
+    elif name == "tosa.reduce_sum":
+        a = arg(0)
+        out = None if a is None else a.astype(np.int64).sum(axis=attr_int("axis"), keepdims=True)
+    elif name == "tosa.slice":
+        a = arg(0)
+        start, size = shape_values(owner.operands[1]), shape_values(owner.operands[2])
+        if a is None or start is None or size is None:
+            return None
+        out = a[tuple(slice(s, s + n) for s, n in zip(start, size))]
+    elif name == "tosa.tile":
+        a = arg(0)
+        reps = shape_values(owner.operands[1])
+        out = None if a is None or reps is None else np.tile(a, reps)
+    if out is None:
+        return None
+    out = np.asarray(out)
+    if out.shape != tuple(ty.shape):
+        out = np.broadcast_to(out, tuple(ty.shape))
+    return out.astype(dtype)
