@@ -65,6 +65,33 @@ __attribute__((noreturn)) void mcu_target_exit(int code) {
   }
 }
 
+/* newlib's exit paths (abort(), a failed assert) end here instead of in libnosys's endless loop. */
+__attribute__((noreturn)) void _exit(int code) { mcu_target_exit(code); }
+
+__attribute__((noreturn)) void __assert_func(const char *file, int line, const char *function,
+                                             const char *expression) {
+  char number[12];
+  int length = 0;
+  unsigned value = line > 0 ? (unsigned)line : 0u;
+  do {
+    number[length++] = (char)('0' + value % 10u);
+    value /= 10u;
+  } while (value && length < 11);
+  char text[12];
+  for (int i = 0; i < length; i++) text[i] = number[length - 1 - i];
+  text[length] = '\0';
+  mcu_platform_puts("error: assertion failed: ");
+  mcu_platform_puts(expression ? expression : "?");
+  mcu_platform_puts(" (");
+  mcu_platform_puts(file ? file : "?");
+  mcu_platform_puts(":");
+  mcu_platform_puts(text);
+  mcu_platform_puts(function ? ", " : "");
+  mcu_platform_puts(function ? function : "");
+  mcu_platform_puts(")\n");
+  mcu_target_exit(3);
+}
+
 #define MCU_MAX_ARGS 16
 static char command_line[512];
 

@@ -304,3 +304,33 @@ def test_mcu_run_reference(tmp_path):
     saved = np.load(tmp_path / "out.npz")
     np.testing.assert_array_equal(saved["output0_q"], want)
     np.testing.assert_array_equal(saved["output0"], ((want.astype(np.float64) - 3) * 0.25).astype(np.float32))
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_failed_assert_in_the_model_is_reported(tmp_path, target):
+    """A failing assert (as in MCU_DEBUG_SCRATCH builds) stops the firmware with a message, not a hang."""
+    if target == "host":
+        _need_host_toolchain()
+    else:
+        _need_cross_toolchain()
+    out = tmp_path / "model"
+    shutil.copytree(FIXTURES / "elementwise", out)
+    source = (out / "model.c").read_text()
+    source = source.replace('#include "model.h"\n', '#include "model.h"\n\n#include <assert.h>\n', 1)
+    source = source.replace("  mcu_layer_marker(0);\n", "  assert(x0[0] != 99);\n  mcu_layer_marker(0);\n", 1)
+    (out / "model.c").write_text(source)
+    inputs = random_inputs(1, (1, 2, 4, 8))
+    run.run(out, inputs, target=target)      # passes while x0[0] != 99
+    inputs[0][0, 0, 0, 0] = 99
+    with pytest.raises(UserError, match=r"the model failed on .*x0\[0\] != 99"):
+        run.run(out, inputs, target=target, timeout=30)
+
+
+def test_model_compiled_for_another_kernel_path(cmsis_add_dir, tmp_path):
+    out = tmp_path / "model"
+    shutil.copytree(cmsis_add_dir, out, ignore=shutil.ignore_patterns("build-*"))
+    header = (out / "model.h").read_text()
+    (out / "model.h").write_text(header.replace("#define MCU_MODEL_USES_CMSIS_NN 1",
+                                                '#define MCU_MODEL_USES_CMSIS_NN 1\n#define MCU_MODEL_TARGET "cortex-m55"'))
+    with pytest.raises(UserError, match="compiled for cortex-m55.*compile it again with --target cortex-m4"):
+        build.build(out, target="cortex-m4", cmsis_nn_path=tmp_path)

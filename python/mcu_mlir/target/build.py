@@ -46,6 +46,20 @@ def memory_regions(linker_script: Path) -> dict[str, tuple[int, int]]:
             for name, origin, length in _MEMORY_RE.findall(linker_script.read_text())}
 
 
+_MODEL_TARGET_RE = re.compile(r'^#define\s+MCU_MODEL_TARGET\s+"([\w-]+)"', re.M)
+
+# CMSIS-NN compiles one of three code paths per core, and its scratch buffer sizes follow the path.
+KERNEL_PATH = {"cortex-m55": "mve", "cortex-m33": "dsp", "cortex-m7": "dsp", "cortex-m4": "dsp",
+               "cortex-m3": "c", "cortex-m0": "c", "host": "c"}
+
+
+def model_target(outdir: Path | str) -> str | None:
+    """The core model.c was generated for (MCU_MODEL_TARGET), if the header says."""
+    header = Path(outdir) / "model.h"
+    m = _MODEL_TARGET_RE.search(header.read_text()) if header.exists() else None
+    return m.group(1) if m else None
+
+
 def model_uses_cmsis_nn(outdir: Path | str) -> bool:
     header = Path(outdir) / "model.h"
     return header.exists() and bool(_USES_CMSIS_RE.search(header.read_text()))
@@ -86,12 +100,13 @@ def executable_path(outdir: Path | str, target: str) -> Path:
 
 
 def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None,
-          inputs: list[np.ndarray] | None = None, opt: str = "-O2", verbose: bool = False) -> Path:
+          inputs: list[np.ndarray] | None = None, opt: str = "-O2", debug_scratch: bool = False,
+          verbose: bool = False) -> Path:
     """Configures (when needed) and builds OUTDIR's model for `target`; returns the ELF / executable.
 
     `cmsis_nn_path` defaults to $CMSIS_NN_PATH when the model calls CMSIS-NN. `inputs` (arrays in the
     model's input types, already quantized) are compiled into the firmware and used when it runs
-    without input files."""
+    without input files. `debug_scratch` checks every planned CMSIS-NN scratch size at run time."""
     outdir = Path(outdir).resolve()
     check_toolchain(target)
     if not (outdir / "model.c").exists() or not (outdir / "model.h").exists():
@@ -104,6 +119,11 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
     if uses_cmsis and not cmsis_nn_path:
         raise UserError("the model calls CMSIS-NN kernels: set CMSIS_NN_PATH (or pass cmsis_nn_path / --cmsis-nn) "
                         "to a CMSIS-NN checkout, or compile with --backend portable")
+    generated_for = model_target(outdir)
+    if uses_cmsis and generated_for in KERNEL_PATH and KERNEL_PATH[generated_for] != KERNEL_PATH[target]:
+        raise UserError(f"{outdir} was compiled for {generated_for}, whose CMSIS-NN kernels ({KERNEL_PATH[generated_for]} "
+                        f"path) need other scratch buffers than {target}'s ({KERNEL_PATH[target]} path): "
+                        f"compile it again with --target {target}")
     if cmsis_nn_path:
         cmsis_nn_path = Path(cmsis_nn_path).resolve()
         if not (cmsis_nn_path / "Include" / "arm_nnfunctions.h").exists():
@@ -118,7 +138,8 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
         harness_inputs = str(inputs_file)
 
     settings = {"MCU_TARGET": target, "MCU_MODEL_DIR": str(outdir), "CMSIS_NN_PATH": str(cmsis_nn_path or ""),
-                "MCU_OPT_FLAGS": opt, "MCU_HARNESS_INPUTS": harness_inputs}
+                "MCU_OPT_FLAGS": opt, "MCU_HARNESS_INPUTS": harness_inputs,
+                "MCU_DEBUG_SCRATCH": "ON" if debug_scratch else "OFF"}
     stamp = build_dir / "mcu_configure.json"
     if not (build_dir / "CMakeCache.txt").exists() or not stamp.exists() or json.loads(stamp.read_text()) != settings:
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []

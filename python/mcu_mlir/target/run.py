@@ -194,10 +194,12 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
             args.append(f"input{i}.bin")
         counts_file = tmp_path / "counts.txt" if count_instructions else None
         text, code = _execute(executable, target, args, tmp_path, timeout, counts_file)
+        if code != 0:
+            errors = [line[7:] for line in text.splitlines() if line.startswith("error: ")]
+            status = [line for line in text.splitlines() if line.startswith("status ")]
+            detail = "; ".join(errors) or (f"mcu_model_run returned {status[0].split()[1]}" if status else text[-2000:])
+            raise UserError(f"the model failed on {target} (exit {code}): {detail}")
         parsed = parse_harness_output(text)
-        if code != 0 or parsed.status != 0:
-            raise UserError(f"the model failed on {target} (exit {code}, mcu_model_run returned {parsed.status}):\n"
-                            + text[-2000:])
         instructions = None
         if counts_file is not None:
             instructions = qemu.instruction_counts(counts_file, executable, executable.parent, _layer_names(outdir))
