@@ -11,6 +11,9 @@ import importlib
 PASSES: dict[str, str] = {
     "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
     "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
+    "mcu-plan-memory": "plan_memory:PlanMemory",
+    "mcu-prepare-for-emission": "prepare_for_emission:PrepareForEmission",
+    "mcu-emit-c": "emit_c:EmitC",
     "mcu-fold-transposes": "fold_transposes:FoldTransposes",
     "mcu-conv1d-to-conv2d": "conv1d_to_conv2d:Conv1dToConv2d",
     "mcu-nhwc-canonicalize": "nhwc_canonicalize:NhwcCanonicalize",
@@ -19,6 +22,7 @@ PASSES: dict[str, str] = {
 # name -> "module:function"; the function takes the option text and returns a pipeline string
 # (`builtin.module(...)` contents) that may mix our passes and upstream ones.
 PIPELINES: dict[str, str] = {
+    "mcu-tosa-to-cmsisnn-pipeline": "backend_pipeline:tosa_to_cmsisnn_pipeline",
     "mcu-tosa-layout-pipeline": "layout_pipeline:layout_pipeline",
 }
 

@@ -1,0 +1,21 @@
+"""mcu-tosa-to-cmsisnn-pipeline: integer NHWC TOSA -> planned cmsisnn ready for mcu-emit-c."""
+
+from __future__ import annotations
+
+from .base import _split_options, OptionError
+
+_DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0"}
+
+
+def tosa_to_cmsisnn_pipeline(options: str) -> str:
+    """Converts to kernel calls, plans the arena and prepares emission (options: target=, backend=, ram-bytes=)."""
+    opts = dict(_DEFAULTS)
+    for key, value in _split_options(options):
+        if key not in opts:
+            raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline' has no option '{key}' "
+                              f"(options: {', '.join(sorted(opts))})")
+        opts[key] = value
+    return ("builtin.module("
+            f"mcu-convert-tosa-to-cmsisnn{{target={opts['target']} backend={opts['backend']}}},"
+            f"mcu-plan-memory{{target={opts['target']} ram-bytes={opts['ram-bytes']}}},"
+            "mcu-prepare-for-emission)")

@@ -1,0 +1,245 @@
+"""mcu-plan-memory: one static arena for every intermediate tensor and CMSIS-NN scratch buffer."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._mlir import ir
+from ..target import cmsis_buffers
+from .base import ModulePass
+from .conversion.common import CORE_PATH, DTYPE_BYTES
+
+ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
+
+# Portable kernels that read element i before writing element i of an equal-sized output, so the
+# output may take the input's place when the input dies there.
+_IN_PLACE = {"clamp", "rescale", "table_s8", "unary", "cast", "elementwise_add_s8",
+             "elementwise_mul_s8", "binary"}
+
+
+def value_bytes(value) -> int:
+    ty = ir.RankedTensorType(value.type)
+    n = int(np.prod(ty.shape, dtype=np.int64))
+    return n * DTYPE_BYTES.get(str(ty.element_type), 4)
+
+
+def _align(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def kernel_ops(block) -> list:
+    return [op for op in block.operations if op.operation.name.startswith("cmsisnn.")]
+
+
+def scratch_bytes(op, path: str) -> int:
+    """The scratch buffer the CMSIS-NN call needs on this core path (0 for portable kernels)."""
+    name = op.operation.name
+    a = op.attributes
+    if name in ("cmsisnn.conv", "cmsisnn.depthwise_conv"):
+        in_shape = list(ir.RankedTensorType(op.operands[0].type).shape)
+        f = list(ir.RankedTensorType(op.operands[1].type).shape)
+        out_shape = list(ir.RankedTensorType(op.results[0].type).shape)
+        stride = list(ir.DenseI32ArrayAttr(a["stride"]))
+        pad = list(ir.DenseI32ArrayAttr(a["padding"]))[:2]
+        dil = list(ir.DenseI32ArrayAttr(a["dilation"]))
+        if name == "cmsisnn.conv":
+            kernel = str(a["kernel"]).strip('"')
+            return cmsis_buffers.conv_wrapper_s8(path, kernel, stride, pad, dil, in_shape, f, out_shape)
+        return cmsis_buffers.depthwise_wrapper_s8(path, stride, pad, dil, in_shape, f, out_shape)
+    if name == "cmsisnn.avg_pool":
+        return cmsis_buffers.avgpool_s8(path, ir.RankedTensorType(op.operands[0].type).shape[-1])
+    # Fully connected on MVE reads kernel sums that are precomputed into flash: no scratch.
+    return 0
+
+
+@dataclasses.dataclass
+class _Buffer:
+    size: int
+    start: int
+    end: int
+    offset: int = -1
+
+
+def place(buffers: list[_Buffer]) -> int:
+    """Best-fit placement, trying several orders; returns the arena size and sets offsets."""
+    orders = [
+        lambda b: (-b.size, b.start),
+        lambda b: (-(b.end - b.start), -b.size),
+        lambda b: (b.start, -b.size),
+        lambda b: (-b.size * (b.end - b.start + 1), b.start),
+    ]
+    best, best_offsets = None, None
+    for key in orders:
+        placed: list[_Buffer] = []
+        offsets = {}
+        for b in sorted(buffers, key=key):
+            busy = sorted((p.offset, p.offset + _align(p.size)) for p in placed
+                          if p.start <= b.end and b.start <= p.end)
+            need = _align(b.size)
+            gap_choice, cursor = None, 0
+            for lo, hi in busy:
+                if lo - cursor >= need and (gap_choice is None or lo - cursor < gap_choice[1]):
+                    gap_choice = (cursor, lo - cursor)
+                cursor = max(cursor, hi)
+            b.offset = gap_choice[0] if gap_choice else cursor
+            offsets[id(b)] = b.offset
+            placed.append(b)
+        total = max((p.offset + _align(p.size) for p in placed), default=0)
+        if best is None or total < best:
+            best, best_offsets = total, offsets
+    for b in buffers:
+        b.offset = best_offsets[id(b)]
+    return best or 0
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanMemory(ModulePass):
+    """Plans one static arena for the intermediate tensors and scratch buffers.
+
+    Lifetimes come from the kernel order; buffers are placed best-fit (several orders tried, the
+    smallest kept). Reshapes are views of their input; elementwise portable kernels write in place
+    when their input dies there; CMSIS-NN scratch buffers are sized for the target core and share
+    the arena. Graph inputs and outputs stay in the caller's buffers. Records `mcu.arena_bytes`
+    and `mcu.arena_lower_bound_bytes` (the most bytes live at once) on the module; each kernel op
+    gets `mcu.storage` ("arena" / "input:N" / "output:N"), `mcu.offset`, and scratch attributes.
+    """
+
+    NAME = "mcu-plan-memory"
+    target: str = dataclasses.field(default="", metadata={
+        "help": "core (default: the module's mcu.target)"})
+    ram_bytes: int = dataclasses.field(default=0, metadata={
+        "help": "fail when the arena exceeds this many bytes (0: no limit)"})
+
+    def run(self, module: ir.Operation) -> None:
+        target = self.target or (str(module.attributes["mcu.target"]).strip('"')
+                                 if "mcu.target" in module.attributes else "host")
+        path = CORE_PATH.get(target, "c")
+        arena = lower = 0
+        for fn in self.functions(module):
+            a, lb = self._plan_function(fn, path)
+            arena, lower = max(arena, a), max(lower, lb)
+        i64 = ir.IntegerType.get_signless(64)
+        module.attributes["mcu.arena_bytes"] = ir.IntegerAttr.get(i64, arena)
+        module.attributes["mcu.arena_lower_bound_bytes"] = ir.IntegerAttr.get(i64, lower)
+        if self.ram_bytes and arena > self.ram_bytes:
+            self.emit_error(module, f"the model needs a {arena}-byte arena (at least {lower} bytes "
+                                    f"live at once); the target has ram-bytes={self.ram_bytes}")
+
+    def _plan_function(self, fn, path: str) -> tuple[int, int]:
+        block = fn.regions[0].blocks[0]
+        ops = kernel_ops(block)
+        index = {op.results[0]: i for i, op in enumerate(ops)}
+        ret = next(op for op in block.operations if op.operation.name == "func.return")
+        returned = {}
+        for i, v in enumerate(ret.operands):
+            returned.setdefault(v, i)
+
+        # Storage groups: a reshape shares its input's group (a view) unless that would make
+        # one buffer both a graph input and output, or two outputs.
+        group_of: dict = {}
+        groups: list[dict] = []
+
+        def new_group(v):
+            g = {"values": [v], "input": None, "output": None}
+            groups.append(g)
+            group_of[v] = g
+            return g
+
+        for arg in block.arguments:
+            new_group(arg)["input"] = arg.arg_number
+        for op in ops:
+            v = op.results[0]
+            out_index = returned.get(v)
+            src = op.operands[0] if len(op.operands) else None
+            g = group_of.get(src) if src is not None else None
+            can_alias = g is not None and (
+                op.operation.name == "cmsisnn.reshape"
+                or self._in_place(op, src, g, ops, index))
+            if can_alias and out_index is not None and (g["input"] is not None or g["output"] is not None):
+                can_alias = False
+            if can_alias and out_index is None and g["output"] is not None and \
+                    op.operation.name != "cmsisnn.reshape":
+                can_alias = False
+            if can_alias:
+                g["values"].append(v)
+                group_of[v] = g
+                if out_index is not None:
+                    g["output"] = out_index
+            else:
+                ng = new_group(v)
+                ng["output"] = out_index
+                if op.operation.name == "cmsisnn.reshape":
+                    op.attributes["mcu.copy"] = ir.UnitAttr.get()
+
+        # Lifetimes over kernel positions; graph inputs/outputs live outside the arena.
+        buffers, by_group = [], {}
+        n_ops = len(ops)
+        for g in groups:
+            if g["input"] is not None or g["output"] is not None:
+                continue
+            defs = [index[v] for v in g["values"] if v in index]
+            last = max(defs)
+            for v in g["values"]:
+                for use in v.uses:
+                    owner = use.owner
+                    if owner.operation.name == "func.return":
+                        last = n_ops
+                    elif owner.results and owner.results[0] in index:
+                        last = max(last, index[owner.results[0]])
+            b = _Buffer(max(value_bytes(g["values"][0]), 1), min(defs), last)
+            buffers.append(b)
+            by_group[id(g)] = b
+        scratch = {}
+        for i, op in enumerate(ops):
+            size = scratch_bytes(op, path)
+            if size:
+                scratch[i] = _Buffer(size, i, i)
+                buffers.append(scratch[i])
+        arena = place(buffers)
+        lower = max((sum(b.size for b in buffers if b.start <= t <= b.end)
+                     for t in range(n_ops + 1)), default=0)
+
+        i64 = ir.IntegerType.get_signless(64)
+        for i, op in enumerate(ops):
+            g = group_of[op.results[0]]
+            if g["input"] is not None:
+                storage, offset = f"input:{g['input']}", 0
+            elif g["output"] is not None:
+                storage, offset = f"output:{g['output']}", 0
+            else:
+                storage, offset = "arena", by_group[id(g)].offset
+            op.attributes["mcu.storage"] = ir.StringAttr.get(storage)
+            op.attributes["mcu.offset"] = ir.IntegerAttr.get(i64, offset)
+            if i in scratch:
+                op.attributes["mcu.scratch_offset"] = ir.IntegerAttr.get(i64, scratch[i].offset)
+                op.attributes["mcu.scratch_bytes"] = ir.IntegerAttr.get(i64, scratch[i].size)
+        return arena, lower
+
+    @staticmethod
+    def _in_place(op, src, g, ops, index) -> bool:
+        if op.operation.name != "cmsisnn.portable":
+            return False
+        kernel = str(op.attributes["kernel"]).strip('"')
+        if kernel not in _IN_PLACE or g["input"] is not None:
+            return False
+        if value_bytes(src) != value_bytes(op.results[0]):
+            return False
+        if ir.RankedTensorType(src.type).element_type != ir.RankedTensorType(op.results[0].type).element_type \
+                and DTYPE_BYTES.get(str(ir.RankedTensorType(src.type).element_type)) != \
+                DTYPE_BYTES.get(str(ir.RankedTensorType(op.results[0].type).element_type)):
+            return False
+        here = index[op.results[0]]
+        # The input (every view of it) must die here and not be read by another operand slot later.
+        for v in g["values"]:
+            for use in v.uses:
+                owner = use.owner
+                if owner.operation.name == "func.return":
+                    return False
+                if owner.results and owner.results[0] in index and index[owner.results[0]] > here:
+                    return False
+        if kernel == "binary" and list(ir.RankedTensorType(src.type).shape) != \
+                list(ir.RankedTensorType(op.results[0].type).shape):
+            return False
+        return True

@@ -1,0 +1,49 @@
+"""mcu-prepare-for-emission: precomputes what the C needs and checks the module is emittable."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._mlir import ir
+from .base import ModulePass
+from .conversion.common import CORE_PATH, const_array
+
+
+@dataclasses.dataclass(frozen=True)
+class PrepareForEmission(ModulePass):
+    """Precomputes fully-connected kernel sums (MVE) and checks every op can be emitted as C.
+
+    On the Cortex-M55 (MVE) arm_fully_connected_s8 reads, from its context buffer, the per-output
+    sums bias + input_offset * sum(weights row); they are computed here once and become flash
+    constants (`mcu.kernel_sums`) instead of run-time work. Every kernel op must have been placed
+    by mcu-plan-memory.
+    """
+
+    NAME = "mcu-prepare-for-emission"
+
+    def run(self, module: ir.Operation) -> None:
+        target = str(module.attributes["mcu.target"]).strip('"') if "mcu.target" in module.attributes else "host"
+        mve = CORE_PATH.get(target) == "mve"
+        for fn in self.functions(module):
+            for op in fn.regions[0].blocks[0].operations:
+                name = op.operation.name
+                if name.startswith("tosa.") and name not in ("tosa.const", "tosa.const_shape"):
+                    self.emit_error(op, f"'{name}' was not converted: run mcu-convert-tosa-to-cmsisnn first")
+                    continue
+                if not name.startswith("cmsisnn."):
+                    continue
+                if "mcu.storage" not in op.attributes:
+                    self.emit_error(op, f"'{name}' has no memory plan: run mcu-plan-memory first")
+                    continue
+                if name == "cmsisnn.fully_connected" and mve:
+                    self._kernel_sums(op)
+
+    @staticmethod
+    def _kernel_sums(op) -> None:
+        weights = np.asarray(const_array(op.operands[1]), np.int64)
+        bias = np.asarray(const_array(op.operands[2]), np.int64).reshape(-1)
+        input_offset = int(ir.IntegerAttr(op.attributes["input_offset"]).value)
+        sums = bias + input_offset * weights.sum(axis=1)
+        op.attributes["mcu.kernel_sums"] = ir.DenseI32ArrayAttr.get([int(x) for x in sums])

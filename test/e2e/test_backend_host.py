@@ -1,0 +1,284 @@
+"""Backend on the host: integer TOSA -> cmsisnn -> C (portable kernels), built with the host C
+compiler and compared bit for bit with tosa_reference_model on the same TOSA, per op family."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcu_mlir import _mlir
+from mcu_mlir.dialects import load as load_dialect
+from mcu_mlir.pipeline import run_pipeline
+from mcu_mlir.reference import run_reference
+from mcu_mlir.target.emit_c import emit_c, model_report
+
+ROOT = Path(__file__).resolve().parents[2]
+CC = shutil.which("cc") or shutil.which("gcc")
+RNG_SEED = 1234
+
+pytestmark = pytest.mark.skipif(CC is None, reason="no host C compiler (cc/gcc) on PATH")
+
+HARNESS = textwrap.dedent(r"""
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include "model.h"
+    static uint8_t arena[MCU_MODEL_ARENA_BYTES + 16] __attribute__((aligned(16)));
+    int main(int argc, char **argv) {
+      const void *inputs[MCU_MODEL_NUM_INPUTS];
+      void *outputs[MCU_MODEL_NUM_OUTPUTS];
+      (void)argc;
+      for (int i = 0; i < MCU_MODEL_NUM_INPUTS; ++i) {
+        void *buf = malloc(mcu_model_inputs[i].size_bytes + 1);
+        FILE *f = fopen(argv[1 + i], "rb");
+        if (!f || fread(buf, 1, mcu_model_inputs[i].size_bytes, f) != (size_t)mcu_model_inputs[i].size_bytes) return 90;
+        fclose(f);
+        inputs[i] = buf;
+      }
+      for (int i = 0; i < MCU_MODEL_NUM_OUTPUTS; ++i) outputs[i] = calloc(1, mcu_model_outputs[i].size_bytes + 1);
+      int status = mcu_model_run(inputs, outputs, arena);
+      if (status != 0) return 100 + (status < 0 ? -status : status);
+      for (int i = 0; i < MCU_MODEL_NUM_OUTPUTS; ++i) {
+        FILE *f = fopen(argv[1 + MCU_MODEL_NUM_INPUTS + i], "wb");
+        fwrite(outputs[i], 1, mcu_model_outputs[i].size_bytes, f);
+        fclose(f);
+      }
+      return 0;
+    }
+    """)
+
+
+def compile_and_run(text: str, inputs: list[np.ndarray], tmp: Path, backend="portable",
+                    target="host", extra_sources=(), extra_includes=(), defines=()):
+    """Lowers TOSA text to C, builds it for the host, runs it; returns (outputs, report, files)."""
+    ctx = _mlir.new_context()
+    load_dialect(ctx, "cmsisnn")
+    with ctx, _mlir.ir.Location.unknown():
+        module = _mlir.ir.Module.parse(text)
+        run_pipeline(module, f"mcu-tosa-to-cmsisnn-pipeline{{target={target} backend={backend}}}")
+        files = emit_c(module)
+        report = model_report(module)
+        out_types = [_mlir.ir.RankedTensorType(t) for t in
+                     module.body.operations[0].type.results]
+    for name, body in files.items():
+        (tmp / name).write_text(body)
+    (tmp / "main.c").write_text(HARNESS)
+    exe = tmp / "model"
+    cmd = [CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-I", str(ROOT / "include"),
+           "-I", str(tmp), *[f"-I{d}" for d in extra_includes], *[f"-D{d}" for d in defines],
+           str(tmp / "model.c"), str(tmp / "main.c"), str(ROOT / "lib" / "runtime.c"),
+           *map(str, sorted((ROOT / "lib" / "portable").glob("*.c"))), *map(str, extra_sources),
+           "-o", str(exe), "-lm"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    args = []
+    for i, x in enumerate(inputs):
+        path = tmp / f"in{i}.bin"
+        path.write_bytes(np.ascontiguousarray(x).tobytes())
+        args.append(str(path))
+    outs = [tmp / f"out{i}.bin" for i in range(len(out_types))]
+    proc = subprocess.run([str(exe), *args, *map(str, outs)], capture_output=True, text=True)
+    assert proc.returncode == 0, f"model run failed with {proc.returncode}: {proc.stderr}"
+    np_types = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i1": np.bool_}
+    results = []
+    for path, ty in zip(outs, out_types):
+        arr = np.frombuffer(path.read_bytes(), dtype=np_types[str(ty.element_type)])
+        results.append(arr.reshape(list(ty.shape)))
+    return results, report, files
+
+
+# -- graph builders ------------------------------------------------------------------------------
+
+def dense(arr: np.ndarray, ty: str) -> str:
+    shape = "x".join(str(d) for d in arr.shape)
+    flat = ", ".join(str(int(v)) for v in arr.reshape(-1))
+    body = f"[{flat}]" if arr.ndim else flat
+    if arr.ndim > 1:
+        body = np.array2string(arr, separator=", ", threshold=10 ** 9, max_line_width=10 ** 9)
+    return f"dense<{body}> : tensor<{shape}x{ty}>" if shape else f"dense<{body}> : tensor<{ty}>"
+
+
+def const(name: str, arr: np.ndarray, ty: str) -> str:
+    shape = "x".join(str(d) for d in arr.shape)
+    return f'  %{name} = "tosa.const"() {{values = {dense(arr, ty)}}} : () -> tensor<{shape}x{ty}>\n'
+
+
+def zp(name: str, value: int, ty: str = "i8") -> str:
+    return const(name, np.array([value]), ty)
+
+
+def rescale_consts(prefix: str, mult, shift, in_zp: int, out_zp: int, in_ty="i32", out_ty="i8"):
+    return (const(f"{prefix}m", np.asarray(mult), "i32") + const(f"{prefix}s", np.asarray(shift), "i8")
+            + zp(f"{prefix}iz", in_zp, in_ty) + zp(f"{prefix}oz", out_zp, out_ty))
+
+
+def rescale(prefix, src, src_ty, dst_ty, n, per_channel=False, rounding="DOUBLE_ROUND", out=None):
+    return (f"  %{out or prefix} = tosa.rescale %{src}, %{prefix}m, %{prefix}s, %{prefix}iz, %{prefix}oz "
+            f"{{input_unsigned = false, output_unsigned = false, per_channel = {str(per_channel).lower()}, "
+            f"rounding_mode = {rounding}, scale32 = true}} : ({src_ty}, tensor<{n}xi32>, tensor<{n}xi8>, "
+            f"tensor<1x{src_ty.split('x')[-1]}, tensor<1x{dst_ty.split('x')[-1]}) -> {dst_ty}\n")
+
+
+def func(args: list[str], results: list[str], body: str, ret: list[str]) -> str:
+    sig = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(args))
+    res = ", ".join(results)
+    return (f"func.func @main({sig}) -> ({res}) {{\n{body}"
+            f"  return {', '.join('%' + r for r in ret)} : {res}\n}}\n")
+
+
+def rand_i8(rng, shape, lo=-128, hi=128):
+    return rng.integers(lo, hi, shape).astype(np.int8)
+
+
+def conv_graph(rng, depthwise=False, groups=1, clamp=True, per_channel=True):
+    n, h, w, c = 1, 9, 7, 4
+    if depthwise:
+        m = 2
+        oc = c * m
+        weights = rand_i8(rng, (3, 3, c, m), -20, 20)
+        op = "tosa.depthwise_conv2d"
+    else:
+        oc = 6
+        weights = rand_i8(rng, (oc, 3, 3, c // groups), -20, 20)
+        op = "tosa.conv2d"
+    stride, pad, dil = (2, 1), (1, 1, 0, 1), (1, 2)
+    oh = (h - 1 + pad[0] + pad[1] - (3 - 1) * dil[0]) // stride[0] + 1
+    ow = (w - 1 + pad[2] + pad[3] - (3 - 1) * dil[1]) // stride[1] + 1
+    k = oc if per_channel else 1
+    mult = rng.integers(1 << 30, (1 << 31) - 1, k)
+    shift = rng.integers(36, 40, k)
+    wty = "x".join(map(str, weights.shape)) + "xi8"
+    body = (const("w", weights, "i8") + const("b", rng.integers(-500, 500, oc), "i32")
+            + zp("izp", -7) + zp("wzp", 0))
+    body += (f"  %acc = {op} %arg0, %w, %b, %izp, %wzp {{acc_type = i32, dilation = array<i64: {dil[0]}, {dil[1]}>, "
+             f"pad = array<i64: {', '.join(map(str, pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : "
+             f"(tensor<{n}x{h}x{w}x{c}xi8>, tensor<{wty}>, tensor<{oc}xi32>, tensor<1xi8>, tensor<1xi8>) "
+             f"-> tensor<{n}x{oh}x{ow}x{oc}xi32>\n")
+    out_ty = f"tensor<{n}x{oh}x{ow}x{oc}xi8>"
+    body += rescale_consts("r", mult, shift, 0, 5)
+    body += rescale("r", "acc", f"tensor<{n}x{oh}x{ow}x{oc}xi32>", out_ty, k, per_channel)
+    last = "r"
+    if clamp:
+        body += f"  %cl = tosa.clamp %r {{min_val = -20 : i8, max_val = 100 : i8}} : ({out_ty}) -> {out_ty}\n"
+        last = "cl"
+    text = func([f"tensor<{n}x{h}x{w}x{c}xi8>"], [out_ty], body, [last])
+    return text, [rand_i8(rng, (n, h, w, c))]
+
+
+def fc_graph(rng, per_channel=False):
+    k, o, rows = 24, 10, 3
+    weights = rand_i8(rng, (1, k, o), -30, 30)
+    nm = o if per_channel else 1
+    body = const("w", weights, "i8") + zp("azp", 11) + zp("bzp", 0)
+    body += (f"  %mm = tosa.matmul %arg0, %w, %azp, %bzp : (tensor<1x{rows}x{k}xi8>, tensor<1x{k}x{o}xi8>, "
+             f"tensor<1xi8>, tensor<1xi8>) -> tensor<1x{rows}x{o}xi32>\n")
+    body += const("bias", rng.integers(-2000, 2000, (1, 1, o)), "i32")
+    body += (f"  %ab = tosa.add %mm, %bias : (tensor<1x{rows}x{o}xi32>, tensor<1x1x{o}xi32>) -> "
+             f"tensor<1x{rows}x{o}xi32>\n")
+    body += rescale_consts("r", rng.integers(1 << 30, (1 << 31) - 1, nm), rng.integers(38, 41, nm), 0, -3)
+    body += rescale("r", "ab", f"tensor<1x{rows}x{o}xi32>", f"tensor<1x{rows}x{o}xi8>", nm, per_channel)
+    text = func([f"tensor<1x{rows}x{k}xi8>"], [f"tensor<1x{rows}x{o}xi8>"], body, ["r"])
+    return text, [rand_i8(rng, (1, rows, k))]
+
+
+def batch_matmul_graph(rng):
+    body = zp("azp", 3) + zp("bzp", -2)
+    body += ("  %mm = tosa.matmul %arg0, %arg1, %azp, %bzp : (tensor<2x3x5xi8>, tensor<2x5x4xi8>, "
+             "tensor<1xi8>, tensor<1xi8>) -> tensor<2x3x4xi32>\n")
+    text = func(["tensor<2x3x5xi8>", "tensor<2x5x4xi8>"], ["tensor<2x3x4xi32>"], body, ["mm"])
+    return text, [rand_i8(rng, (2, 3, 5)), rand_i8(rng, (2, 5, 4))]
+
+
+def pool_graph(rng, avg: bool):
+    ty, oty = "tensor<1x8x9x3xi8>", "tensor<1x4x5x3xi8>"
+    if avg:
+        body = zp("izp", -4) + zp("ozp", -4)
+        body += (f"  %p = tosa.avg_pool2d %arg0, %izp, %ozp {{acc_type = i32, kernel = array<i64: 3, 3>, "
+                 f"pad = array<i64: 1, 0, 1, 1>, stride = array<i64: 2, 2>}} : ({ty}, tensor<1xi8>, tensor<1xi8>) -> {oty}\n")
+    else:
+        body = (f"  %p = tosa.max_pool2d %arg0 {{kernel = array<i64: 3, 3>, pad = array<i64: 1, 0, 1, 1>, "
+                f"stride = array<i64: 2, 2>}} : ({ty}) -> {oty}\n")
+    body += f"  %c = tosa.clamp %p {{min_val = -100 : i8, max_val = 90 : i8}} : ({oty}) -> {oty}\n"
+    return func([ty], [oty], body, ["c"]), [rand_i8(rng, (1, 8, 9, 3))]
+
+
+def add_graph(rng, mul=False):
+    ty, ity = "tensor<1x4x4x8xi8>", "tensor<1x4x4x8xi32>"
+    if mul:
+        body = rescale_consts("a", [1 << 30], [30], 3, 0, "i8", "i32") + rescale_consts("b", [1 << 30], [30], -9, 0, "i8", "i32")
+    else:
+        body = rescale_consts("a", [1395864371], [28], 3, 0, "i8", "i32") + rescale_consts("b", [1174405120], [29], -9, 0, "i8", "i32")
+    body += rescale("a", "arg0", ty, ity, 1) + rescale("b", "arg1", ty, ity, 1)
+    if mul:
+        body += const("sh", np.array([0]), "i8")
+        body += f"  %s = tosa.mul %a, %b, %sh : ({ity}, {ity}, tensor<1xi8>) -> {ity}\n"
+        body += rescale_consts("o", [1518500250], [42], 0, 2)
+    else:
+        body += f"  %s = tosa.add %a, %b : ({ity}, {ity}) -> {ity}\n"
+        body += rescale_consts("o", [1288490189], [40], 0, 2)
+    body += rescale("o", "s", ity, ty, 1)
+    body += f"  %c = tosa.clamp %o {{min_val = -128 : i8, max_val = 120 : i8}} : ({ty}) -> {ty}\n"
+    return func([ty, ty], [ty], body, ["c"]), [rand_i8(rng, (1, 4, 4, 8)), rand_i8(rng, (1, 4, 4, 8))]
+
+
+def misc_graph(rng):
+    """table, transpose, concat, pad, slice, reshape, reduce_sum, maximum, argmax, cast, rescale."""
+    ty = "tensor<1x4x6x2xi8>"
+    table = rand_i8(rng, (256,))
+    body = const("tab", table, "i8")
+    body += f"  %t = tosa.table %arg0, %tab : ({ty}, tensor<256xi8>) -> {ty}\n"
+    body += f"  %tr = tosa.transpose %t {{perms = array<i32: 0, 3, 1, 2>}} : ({ty}) -> tensor<1x2x4x6xi8>\n"
+    body += (f"  %cc = tosa.concat %tr, %tr {{axis = 2 : i32}} : (tensor<1x2x4x6xi8>, tensor<1x2x4x6xi8>) "
+             f"-> tensor<1x2x8x6xi8>\n")
+    body += '  %pads = tosa.const_shape {values = dense<[0, 0, 1, 0, 0, 2, 1, 1]> : tensor<8xindex>} : () -> !tosa.shape<8>\n'
+    body += zp("pv", -5)
+    body += "  %pd = tosa.pad %cc, %pads, %pv : (tensor<1x2x8x6xi8>, !tosa.shape<8>, tensor<1xi8>) -> tensor<1x3x10x8xi8>\n"
+    body += '  %st = tosa.const_shape {values = dense<[0, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += '  %sz = tosa.const_shape {values = dense<[1, 2, 5, 6]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += "  %sl = tosa.slice %pd, %st, %sz : (tensor<1x3x10x8xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x2x5x6xi8>\n"
+    body += '  %rs = tosa.const_shape {values = dense<[2, 30]> : tensor<2xindex>} : () -> !tosa.shape<2>\n'
+    body += "  %re = tosa.reshape %sl, %rs : (tensor<1x2x5x6xi8>, !tosa.shape<2>) -> tensor<2x30xi8>\n"
+    body += "  %mx = tosa.maximum %re, %arg1 : (tensor<2x30xi8>, tensor<1x30xi8>) -> tensor<2x30xi8>\n"
+    body += "  %am = tosa.argmax %mx {axis = 1 : i32} : (tensor<2x30xi8>) -> tensor<2xi32>\n"
+    body += "  %ca = tosa.cast %mx : (tensor<2x30xi8>) -> tensor<2x30xi32>\n"
+    body += "  %rsum = tosa.reduce_sum %ca {axis = 1 : i32} : (tensor<2x30xi32>) -> tensor<2x1xi32>\n"
+    body += rescale_consts("q", [1234567890], [37], 0, 0, "i32", "i16")
+    body += ("  %q = tosa.rescale %rsum, %qm, %qs, %qiz, %qoz {input_unsigned = false, output_unsigned = false, "
+             "per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<2x1xi32>, tensor<1xi32>, "
+             "tensor<1xi8>, tensor<1xi32>, tensor<1xi16>) -> tensor<2x1xi16>\n")
+    text = func([ty, "tensor<1x30xi8>"], ["tensor<2xi32>", "tensor<2x1xi16>", "tensor<2x30xi8>"], body,
+                ["am", "q", "mx"])
+    return text, [rand_i8(rng, (1, 4, 6, 2)), rand_i8(rng, (1, 30))]
+
+
+CASES = {
+    "conv2d": lambda rng: conv_graph(rng),
+    "conv2d-per-tensor-no-clamp": lambda rng: conv_graph(rng, clamp=False, per_channel=False),
+    "grouped-conv2d": lambda rng: conv_graph(rng, groups=2),
+    "depthwise-conv2d": lambda rng: conv_graph(rng, depthwise=True),
+    "fully-connected": lambda rng: fc_graph(rng),
+    "fully-connected-per-channel": lambda rng: fc_graph(rng, per_channel=True),
+    "batch-matmul": batch_matmul_graph,
+    "avg-pool2d": lambda rng: pool_graph(rng, True),
+    "max-pool2d": lambda rng: pool_graph(rng, False),
+    "add": lambda rng: add_graph(rng),
+    "mul": lambda rng: add_graph(rng, mul=True),
+    "data-movement-and-reductions": misc_graph,
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_portable_matches_reference(case, tmp_path):
+    rng = np.random.default_rng(RNG_SEED)
+    text, inputs = CASES[case](rng)
+    expected = run_reference(text, inputs)
+    got, report, _ = compile_and_run(text, inputs, tmp_path)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e.reshape(g.shape).astype(g.dtype))
+    assert all(op["kernel"].startswith("portable:") or op["kernel"] == "view" for op in report["ops"])
+    assert report["arena_bytes"] >= report["arena_lower_bound_bytes"]
