@@ -27,9 +27,13 @@ def import_float(ep, example_inputs):
         folded = ep
     ctx = new_context()
     torch_d.register_dialect(ctx)
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = dict(get_decomposition_table())
+    for op in _UPSAMPLE_NEAREST:
+        table[op] = _upsample_nearest
     try:
         module = export_and_import(folded, output_type="tosa", func_name="main",
-                                   fx_importer=FxImporter(context=ctx))
+                                   fx_importer=FxImporter(context=ctx), decomposition_table=table)
     except Exception as e:
         raise UserError(_explain_failure(str(e), folded)) from None
     with torch.no_grad():
@@ -37,6 +41,32 @@ def import_float(ep, example_inputs):
     if isinstance(outs, torch.Tensor):
         outs = (outs,)
     return module, [tuple(x.shape) for x in example_inputs], [tuple(o.shape) for o in outs]
+
+
+def _upsample_nearest(x, output_size=None, scale_factors=None, *rest):
+    """Nearest upsampling by integer factors as expand + reshape (torch-mlir's TOSA path cannot
+    lower interpolate)."""
+    spatial = x.shape[2:]
+    if output_size is None:
+        output_size = [int(s * f) for s, f in zip(spatial, scale_factors)]
+    factors = [o // s for o, s in zip(output_size, spatial)]
+    if any(o != f * s for o, f, s in zip(output_size, factors, spatial)):
+        return NotImplemented
+    view = list(x.shape[:2])
+    expanded = list(x.shape[:2])
+    for s, f in zip(spatial, factors):
+        view += [s, 1]
+        expanded += [s, f]
+    return x.reshape(view).expand(expanded).reshape(list(x.shape[:2]) + list(output_size))
+
+
+def _ops():
+    import torch
+    aten = torch.ops.aten
+    return (aten.upsample_nearest2d.vec, aten.upsample_nearest1d.vec, aten.upsample_nearest2d.default)
+
+
+_UPSAMPLE_NEAREST = _ops()
 
 
 def _explain_failure(message: str, ep) -> str:
