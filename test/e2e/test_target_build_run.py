@@ -185,10 +185,13 @@ def test_model_too_big_for_the_machine(tmp_path, target, arena, region, availabl
 
 
 def test_arena_moves_to_bigger_memory_on_the_an547(tmp_path):
-    """600 KiB does not fit the 512 KiB DTCM: the firmware links with the arena in SRAM and runs."""
+    """600 KiB does not fit the 512 KiB DTCM: the firmware links with the arena in SRAM and runs.
+    The same build directory is reused: a new model.h re-runs the configure step."""
     _need_cross_toolchain()
     out = tmp_path / "model"
     shutil.copytree(FIXTURES / "elementwise", out)
+    build.build(out, target="cortex-m55")
+    assert "arena_region=DTCM" in (out / "build-cortex-m55" / "mcu_target.txt").read_text()
     header = (out / "model.h").read_text()
     (out / "model.h").write_text(header.replace("#define MCU_MODEL_ARENA_BYTES 64", "#define MCU_MODEL_ARENA_BYTES 614400"))
     inputs = random_inputs(2, (1, 2, 4, 8))
