@@ -250,6 +250,8 @@ def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path
     if len(segments) < 2:
         raise UserError("no mcu_layer_marker call was seen: the model does not mark its layers")
     layer_segments = segments[1:-1]   # the last one follows mcu_layer_marker(-1)
+    if layer_names is not None and len(layer_names) != len(layer_segments):
+        layer_names = None            # the report's ops are not the marked layers: do not guess
     layers = []
     for i, segment in enumerate(layer_segments):
         summary = summarise(segment)
