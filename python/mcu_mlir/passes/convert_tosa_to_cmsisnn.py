@@ -11,6 +11,10 @@ from .conversion import FAMILIES
 from .conversion.common import CORE_PATH, Rewriter, is_dead
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
+# Patterns that absorb several TOSA ops into one kernel call.
+UNIT_PATTERNS = frozenset({"conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
+                           "add-s8", "mul-s8"})
+
 LEGAL_OPS = ("tosa.const", "tosa.const_shape", "func.return", "func.func")
 
 
@@ -47,20 +51,25 @@ class ConvertTosaToCmsisNN(ModulePass):
         table: dict[str, list] = {}
         for name, root, fn in patterns():
             if name not in rw.disabled:
-                table.setdefault(root, []).append(fn)
+                table.setdefault(root, []).append((name, fn))
         module.attributes["mcu.target"] = ir.StringAttr.get(self.target)
         module.attributes["mcu.backend"] = ir.StringAttr.get(self.backend)
         for fn in self.functions(module):
             block = fn.regions[0].blocks[0]
-            for op in list(block.operations):
-                if is_dead(op):
-                    continue
-                name = op.operation.name
-                if name in LEGAL_OPS or name.startswith("cmsisnn."):
-                    continue
-                for pattern in table.get(name, ()):
-                    if pattern(op, rw):
-                        break
+            # Units first: a unit's root (e.g. tosa.add) may come after ops it absorbs (its input
+            # rescales), which the single-op patterns would otherwise take first.
+            for phase in (UNIT_PATTERNS, None):
+                for op in list(block.operations):
+                    if is_dead(op):
+                        continue
+                    name = op.operation.name
+                    if name in LEGAL_OPS or name.startswith("cmsisnn."):
+                        continue
+                    for pattern_name, pattern in table.get(name, ()):
+                        if phase is not None and pattern_name not in phase:
+                            continue
+                        if pattern(op, rw):
+                            break
             rw.sweep(block)
             self._erase_dead_constants(block)
             self._check_legal(block)

@@ -58,8 +58,11 @@ def _params(op) -> dict:
     """Attributes of a kernel op (or the `params` of cmsisnn.portable) as Python values."""
     attrs = op.attributes["params"] if op.operation.name == "cmsisnn.portable" else op.attributes
     out = {}
-    for named in (attrs if isinstance(attrs, ir.DictAttr) else op.attributes):
-        name, attr = named.name, named.attr
+    if isinstance(attrs, ir.DictAttr):
+        items = [(named.name, named.attr) for named in attrs]
+    else:
+        items = [(name, op.attributes[name]) for name in op.attributes]
+    for name, attr in items:
         if isinstance(attr, ir.IntegerAttr):
             out[name] = int(attr.value)
         elif isinstance(attr, ir.DenseI32ArrayAttr):
