@@ -11,7 +11,7 @@ from .base import ModulePass
 from .layout.assign import Problem
 from .layout.constants import ConstantData, make_constant, shape_values
 from .layout.roles import is_constant
-from .layout.views import sink_reshapes
+from .layout.views import simplify_reshapes, sink_reshapes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +54,7 @@ class FoldTransposes(ModulePass):
             problem.solve()
             problem.rewrite(consts)
             sink_reshapes(fn, consts)
+            simplify_reshapes(fn)
 
     def _check_static(self, fn) -> bool:
         ok = True

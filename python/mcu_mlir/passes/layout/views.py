@@ -128,3 +128,27 @@ def _sink_one(op, consts) -> bool:
     out.replace_all_uses_with(back)
     op.operation.erase()
     return True
+
+
+def simplify_reshapes(fn) -> int:
+    """Collapses reshape chains, drops identity reshapes and the views and constants left unused."""
+    changed = 0
+    block = fn.regions[0].blocks[0]
+    for op in list(block.operations):
+        if op.operation.name != "tosa.reshape":
+            continue
+        src = op.operands[0]
+        while not isinstance(src.owner, ir.Block) and src.owner.operation.name == "tosa.reshape":
+            src = src.owner.operands[0]
+        out = op.results[0]
+        if src.type == out.type:
+            out.replace_all_uses_with(src)
+            changed += 1
+        elif src != op.operands[0]:
+            op.operands[0] = src
+            changed += 1
+    for op in reversed(list(block.operations)):
+        if op.operation.name in ("tosa.reshape", "tosa.const", "tosa.const_shape", "tosa.transpose") and \
+                all(len(list(r.uses)) == 0 for r in op.results):
+            op.operation.erase()
+    return changed
