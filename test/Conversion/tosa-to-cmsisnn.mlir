@@ -12,12 +12,12 @@
 // CMSIS-SAME: output_offset = 5 : i32
 // CMSIS-SAME: padding = array<i32: 1, 1, 1, 1>
 // CMSIS-SAME: shift = array<i32: -7, -8>
-// CMSIS-NOT: tosa.rescale
-// CMSIS-NOT: tosa.clamp
+// CMSIS-NOT: tosa.rescale %
+// CMSIS-NOT: tosa.clamp %
 // PORTABLE-LABEL: func.func @conv$fused
 // PORTABLE: "cmsisnn.portable"
 // PORTABLE-SAME: kernel = "conv2d_s8"
-// PORTABLE-NOT: tosa.rescale
+// PORTABLE-NOT: tosa.rescale %
 func.func @conv$fused(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8> {
   %w = "tosa.const"() {values = dense<1> : tensor<2x3x3x2xi8>} : () -> tensor<2x3x3x2xi8>
   %b = "tosa.const"() {values = dense<[1, 2]> : tensor<2xi32>} : () -> tensor<2xi32>
