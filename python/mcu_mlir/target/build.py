@@ -10,6 +10,8 @@ machine's memory is reported from the linker's overflow message as bytes needed 
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import re
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..diagnostics import UserError
+from . import qemu
 from .qemu import MACHINES, REPO_ROOT
 
 TARGETS = ("host", *sorted(MACHINES))
@@ -90,6 +93,48 @@ def write_embedded_inputs(path: Path, inputs: list[np.ndarray]) -> None:
         path.write_text(text)
 
 
+def _cmsis_nn_fingerprint(cmsis_nn_path: Path, target: str) -> str:
+    """Changes when the checkout's sources or our toolchain flags change."""
+    digest = hashlib.sha256(f"{cmsis_nn_path}\0{target}".encode())
+    for ours in sorted((REPO_ROOT / "cmake").glob("*.cmake")):
+        digest.update(ours.read_bytes())
+    files = sorted(p for sub in ("Source", "Include") for p in (cmsis_nn_path / sub).rglob("*") if p.is_file())
+    for path in [cmsis_nn_path / "CMakeLists.txt", *files]:
+        stat = path.stat()
+        digest.update(f"{path.relative_to(cmsis_nn_path)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = False) -> Path:
+    """libcmsis-nn.a for `target`, built once per core and checkout with CMSIS-NN's own CMakeLists
+    (and our toolchain flags) into the cache directory, then shared by every model."""
+    cmsis_nn_path = Path(cmsis_nn_path).resolve()
+    key = f"cmsis-nn-{target}-{_cmsis_nn_fingerprint(cmsis_nn_path, target)}"
+    home = qemu.cache_dir() / key
+    library = home / "libcmsis-nn.a"
+    if library.exists():
+        return library
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # another process may be building the same one
+        if library.exists():
+            return library
+        build_dir = home / "build"
+        generator = ["-G", "Ninja"] if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists() else []
+        cross = [] if target == "host" else [
+            f"-DCMAKE_TOOLCHAIN_FILE={REPO_ROOT / 'cmake' / 'toolchain-arm-none-eabi.cmake'}", f"-DMCU_TARGET={target}"]
+        _run(["cmake", "-S", str(cmsis_nn_path), "-B", str(build_dir), *generator, *cross],
+             f"configuring CMSIS-NN for {target}", verbose)
+        _run(["cmake", "--build", str(build_dir), "--target", "cmsis-nn"], f"building CMSIS-NN for {target}", verbose)
+        built = next(build_dir.rglob("libcmsis-nn.a"), None)
+        if built is None:
+            raise UserError(f"CMSIS-NN's build in {build_dir} produced no libcmsis-nn.a")
+        partial = home / f"libcmsis-nn.a.{os.getpid()}"
+        shutil.copyfile(built, partial)
+        os.replace(partial, library)
+    return library
+
+
 def build_dir_for(outdir: Path | str, target: str) -> Path:
     return Path(outdir) / f"build-{target}"
 
@@ -137,7 +182,9 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
         write_embedded_inputs(inputs_file, inputs)
         harness_inputs = str(inputs_file)
 
+    prebuilt = str(cmsis_nn_library(cmsis_nn_path, target, verbose)) if cmsis_nn_path and uses_cmsis else ""
     settings = {"MCU_TARGET": target, "MCU_MODEL_DIR": str(outdir), "CMSIS_NN_PATH": str(cmsis_nn_path or ""),
+                "MCU_CMSIS_NN_LIBRARY": prebuilt,
                 "MCU_OPT_FLAGS": opt, "MCU_HARNESS_INPUTS": harness_inputs,
                 "MCU_DEBUG_SCRATCH": "ON" if debug_scratch else "OFF"}
     stamp = build_dir / "mcu_configure.json"

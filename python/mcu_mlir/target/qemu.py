@@ -181,7 +181,13 @@ def kernel_categories(build_dir: Path | str) -> dict[str, str]:
     """Function name -> "cmsis-nn" or "portable", from the static libraries of a build directory."""
     build_dir = Path(build_dir)
     categories: dict[str, str] = {}
-    for archive in build_dir.rglob("libcmsis-nn.a"):
+    archives = list(build_dir.rglob("libcmsis-nn.a"))
+    cache = build_dir / "CMakeCache.txt"
+    if cache.exists():   # a CMSIS-NN prebuilt outside the build directory (MCU_CMSIS_NN_LIBRARY)
+        m = re.search(r"^MCU_CMSIS_NN_LIBRARY:FILEPATH=(.+)$", cache.read_text(), re.M)
+        if m and Path(m.group(1)).exists():
+            archives.append(Path(m.group(1)))
+    for archive in archives:
         categories.update({name: "cmsis-nn" for name in _archive_functions(archive)})
     for archive in build_dir.glob("libmcu_runtime.a"):
         for name, member in _archive_functions(archive).items():
