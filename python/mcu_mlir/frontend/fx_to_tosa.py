@@ -522,9 +522,14 @@ def _lower_conv(self: Lowering, node, ins, scale, zp, elem, clamp):
                 b = self.w.const(bias_q[g * cout_g:(g + 1) * cout_g], acc_elem, (cout_g,))
                 parts.append(self.w.op("tosa.conv2d", [xs, wv, b, izp, wzp], (n, oh, ow, cout_g),
                                        acc_elem, attrs))
-            acc = self.w.concat(parts, 3)
             kind = "grouped_conv2d" if rank == 4 else "grouped_conv1d"
-    out = Q(self.acc_rescale(acc, xq.scale * w_scales / scale, zp, elem), scale, zp)
+    real = xq.scale * w_scales / scale
+    if kind.startswith("grouped"):
+        # Each group's accumulator is rescaled on its own (int48 cannot be concatenated).
+        outs = [self.acc_rescale(p, real[g * cout_g:(g + 1) * cout_g], zp, elem) for g, p in enumerate(parts)]
+        out = Q(self.w.concat(outs, 3), scale, zp)
+    else:
+        out = Q(self.acc_rescale(acc, real, zp, elem), scale, zp)
     out = self.apply_clamp(out, clamp)
     if linear:
         res = self.w.reshape(out.v, out_shape)
@@ -568,7 +573,12 @@ def _lower_add_sub(self: Lowering, node, ins, scale, zp, elem, clamp):
     parts = []
     for q in (qa, qb):
         # (x - zp) << left_shift, exactly, then scaled to the common scale (CMSIS-NN's add).
-        shifted = self.w.rescale(q.v, [1 << 30], [30 - left_shift], q.zp, 0, "i32")
+        if q.elem == "i8":
+            shifted = self.w.rescale(q.v, [1 << 30], [30 - left_shift], q.zp, 0, "i32")
+        else:   # int16 (zero point 0): a rescale cannot shift 16-bit values left by 15 exactly
+            wide = self.w.op("tosa.cast", [q.v], q.shape, "i32")
+            amount = self.w.const(np.array([left_shift]), "i32", (1,) * len(q.shape))
+            shifted = self.w.op("tosa.logical_left_shift", [wide, amount], q.shape, "i32")
         m, s = quantize_multiplier(q.scale / twice_max)
         parts.append(self.w.rescale(shifted, [m], [s], 0, 0, "i32"))
     pa, pb = (self.w.reshape(p, (1,) * (len(out_shape) - len(p.shape)) + tuple(p.shape)) for p in parts)
