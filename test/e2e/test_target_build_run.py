@@ -337,3 +337,18 @@ def test_model_compiled_for_another_kernel_path(cmsis_add_dir, tmp_path):
                                                 '#define MCU_MODEL_USES_CMSIS_NN 1\n#define MCU_MODEL_TARGET "cortex-m55"'))
     with pytest.raises(UserError, match="compiled for cortex-m55.*compile it again with --target cortex-m4"):
         build.build(out, target="cortex-m4", cmsis_nn_path=tmp_path)
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
+def test_fault_is_reported(tmp_path, target):
+    """A jump into the never-executable system region faults: the handler reports it and QEMU exits."""
+    _need_cross_toolchain()
+    out = tmp_path / "model"
+    shutil.copytree(FIXTURES / "elementwise", out)
+    source = (out / "model.c").read_text().replace(
+        "  mcu_layer_marker(0);\n", "  if (x0[0] == 42) ((void (*)(void))0xF0000001u)();\n  mcu_layer_marker(0);\n", 1)
+    (out / "model.c").write_text(source)
+    inputs = random_inputs(4, (1, 2, 4, 8))
+    inputs[0][0, 0, 0, 0] = 42
+    with pytest.raises(UserError, match=r"the firmware faulted under QEMU \(mcu: fault, CFSR=0x[0-9a-f]{8}"):
+        run.run(out, inputs, target=target, timeout=30)

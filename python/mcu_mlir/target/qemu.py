@@ -96,6 +96,10 @@ def run_firmware(elf: Path | str, target: str, timeout: float = 60, *, args: lis
     except subprocess.TimeoutExpired:
         raise FirmwareTimeout(f"the firmware did not finish within {timeout:g} s under QEMU; reproduce with:\n  "
                               + " ".join(shlex.quote(c) for c in cmd)) from None
+    if count_into is not None and not Path(count_into).exists():
+        raise UserError("QEMU did not load the instruction-counting plugin (written for plugin API version 1, "
+                        f"QEMU 7.2):\n{proc.stderr.strip()[-2000:]}\nreproduce with:\n  "
+                        + " ".join(shlex.quote(c) for c in cmd))
     if proc.returncode == FAULT_EXIT_CODE and "mcu: fault" in proc.stdout:
         raise UserError(f"the firmware faulted under QEMU ({proc.stdout.strip().splitlines()[-1]}); reproduce with:\n  "
                         + " ".join(shlex.quote(c) for c in cmd))
