@@ -61,6 +61,37 @@ def _entry_signature(text: str) -> tuple[list[str], list[str]]:
     return args, res
 
 
+def _outputs_are_results(text: str) -> str:
+    """The flatbuffer names outputs after the ops producing them: an output that is an input, or
+    the same value twice, gets a tosa.identity of its own."""
+    sig = re.search(r"func\.func\s+@[\w$.]+\((?P<args>.*?)\)\s*->", text, re.S)
+    ret = re.search(r"^\s*(?:func\.)?return\s+(?P<vals>[^:]*?)\s*:", text, re.M)
+    if not sig or not ret:
+        return text
+    args = set(re.findall(r"(%[\w$.]+)\s*:", sig.group("args")))
+    vals = [v.strip() for v in ret.group("vals").split(",")]
+    if not any(v in args for v in vals) and len(set(vals)) == len(vals):
+        return text
+    from ._mlir import ir, new_context
+    with new_context() as ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse(text)
+        for op in module.body.operations:
+            if op.operation.name != "func.func":
+                continue
+            block = op.regions[0].blocks[0]
+            ret_op = list(block.operations)[-1]
+            seen = set()
+            with ir.InsertionPoint(ret_op):
+                for i, v in enumerate(list(ret_op.operands)):
+                    key = v.get_name()
+                    if isinstance(v.owner, ir.Block) or key in seen:
+                        ident = ir.Operation.create("tosa.identity", results=[v.type], operands=[v])
+                        ret_op.operands[i] = ident.result
+                    seen.add(key)
+            break
+        return module.operation.get_asm()
+
+
 def run_reference(module_or_text, inputs: list[np.ndarray], *, keep_dir: str | None = None,
                   timeout: float = 600) -> list[np.ndarray]:
     """Runs the TOSA module on `inputs` and returns its outputs.
@@ -86,6 +117,7 @@ def run_reference(module_or_text, inputs: list[np.ndarray], *, keep_dir: str | N
         if path_in is not None and path_in.suffix == ".tosa":
             tosa_file, n_out, arg_types = str(path_in), None, None
         else:
+            text = _outputs_are_results(text)
             arg_types, res_types = _entry_signature(text)
             n_out = len(res_types)
             mlir_file = os.path.join(work, "model.mlir")

@@ -308,8 +308,11 @@ class Lowering:
                 if isinstance(src, DQ):
                     out = self.table(node, src.q, scale, zp, elem)
                     return self.apply_clamp(out, clamp)
-            raise UserError(f"{describe(node)} is not supported in a quantized model yet "
-                            f"(inputs: {', '.join(type(i).__name__ for i in ins)})")
+            culprit = node
+            if t is operator.getitem and isinstance(ins[0], Pending):
+                culprit = ins[0].node
+            raise UserError(f"{describe(culprit)} is not supported in a quantized model yet "
+                            "(no integer lowering for it)")
         finally:
             self.node = saved
 

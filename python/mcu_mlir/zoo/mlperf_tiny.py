@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from ._init import seeded
+from mcu_mlir.zoo._init import seeded
 
 
 class DSCNN(nn.Module):

@@ -7,7 +7,7 @@ from functools import partial
 import torch
 from torch import nn
 
-from ._init import seeded
+from mcu_mlir.zoo._init import seeded
 
 
 def _make_divisible(v: float, divisor: int = 8) -> int:

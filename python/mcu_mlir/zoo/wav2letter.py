@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._init import seeded
+from mcu_mlir.zoo._init import seeded
 
 
 class Wav2Letter(nn.Module):

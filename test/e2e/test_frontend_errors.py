@@ -1,0 +1,135 @@
+"""The frontend's user errors: they name the op, its PyTorch source line and the module path."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+
+from mcu_mlir.diagnostics import UserError  # noqa: E402
+from mcu_mlir.frontend import calibration_samples, import_model, load_factory  # noqa: E402
+
+HERE = os.path.basename(__file__)
+
+
+class Body(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return torch.cumsum(self.conv(x), 1)            # no integer lowering
+
+
+class WithBody(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = Body()
+
+    def forward(self, x):
+        return self.body(x) + 1
+
+
+class TopK(nn.Module):
+    def forward(self, x):
+        return torch.topk(x.flatten(1), 3).values
+
+
+def _import(model, *inputs, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return import_model(model, inputs, **kw)
+
+
+def test_unsupported_op_names_op_line_and_module():
+    with pytest.raises(UserError) as info:
+        _import(WithBody().eval(), torch.randn(1, 3, 8, 8), calibration=2)
+    msg = str(info.value)
+    assert "aten.cumsum" in msg
+    assert f"{HERE}:" in msg and "module 'body'" in msg
+    line = int(msg.split(f"{HERE}:")[1].split()[0])
+    assert "cumsum" in open(__file__).read().splitlines()[line - 1]
+
+
+def test_multi_output_op_is_named_not_getitem():
+    with pytest.raises(UserError, match="aten.topk"):
+        _import(TopK().eval(), torch.randn(1, 3, 4, 4), calibration=2)
+
+
+def test_training_mode_is_refused():
+    with pytest.raises(UserError, match=r"training mode.*model.eval\(\)"):
+        _import(WithBody(), torch.randn(1, 3, 8, 8))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.int32])
+def test_unsupported_input_dtype(dtype):
+    with pytest.raises(UserError, match=f"dtype {dtype}"):
+        _import(WithBody().eval(), torch.ones(1, 3, 8, 8, dtype=dtype))
+
+
+def test_data_dependent_shape_is_refused():
+    class Masked(nn.Module):
+        def forward(self, x):
+            return x[x > 0].sum().reshape(1)
+    with pytest.raises(UserError):
+        _import(Masked().eval(), torch.randn(1, 3, 4, 4), calibration=2)
+
+
+def test_bad_quantize_option():
+    with pytest.raises(UserError, match="int8, int16 or none"):
+        _import(WithBody().eval(), torch.randn(1, 3, 8, 8), quantize="int4")
+
+
+def test_load_factory(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text(textwrap.dedent("""
+        import torch
+        def make():
+            return torch.nn.Linear(4, 2).eval()
+        def broken():
+            raise RuntimeError("boom")
+        def not_a_module():
+            return 3
+    """))
+    assert isinstance(load_factory(f"{f}:make"), torch.nn.Linear)
+    for spec, pattern in [(f"{f}:missing", "has no 'missing'"), (f"{f}:broken", "RuntimeError: boom"),
+                          (f"{f}:not_a_module", "not a torch.nn.Module"),
+                          (f"{tmp_path}/nope.py:make", "no such file"), ("justaname", "FILE.py:FACTORY")]:
+        with pytest.raises(UserError, match=pattern):
+            load_factory(spec)
+
+
+def test_zoo_factories_load_by_path():
+    from mcu_mlir import zoo
+    path = os.path.join(os.path.dirname(zoo.__file__), "mlperf_tiny.py")
+    model = load_factory(f"{path}:ds_cnn")
+    assert not model.training
+
+
+def test_calibration_sources(tmp_path):
+    example = (torch.randn(1, 3, 4, 4),)
+    with pytest.warns(UserWarning, match="random"):
+        assert len(calibration_samples(None, example)) > 1
+    assert len(calibration_samples(5, example)) == 5
+    data = np.random.default_rng(0).normal(size=(7, 1, 3, 4, 4)).astype(np.float32)
+    np.savez(tmp_path / "cal.npz", input0=data)
+    samples = calibration_samples(str(tmp_path / "cal.npz"), example)
+    assert len(samples) == 7 and torch.equal(samples[3][0], torch.from_numpy(data[3]))
+    assert len(calibration_samples([x for x in data], example)) == 7
+    np.savez(tmp_path / "bad.npz", input0=np.zeros((2, 5)))
+    with pytest.raises(UserError, match="shape"):
+        calibration_samples(str(tmp_path / "bad.npz"), example)
+
+
+def test_calibration_data_changes_the_scales():
+    model = nn.Sequential(nn.Linear(4, 4)).eval()
+    x = torch.randn(1, 4)
+    small = _import(model, x, calibration=[(x * 0.1,)])
+    large = _import(model, x, calibration=[(x * 10,)])
+    assert large.inputs[0].scale > 50 * small.inputs[0].scale
