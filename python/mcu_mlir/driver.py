@@ -156,6 +156,7 @@ def load_tosa_file(path: Path):
 def _run(module, pipeline: str, out: Path, stage: str):
     """Runs a pipeline; a compiler bug leaves the input module on disk with the command to reproduce."""
     from .pipeline import run_pipeline
+    before = str(module)
     try:
         with module.context, _location(module):
             run_pipeline(module, pipeline)
@@ -163,6 +164,7 @@ def _run(module, pipeline: str, out: Path, stage: str):
         raise
     except Exception as exc:
         repro = out / f"repro-{stage}.mlir"
+        repro.write_text(before)
         raise InternalError(exc, f"mcu-opt {repro} --pass-pipeline='builtin.module({pipeline})'") from exc
 
 
@@ -179,10 +181,8 @@ class InternalError(Exception):
 
 def _tosa_stage(module, options, result, timings):
     out = result.output_dir
-    (out / "repro-tosa.mlir").write_text(str(module))
     with _Timer(timings, "layout-passes"):
         _run(module, f"{LAYOUT_PIPELINE}{{io-layout={options.io_layout}}}", out, "tosa")
-    (out / "repro-tosa.mlir").unlink()
     text = str(module)
     if options.emit == "tosa-int" and _has_float_compute(module):
         raise UserError("--emit tosa-int: the TOSA still computes in float; quantize the model (--quantize int8)")
@@ -212,10 +212,10 @@ def _has_float_compute(module) -> bool:
 
 def _backend_stage(module, options, result, timings):
     out = result.output_dir
-    (out / "repro-cmsisnn.mlir").write_text(str(module))
+    from .dialects import load as load_dialect
+    load_dialect(module.context, "cmsisnn")
     with _Timer(timings, "backend-passes"):
         _run(module, f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend}}}", out, "cmsisnn")
-    (out / "repro-cmsisnn.mlir").unlink()
     _write(out, "cmsisnn.mlir", str(module), result, "cmsisnn")
 
 
