@@ -46,7 +46,7 @@ def _demo(args) -> int:
     from . import zoo
     from .driver import compile as compile_model
 
-    name = args.model or zoo.DEFAULT
+    name = args.model or zoo.default
     model, example = zoo.get(name)
     backend = args.backend or ("cmsis-nn" if os.environ.get("CMSIS_NN_PATH") else "portable")
     out = args.output_dir or tempfile.mkdtemp(prefix=f"mcu-demo-{name}-")
