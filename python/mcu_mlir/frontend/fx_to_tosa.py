@@ -488,7 +488,17 @@ def _lower_conv(self: Lowering, node, ins, scale, zp, elem, clamp):
     wzp = self.w.zp(0, "i8")
     n, h, wd, c_in = nhwc.shape
     attrs_common = f"acc_type = {acc_elem}, dilation = array<i64: {dilation[0]}, {dilation[1]}>"
-    if linear:
+    if linear and xq.elem == "i8":
+        # Fully connected as TOSA 1.0 writes it: matmul with a constant [1, K, M] right-hand side,
+        # then the int32 bias add (the backend matches matmul + add + rescale as one kernel).
+        a = self.w.reshape(xq.v, (1, rows, k_in))
+        wv = self.w.const(wq.T.reshape(1, k_in, c_out), "i8")
+        mm = self.w.op("tosa.matmul", [a, wv, izp, wzp], (1, rows, c_out), "i32")
+        b = self.w.const(bias_q.reshape(1, 1, c_out), "i32", (1, 1, c_out))
+        acc = self.w.op("tosa.add", [mm, b], (1, rows, c_out), "i32")
+        kind = "linear"
+    elif linear:
+        # int16 x int8 has no TOSA matmul: a 1x1 convolution over [rows, 1, 1, K].
         wv = self.w.const(w4, "i8")
         b = self.w.const(bias_q, acc_elem, (c_out,))
         acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (rows, 1, 1, c_out), acc_elem,
@@ -765,16 +775,32 @@ def _eager_max_pool(self, node, ins):
 def _eager_upsample(self, node, ins):
     q = ins[0].q
     out = _shape(node)
-    factors = [o // i for o, i in zip(out[2:], q.shape[2:])]
-    if any(o != f * i for o, f, i in zip(out[2:], factors, q.shape[2:])):
+    if any(o % i for o, i in zip(out[2:], q.shape[2:])):
         raise UserError(f"{describe(node)}: nearest upsampling by a non-integer factor is not supported")
-    # Nearest with an integer factor = repeat each element: reshape, tile, reshape.
-    n, c = q.shape[:2]
-    spatial = q.shape[2:]
-    expanded = (n, c) + tuple(x for s in spatial for x in (s, 1))
-    mult = (1, 1) + tuple(x for f in factors for x in (1, f))
-    v = self.w.tile(self.w.reshape(q.v, expanded), mult)
-    return DQ(Q(self.w.reshape(v, out), q.scale, q.zp))
+    # TOSA RESIZE (NHWC, nearest) between explicit transposes, like every NHWC op here.
+    one_d = len(q.shape) == 3
+    x = self.w.reshape(q.v, q.shape + (1,)) if one_d else q.v
+    out4 = tuple(out) + (1,) if one_d else tuple(out)
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    hp, wp = _resize_params(out4[2], x.shape[2]), _resize_params(out4[3], x.shape[3])
+    shape4 = "!tosa.shape<4>"
+    shape2 = "!tosa.shape<2>"
+    scale = self.w.shape_const([hp[0], hp[1], wp[0], wp[1]])
+    offset = self.w.shape_const([hp[2], wp[2]])
+    border = self.w.shape_const([hp[3], wp[3]])
+    y = self.w.op("tosa.resize", [nhwc, (scale, shape4), (offset, shape2), (border, shape2)],
+                  (out4[0], out4[2], out4[3], out4[1]), q.elem, "mode = NEAREST_NEIGHBOR")
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return DQ(Q(self.w.reshape(y, out), q.scale, q.zp))
+
+
+def _resize_params(out_size: int, in_size: int):
+    """TOSA RESIZE (scale_n, scale_d, offset, border) giving PyTorch's nearest rule
+    src = floor(dst * in / out)."""
+    g = math.gcd(out_size, in_size)
+    n, d, offset = 2 * out_size // g, 2 * in_size // g, -(out_size // g)
+    border = (out_size - 1) * d - (in_size - 1) * n + offset
+    return n, d, offset, border
 
 
 def _eager_expand(self, node, ins):
