@@ -182,9 +182,15 @@ def _archive_functions(archive: Path) -> dict[str, str]:
 
 
 def kernel_categories(build_dir: Path | str) -> dict[str, str]:
-    """Function name -> "cmsis-nn" or "portable", from the static libraries of a build directory."""
+    """Function name -> "cmsis-nn", "portable" or "other" (our glue: the model's run function, the
+    runtime, the harness and startup), from the libraries and objects of a build directory. Functions
+    it does not list come from the C library or libgcc (memcpy, 64-bit multiply, ...): "helpers"."""
     build_dir = Path(build_dir)
     categories: dict[str, str] = {}
+    for archive in build_dir.glob("libmcu_model.a"):
+        categories.update({name: "other" for name in _archive_functions(archive)})
+    for obj in build_dir.glob("CMakeFiles/mcu_model_exe.dir/**/*.o"):
+        categories.update({name: "other" for name in _archive_functions(obj)})
     archives = list(build_dir.rglob("libcmsis-nn.a"))
     cache = build_dir / "CMakeCache.txt"
     if cache.exists():   # a CMSIS-NN prebuilt outside the build directory (MCU_CMSIS_NN_LIBRARY)
@@ -195,8 +201,8 @@ def kernel_categories(build_dir: Path | str) -> dict[str, str]:
         categories.update({name: "cmsis-nn" for name in _archive_functions(archive)})
     for archive in build_dir.glob("libmcu_runtime.a"):
         for name, member in _archive_functions(archive).items():
-            if not member.startswith("runtime.c"):   # the rest of the runtime library is lib/portable
-                categories[name] = "portable"
+            # runtime.c is glue; the rest of the runtime library is lib/portable
+            categories[name] = "other" if member.startswith("runtime.c") else "portable"
     return categories
 
 
@@ -225,8 +231,10 @@ def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path
 
     Segment 0 runs from reset to the first `mcu_layer_marker` call (startup, reading inputs); each
     call then starts the next layer, and the one with index -1 ends the inference. Instructions are
-    attributed to the function containing their block's address ("cmsis-nn" / "portable" kernels,
-    everything else is "other": the model's glue, libc, the harness)."""
+    attributed to the function containing their block's address: "cmsis-nn" / "portable" kernels,
+    "helpers" (C library and libgcc routines, mostly called by kernels: memcpy, 64-bit multiply on
+    the M0, ...) and "other" (the model's glue, the runtime, the harness). `kernel_share` counts
+    kernels only; `kernel_share_with_helpers` adds the helpers."""
     blocks, segments = parse_counts(counts_file)
     functions = _functions(elf)
     starts = [f.start for f in functions]
@@ -241,7 +249,7 @@ def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path
     block_function = {index: function_of(info[0]) for index, info in blocks.items()}
 
     def summarise(segment: dict[int, int]) -> dict:
-        summary = {"instructions": 0, "cmsis-nn": 0, "portable": 0, "other": 0,
+        summary = {"instructions": 0, "cmsis-nn": 0, "portable": 0, "helpers": 0, "other": 0,
                    "insns16": 0, "insns32": 0, "fp_vector": 0}
         per_function: dict[str, int] = {}
         for index, runs in segment.items():
@@ -252,7 +260,7 @@ def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path
             summary["insns32"] += runs * insns32
             summary["fp_vector"] += runs * fp_vector
             name = block_function[index]
-            summary[categories.get(name, "other")] += count
+            summary["other" if name == "?" else categories.get(name, "helpers")] += count
             per_function[name] = per_function.get(name, 0) + count
         summary["functions"] = dict(sorted(per_function.items(), key=lambda kv: (-kv[1], kv[0])))
         return summary
@@ -269,7 +277,7 @@ def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path
         summary["name"] = layer_names[i] if layer_names and i < len(layer_names) else f"layer{i}"
         layers.append(summary)
     total = {key: sum(layer[key] for layer in layers)
-             for key in ("instructions", "cmsis-nn", "portable", "other", "insns16", "insns32", "fp_vector")}
+             for key in ("instructions", "cmsis-nn", "portable", "helpers", "other", "insns16", "insns32", "fp_vector")}
     functions_total: dict[str, int] = {}
     for layer in layers:
         for name, count in layer["functions"].items():
@@ -277,8 +285,10 @@ def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path
     inside = total["cmsis-nn"] + total["portable"]
     return {
         "total": total["instructions"],
-        **{key: total[key] for key in ("cmsis-nn", "portable", "other", "insns16", "insns32", "fp_vector")},
+        **{key: total[key] for key in ("cmsis-nn", "portable", "helpers", "other", "insns16", "insns32", "fp_vector")},
         "kernel_share": inside / total["instructions"] if total["instructions"] else 0.0,
+        "kernel_share_with_helpers":
+            (inside + total["helpers"]) / total["instructions"] if total["instructions"] else 0.0,
         "layers": layers,
         "functions": dict(sorted(functions_total.items(), key=lambda kv: (-kv[1], kv[0]))),
         "startup": summarise(segments[0])["instructions"],

@@ -49,18 +49,19 @@ def load_inputs(path: str) -> list:
 
 
 def format_instructions(counts: dict) -> str:
-    lines = [f"{'layer':<32} {'instructions':>14} {'cmsis-nn':>12} {'portable':>12} {'other':>10}  top function"]
+    columns = ("cmsis-nn", "portable", "helpers", "other")
+    lines = [f"{'layer':<32} {'instructions':>14}" + "".join(f" {c:>12}" for c in columns) + "  top function"]
     for layer in counts["layers"]:
         top = next(iter(layer["functions"]), "")
-        lines.append(f"{layer['name'][:32]:<32} {layer['instructions']:>14,} {layer['cmsis-nn']:>12,} "
-                     f"{layer['portable']:>12,} {layer['other']:>10,}  {top}")
+        lines.append(f"{layer['name'][:32]:<32} {layer['instructions']:>14,}"
+                     + "".join(f" {layer[c]:>12,}" for c in columns) + f"  {top}")
     total = counts["total"]
-    lines.append(f"{'total (one inference)':<32} {total:>14,} {counts['cmsis-nn']:>12,} {counts['portable']:>12,} "
-                 f"{counts['other']:>10,}")
+    lines.append(f"{'total (one inference)':<32} {total:>14,}" + "".join(f" {counts[c]:>12,}" for c in columns))
     share = lambda n: f"{100.0 * n / total:.1f}%" if total else "-"
-    lines.append(f"inside CMSIS-NN {share(counts['cmsis-nn'])}, inside portable kernels {share(counts['portable'])}, "
-                 f"outside kernels {share(counts['other'])}; 16-bit {counts['insns16']:,}, 32-bit {counts['insns32']:,}, "
-                 f"FP/vector {counts['fp_vector']:,}; before the first layer {counts['startup']:,}")
+    lines.append(f"inside CMSIS-NN {share(counts['cmsis-nn'])}, portable kernels {share(counts['portable'])}, "
+                 f"libc/libgcc helpers {share(counts['helpers'])}, model glue and runtime {share(counts['other'])}; "
+                 f"16-bit {counts['insns16']:,}, 32-bit {counts['insns32']:,}, FP/vector {counts['fp_vector']:,}; "
+                 f"before the first layer {counts['startup']:,}")
     return "\n".join(lines)
 
 
