@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..._mlir import ir
 from ..base import PassError
 from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem,
@@ -45,30 +47,67 @@ def _input_rescale(value):
     return rs
 
 
-def _max_rescaled(rs) -> int:
-    """A bound on |rescale(x)| for any int8 x."""
-    return (255 * rs.multiplier[0] >> rs.shift[0]) + 1
+def _exact_left_shift(rs) -> int | None:
+    """L when the rescale computes exactly (x - zp) << L (multiplier 2^30, shift 30 - L)."""
+    if rs.multiplier[0] != 1 << 30 or not 0 <= 30 - rs.shift[0] <= 24:
+        return None
+    return 30 - rs.shift[0]
+
+
+@dataclasses.dataclass
+class _AddInput:
+    """One operand of an int8 add in CMSIS-NN terms: ((x + offset) << left_shift) requantized."""
+    ops: list
+    source: object
+    offset: int
+    left_shift: int
+    rescale: object  # the scaling rescale (multiplier / shift applied to the shifted value)
+
+    def bound(self) -> int:
+        """A bound on the magnitude of the scaled operand."""
+        m, s = self.rescale.multiplier[0], self.rescale.shift[0]
+        return ((255 << self.left_shift) * m >> s) + 1
+
+
+def _add_input(value):
+    """Either one rescale i8 -> i32, or an exact widening (x - zp) << L then an i32 rescale
+    (the TFLite form of an int8 add)."""
+    rs = _input_rescale(value)
+    if rs is None:
+        second = read_rescale(producer(value))
+        if second is None or elem(second.op.operands[0]) != "i32" or second.per_channel \
+                or second.input_zp != 0 or second.output_zp != 0 or len(list(second.op.results[0].uses)) != 1:
+            return None
+        first = _input_rescale(second.op.operands[0])
+        shift = _exact_left_shift(first) if first is not None else None
+        if shift is None:
+            return None
+        return _AddInput([first.op, second.op], first.op.operands[0], -first.input_zp, shift, second)
+    return _AddInput([rs.op], rs.op.operands[0], -rs.input_zp, 0, rs)
 
 
 def convert_add_unit(op, rw):
     if elem(op.results[0]) != "i32" or shape(op.operands[0]) != shape(op.operands[1]):
         return NO_MATCH
-    r1, r2 = _input_rescale(op.operands[0]), _input_rescale(op.operands[1])
+    a, b = _add_input(op.operands[0]), _add_input(op.operands[1])
     tail = follow_requant_tail(op)
-    if r1 is None or r2 is None or tail is None or r1.op == r2.op:
+    if a is None or b is None or tail is None or a.ops[0] == b.ops[0]:
         return NO_MATCH
+    if a.left_shift != b.left_shift:
+        return NO_MATCH  # CMSIS-NN takes one left shift for both operands
     rs, last, act = tail
-    if rs.per_channel or not r1.requantize_exact(255) or not r2.requantize_exact(255):
+    shifted = 255 << a.left_shift
+    if rs.per_channel or not a.rescale.requantize_exact(shifted) or not b.rescale.requantize_exact(shifted):
         return NO_MATCH
-    if not rs.requantize_exact(_max_rescaled(r1) + _max_rescaled(r2)):
+    if not rs.requantize_exact(a.bound() + b.bound()):
         return NO_MATCH
-    params = {"input1_offset": -r1.input_zp, "input1_multiplier": r1.multiplier[0],
-              "input1_shift": r1.cmsis_shifts()[0], "input2_offset": -r2.input_zp,
-              "input2_multiplier": r2.multiplier[0], "input2_shift": r2.cmsis_shifts()[0],
-              "left_shift": 0, "output_offset": rs.output_zp,
+    params = {"input1_offset": a.offset, "input1_multiplier": a.rescale.multiplier[0],
+              "input1_shift": a.rescale.cmsis_shifts()[0], "input2_offset": b.offset,
+              "input2_multiplier": b.rescale.multiplier[0], "input2_shift": b.rescale.cmsis_shifts()[0],
+              "left_shift": a.left_shift, "output_offset": rs.output_zp,
               "output_multiplier": rs.multiplier[0], "output_shift": rs.cmsis_shifts()[0],
               "activation": act}
-    return _fused_binary(op, rw, "add", r1, r2, rs, last, params)
+    return _fused_binary(op, rw, "add", a.ops + b.ops, [a.source, b.source], rs, last, params)
 
 
 def convert_mul_unit(op, rw):
@@ -95,14 +134,14 @@ def convert_mul_unit(op, rw):
     params = {"input1_offset": offsets[0], "input2_offset": offsets[1],
               "output_offset": rs.output_zp, "output_multiplier": rs.multiplier[0],
               "output_shift": rs.cmsis_shifts()[0], "activation": act}
-    return _fused_binary(op, rw, "mul", feeders[0], feeders[1], rs, last, params)
+    return _fused_binary(op, rw, "mul", [feeders[0].op, feeders[1].op],
+                         [feeders[0].op.operands[0], feeders[1].op.operands[0]], rs, last, params)
 
 
-def _fused_binary(op, rw, kind, r1, r2, rs, last, params):
-    ops = [r1.op, r2.op, op, rs.op] + ([last] if last is not rs.op else [])
+def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params):
+    ops = list(feeder_ops) + [op, rs.op] + ([last] if last is not rs.op else [])
     loc = fused_location(ops)
     source = "+".join(o.operation.name for o in ops)
-    inputs = [r1.op.operands[0], r2.op.operands[0]]
     if rw.use_cmsis:
         attrs = dict(params)
         attrs["kernel"] = f"arm_elementwise_{kind}_s8"
