@@ -57,6 +57,7 @@ class FrontendResult:
     reference: Callable = None
     eager: Callable = None
     quantize: str = "int8"
+    torch_text: str | None = None   # torch-dialect IR (float path only), for --emit torch
 
 
 _DTYPE_NAME = {"i8": "int8", "i16": "int16", "f32": "float32"}
@@ -224,12 +225,13 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     if quantize == "none":
         from .float_import import import_float
         t0 = time.perf_counter()
-        module, ins, outs = import_float(ep, example_inputs)
+        module, ins, outs, torch_text = import_float(ep, example_inputs)
         timings["import"] = time.perf_counter() - t0
         timings.setdefault("quantize", 0.0)
         timings.setdefault("legalize", 0.0)
         return FrontendResult(module, [TensorQuant(s, "float32") for s in ins],
-                              [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none")
+                              [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none",
+                              torch_text)
 
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e

@@ -13,7 +13,7 @@ from ..diagnostics import UserError
 
 
 def import_float(ep, example_inputs):
-    """ExportedProgram -> (float TOSA module, input shapes, output shapes)."""
+    """ExportedProgram -> (float TOSA module, input shapes, output shapes, torch-dialect text)."""
     import torch
     from torch_mlir.dialects import torch as torch_d
     from torch_mlir.extras.fx_importer import FxImporter
@@ -31,16 +31,19 @@ def import_float(ep, example_inputs):
     table = dict(get_decomposition_table())
     for op in _UPSAMPLE_NEAREST:
         table[op] = _upsample_nearest
+    from torch_mlir.compiler_utils import OutputType, lower_mlir_module
     try:
-        module = export_and_import(folded, output_type="tosa", func_name="main",
+        module = export_and_import(folded, output_type="torch", func_name="main",
                                    fx_importer=FxImporter(context=ctx), decomposition_table=table)
+        torch_text = module.operation.get_asm()
+        module = lower_mlir_module(False, OutputType.TOSA, module)
     except Exception as e:
         raise UserError(_explain_failure(str(e), folded)) from None
     with torch.no_grad():
         outs = ep.module()(*example_inputs)
     if isinstance(outs, torch.Tensor):
         outs = (outs,)
-    return module, [tuple(x.shape) for x in example_inputs], [tuple(o.shape) for o in outs]
+    return module, [tuple(x.shape) for x in example_inputs], [tuple(o.shape) for o in outs], torch_text
 
 
 def _upsample_nearest(x, output_size=None, scale_factors=None, *rest):
