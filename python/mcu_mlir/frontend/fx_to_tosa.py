@@ -803,6 +803,55 @@ def _resize_params(out_size: int, in_size: int):
     return n, d, offset, border
 
 
+def _eager_pad(self, node, ins):
+    q = ins[0].q
+    pads = list(node.args[1])
+    value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0.0)
+    mode = node.kwargs.get("mode", "constant")
+    if mode != "constant" or any(p < 0 for p in pads):
+        return None
+    rank = len(q.shape)
+    padding = [0] * (2 * rank)
+    for i in range(len(pads) // 2):     # PyTorch lists the last dimension first
+        d = rank - 1 - i
+        padding[2 * d], padding[2 * d + 1] = pads[2 * i], pads[2 * i + 1]
+    lo, hi = _RANGE[q.elem]
+    fill = int(np.clip(np.round(float(value or 0.0) / q.scale) + q.zp, lo, hi))
+    if abs((fill - q.zp) * q.scale - float(value or 0.0)) > 1e-6 * max(1.0, abs(float(value or 0.0))):
+        return None     # the fill value is not representable: not a pass-through
+    shape = [d + padding[2 * i] + padding[2 * i + 1] for i, d in enumerate(q.shape)]
+    amounts = self.w.shape_const(padding)
+    v = self.w.op("tosa.pad", [q.v, (amounts, f"!tosa.shape<{2 * rank}>"), self.w.zp(fill, q.elem)],
+                  shape, q.elem)
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _lower_matmul(self: Lowering, node, ins, scale, zp, elem, clamp):
+    """Activation x activation matmul (attention-style): int8 x int8 -> int32 -> rescale."""
+    a, b = ins[0], ins[1]
+    if not all(isinstance(v, (DQ, Const)) for v in (a, b)):
+        return None
+    qa, qb = self.operand(a), self.operand(b)
+    if qa.elem != "i8" or qb.elem != "i8":
+        raise UserError(f"{describe(node)}: int16 activation x activation matmul is not supported")
+    ra, rb = len(qa.shape), len(qb.shape)
+    if ra < 2 or rb < 2 or qa.shape[:-2] != qb.shape[:-2] and rb != 2:
+        raise UserError(f"{describe(node)}: broadcasting matmul is not supported")
+    m, k, n = qa.shape[-2], qa.shape[-1], qb.shape[-1]
+    batch = int(np.prod(qa.shape[:-2], dtype=np.int64))
+    a3 = self.w.reshape(qa.v, (batch, m, k))
+    if rb == 2 and batch > 1:
+        b3 = self.w.tile(self.w.reshape(qb.v, (1, k, n)), (batch, 1, 1))
+    else:
+        b3 = self.w.reshape(qb.v, (batch, k, n))
+    acc = self.w.op("tosa.matmul", [a3, b3, self.w.zp(qa.zp, "i8"), self.w.zp(qb.zp, "i8")],
+                    (batch, m, n), "i32")
+    mult, shift = quantize_multiplier(qa.scale * qb.scale / scale)
+    out = Q(self.w.rescale(acc, [mult], [shift], 0, zp, elem), scale, zp)
+    out = self.apply_clamp(out, clamp)
+    return Q(self.w.reshape(out.v, _shape(node)), scale, zp)
+
+
 def _eager_expand(self, node, ins):
     q = ins[0].q
     out = _shape(node)
@@ -886,8 +935,14 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     return Q(self.w.reshape(y, out_shape), q.scale, q.zp)
 
 
+def _lower_sum(self: Lowering, node, ins, scale, zp, elem, clamp):
+    if not isinstance(ins[0], DQ):
+        return None
+    return self.apply_clamp(_reduce_mean(self, node, ins[0].q, scale, zp, elem), clamp)
+
+
 def _reduce_mean(self, node, q: Q, scale, zp, elem) -> Q:
-    if node.target != aten.mean.dim:
+    if node.target not in (aten.mean.dim, aten.sum.dim_IntList):
         raise UserError(f"{describe(node)} is not supported")
     rank = len(q.shape)
     dims = sorted(d % rank for d in node.args[1])
@@ -898,6 +953,8 @@ def _reduce_mean(self, node, q: Q, scale, zp, elem) -> Q:
         shape[d] = 1
         count *= q.shape[d]
         v = self.w.op("tosa.reduce_sum", [v], shape, "i32", f"axis = {d} : i32")
+    if node.target == aten.sum.dim_IntList:
+        count = 1
     m, s = quantize_multiplier(q.scale / (count * scale))
     out = self.w.rescale(v, [m], [s], 0, zp, elem)
     return Q(self.w.reshape(out, _shape(node)), scale, zp)
@@ -938,7 +995,8 @@ _LOWER = {
     aten.cat.default: _lower_cat, aten.concat.default: _lower_cat, aten.stack.default: _lower_cat,
     aten.adaptive_avg_pool2d.default: _lower_mean_like, aten.adaptive_avg_pool1d.default: _lower_mean_like,
     aten.avg_pool2d.default: _lower_mean_like, aten.avg_pool1d.default: _lower_mean_like,
-    aten.mean.dim: _lower_mean_like,
+    aten.mean.dim: _lower_mean_like, aten.sum.dim_IntList: _lower_sum,
+    aten.matmul.default: _lower_matmul, aten.bmm.default: _lower_matmul,
     aten.softmax.int: _lower_softmax, aten._softmax.default: _lower_softmax,
     aten.log_softmax.int: _lower_softmax, aten._log_softmax.default: _lower_softmax,
 }
@@ -954,6 +1012,7 @@ _EAGER = {
     aten.upsample_nearest2d.vec: _eager_upsample, aten.upsample_nearest2d.default: _eager_upsample,
     aten.upsample_nearest1d.vec: _eager_upsample,
     aten.expand.default: _eager_expand,
+    aten.constant_pad_nd.default: _eager_pad, aten.pad.default: _eager_pad,
     aten.relu.default: _eager_relu, aten.relu_.default: _eager_relu,
     aten.adaptive_avg_pool2d.default: _eager_mean_like, aten.adaptive_avg_pool1d.default: _eager_mean_like,
     aten.avg_pool2d.default: _eager_mean_like, aten.avg_pool1d.default: _eager_mean_like,

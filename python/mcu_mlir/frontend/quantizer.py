@@ -15,8 +15,7 @@ import operator
 
 import torch
 from torch.fx import Node
-from torchao.quantization.pt2e import (HistogramObserver, MinMaxObserver,
-                                       PerChannelMinMaxObserver)
+from torchao.quantization.pt2e import MinMaxObserver, PerChannelMinMaxObserver
 from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
                                                  FixedQParamsQuantizationSpec,
                                                  QuantizationAnnotation, QuantizationSpec,
@@ -37,7 +36,8 @@ PASS_THROUGH = {
     aten.select.int, aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
     aten.upsample_nearest1d.vec, aten.expand.default, aten.alias.default, aten.detach.default,
     aten.adaptive_avg_pool2d.default, aten.avg_pool2d.default, aten.mean.dim, aten.avg_pool1d.default,
-    aten.adaptive_avg_pool1d.default, aten.pixel_shuffle.default, aten.narrow.default,
+    aten.adaptive_avg_pool1d.default, aten.narrow.default, aten.constant_pad_nd.default,
+    aten.pad.default,
 }
 SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, aten.unbind.int,
           aten.tensor_split.sections}

@@ -1,0 +1,134 @@
+"""Op coverage of the QDQ legalisation on small models, each checked in tosa_reference_model
+against the PT2E-converted model (int8 unless said otherwise)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
+
+from mcu_mlir.frontend import import_model  # noqa: E402
+from mcu_mlir.reference import run_reference  # noqa: E402
+
+if shutil.which("tosa_reference_model") is None:
+    pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q, self.k = nn.Linear(8, 8), nn.Linear(8, 8)
+
+    def forward(self, x):
+        a = torch.matmul(self.q(x), self.k(x).transpose(1, 2)).softmax(-1)
+        return a, torch.bmm(a, x)
+
+
+class PadSum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        y = self.conv(F.pad(x, (1, 2, 0, 1)))
+        return y.sum(dim=1), y.mean(dim=(1, 3))
+
+
+class Pools(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        y = F.relu6(self.conv(x))
+        a = F.max_pool2d(y, 3, 2, ceil_mode=True)
+        b = F.avg_pool2d(y, 2)
+        c = F.max_pool2d(y, 2, 2, padding=1)
+        return a, b, c
+
+
+class Conv1dVariants(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv1d(1, 8, 9, stride=3)                       # in_channels = 1
+        self.b = nn.Conv1d(8, 8, 3, dilation=2, padding="same")
+        self.c = nn.Conv1d(8, 8, 5, groups=8, stride=2, padding=2)   # depthwise, strided
+        self.d = nn.Conv1d(8, 4, 1, bias=False)                      # pointwise, no bias
+
+    def forward(self, x):
+        y = torch.clamp(self.a(x), -1.0, 2.0)
+        y = F.hardtanh(self.b(y), -0.5, 0.5)
+        y = F.relu(self.c(y))
+        return F.interpolate(self.d(y), scale_factor=2)
+
+
+class Nonlinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.register_buffer("offset", torch.linspace(-1, 1, 16))
+
+    def forward(self, x):
+        y = self.fc(x)
+        parts = [F.gelu(y), F.hardswish(y), torch.tanh(y), F.silu(y), F.leaky_relu(y, 0.1),
+                 y * 0.5 - 1.0, torch.exp(-y.abs())]
+        z = torch.cat(parts, dim=1)                                 # inputs with different scales
+        w = torch.stack([y, y - self.offset, y * self.offset], dim=1)
+        return z, w, y[:, 3], y.unsqueeze(1).expand(2, 3, 16)
+
+
+CASES = {
+    "attention": (Attention, [(2, 5, 8)], 1),
+    "pad_sum_mean": (PadSum, [(1, 3, 6, 6)], 1),
+    "pools": (Pools, [(1, 3, 15, 15)], 1),
+    "conv1d_variants": (Conv1dVariants, [(1, 1, 200)], 1),
+    "nonlinear": (Nonlinear, [(2, 16)], 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_matches_pt2e(name):
+    cls, shapes, bound = CASES[name]
+    torch.manual_seed(0)
+    model = cls().eval()
+    example = tuple(torch.randn(s) for s in shapes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(model, example, calibration=8)
+    text = result.module.operation.get_asm()
+    proc = subprocess.run(["tosa-opt", "-", "--tosa-attach-target=profiles=pro_int extensions=doubleround "
+                           "specification_version=1.0", "--tosa-validate", "-o", "/dev/null"],
+                          input=text, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    g = torch.Generator().manual_seed(3)
+    xs = [torch.randn(s, generator=g).numpy() for s in shapes]
+    q_in = [tq.quantize(x) for tq, x in zip(result.inputs, xs)]
+    outs = run_reference(text, q_in)
+    ref = result.reference([tq.dequantize(q) for tq, q in zip(result.inputs, q_in)])
+    assert len(outs) == len(ref)
+    for out, want, tq in zip(outs, ref, result.outputs):
+        diff = np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64))
+        assert diff.max() <= bound, f"{name}: {diff.max()} LSB"
+        assert (diff == 0).mean() >= 0.9, f"{name}: {(diff == 0).mean():.3f} exact"
+
+
+def test_int16_nonlinear_tables():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 16), nn.Sigmoid()).eval()
+    x = torch.randn(4, 16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(model, (x,), quantize="int16", calibration=8)
+    assert "tosa.table" in result.module.operation.get_asm(large_elements_limit=4)
+    q_in = [result.inputs[0].quantize(x.numpy())]
+    (out,) = run_reference(result.module, q_in)
+    (want,) = result.reference([result.inputs[0].dequantize(q_in[0])])
+    diff = np.abs(out.astype(np.int64) - result.outputs[0].quantize(want).astype(np.int64))
+    assert diff.max() <= 16      # 513-point interpolated table: a few LSB of 1/32768
