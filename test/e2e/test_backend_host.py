@@ -329,3 +329,60 @@ def test_cmsis_nn_matches_reference(case, tmp_path, cmsis_nn_lib):
             assert np.abs(g.astype(np.int32) - e).max() <= AVG_POOL_MAX_LSB
         else:
             np.testing.assert_array_equal(g, e)
+
+
+# -- zoo models through the whole compiler ----------------------------------------------------------
+
+ZOO_MODELS = ["ds_cnn", "resnet8", "autoencoder"]
+
+
+def _compile_zoo(name, tmp_path, backend, target):
+    import mcu_mlir
+    from mcu_mlir import zoo
+
+    model, example = zoo.get(name)
+    result = mcu_mlir.compile(model, example, target=target, backend=backend, quantize="int8",
+                              emit="c", output_dir=str(tmp_path / "out"))
+    q = [result.frontend.inputs[i].quantize(np.asarray(x)) for i, x in enumerate(example)]
+    expected = run_reference(str(tmp_path / "out" / "model.tosa.mlir"), q)
+    return result, q, expected
+
+
+def _build_outdir(out: Path, inputs, n_outputs, extra=()):
+    (out / "main.c").write_text(HARNESS)
+    cmd = [CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-I", str(ROOT / "include"), "-I", str(out),
+           str(out / "model.c"), str(out / "main.c"), str(ROOT / "lib" / "runtime.c"),
+           *map(str, sorted((ROOT / "lib" / "portable").glob("*.c"))), *extra, "-o", str(out / "model"), "-lm"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    args = []
+    for i, x in enumerate(inputs):
+        (out / f"in{i}.bin").write_bytes(np.ascontiguousarray(x).tobytes())
+        args.append(str(out / f"in{i}.bin"))
+    outs = [out / f"out{i}.bin" for i in range(n_outputs)]
+    proc = subprocess.run([str(out / "model"), *args, *map(str, outs)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return [p.read_bytes() for p in outs]
+
+
+@pytest.mark.parametrize("name", ZOO_MODELS)
+def test_zoo_portable_matches_reference(name, tmp_path):
+    result, q, expected = _compile_zoo(name, tmp_path, "portable", "host")
+    got = _build_outdir(tmp_path / "out", q, len(expected))
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(np.frombuffer(g, dtype=e.dtype).reshape(e.shape), e)
+    report = result.report
+    assert report["arena_lower_bound_bytes"] <= report["arena_bytes"] <= 1.1 * report["arena_lower_bound_bytes"] + 512
+    assert not any(op["kernel"].startswith("arm_") for op in report["ops"])
+
+
+@pytest.mark.parametrize("name", ZOO_MODELS)
+def test_zoo_cmsis_nn_matches_reference(name, tmp_path, cmsis_nn_lib):
+    lib, include = cmsis_nn_lib
+    result, q, expected = _compile_zoo(name, tmp_path, "cmsis-nn", "cortex-m3")
+    got = _build_outdir(tmp_path / "out", q, len(expected), extra=[str(lib), f"-I{include}"])
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(np.frombuffer(g, dtype=e.dtype).reshape(e.shape), e)
+    # Every conv / depthwise / fully connected / pool / int8 add is a CMSIS-NN call.
+    for op in result.report["ops"]:
+        if any(f in op["tosa_op"] for f in ("conv2d", "matmul", "pool", "add")):
+            assert op["kernel"].startswith("arm_"), op
