@@ -182,9 +182,12 @@ int mcu_cast(mcu_dtype_t in_type, mcu_dtype_t out_type, int32_t count, const voi
 int mcu_table_s8(int32_t count, const int8_t *table, const int8_t *input, int8_t *output);
 int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int32_t *output);
 
-/* Fused int8 add / mul with CMSIS-NN's parameters (arm_elementwise_add_s8 / _mul_s8). */
+/* Fused int8 add / mul with CMSIS-NN's parameters (arm_elementwise_add_s8 / _mul_s8); with
+ * `broadcast` set, in1/in2 broadcast to `out` (size-1 dimensions), which CMSIS-NN cannot do. */
 typedef struct {
   int32_t count;
+  int32_t broadcast;
+  mcu_shape_t in1, in2, out;
   int32_t input1_offset, input1_multiplier, input1_shift;
   int32_t input2_offset, input2_multiplier, input2_shift;
   int32_t left_shift;

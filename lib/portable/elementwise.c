@@ -173,25 +173,41 @@ int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int
   return MCU_STATUS_OK;
 }
 
+static int32_t add_s8_value(const mcu_elementwise_params_t *p, int8_t x, int8_t y) {
+  int32_t a = (int32_t)((uint32_t)((int32_t)x + p->input1_offset) << p->left_shift);
+  int32_t b = (int32_t)((uint32_t)((int32_t)y + p->input2_offset) << p->left_shift);
+  a = mcu_requantize(a, p->input1_multiplier, p->input1_shift);
+  b = mcu_requantize(b, p->input2_multiplier, p->input2_shift);
+  const int32_t sum = mcu_requantize(a + b, p->output_multiplier, p->output_shift) + p->output_offset;
+  return (int32_t)mcu_clip(sum, p->act_min, p->act_max);
+}
+
+static int32_t mul_s8_value(const mcu_elementwise_params_t *p, int8_t x, int8_t y) {
+  const int32_t product = ((int32_t)x + p->input1_offset) * ((int32_t)y + p->input2_offset);
+  const int32_t v = mcu_requantize(product, p->output_multiplier, p->output_shift) + p->output_offset;
+  return (int32_t)mcu_clip(v, p->act_min, p->act_max);
+}
+
+static int elementwise_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
+                          int8_t *output, int32_t (*value)(const mcu_elementwise_params_t *, int8_t, int8_t)) {
+  if (!p->broadcast) {
+    for (int32_t i = 0; i < p->count; ++i) output[i] = (int8_t)value(p, in1[i], in2[i]);
+    return MCU_STATUS_OK;
+  }
+  int32_t s1[MCU_PORTABLE_MAX_RANK], s2[MCU_PORTABLE_MAX_RANK];
+  if (p->in1.rank != p->out.rank || p->in2.rank != p->out.rank) return MCU_STATUS_BAD_ARGUMENT;
+  mcu_strides(&p->in1, s1, 1);
+  mcu_strides(&p->in2, s2, 1);
+  MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { output[o] = (int8_t)value(p, in1[i1], in2[i2]); });
+  return MCU_STATUS_OK;
+}
+
 int mcu_elementwise_add_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
                            int8_t *output) {
-  for (int32_t i = 0; i < p->count; ++i) {
-    int32_t a = (int32_t)((uint32_t)((int32_t)in1[i] + p->input1_offset) << p->left_shift);
-    int32_t b = (int32_t)((uint32_t)((int32_t)in2[i] + p->input2_offset) << p->left_shift);
-    a = mcu_requantize(a, p->input1_multiplier, p->input1_shift);
-    b = mcu_requantize(b, p->input2_multiplier, p->input2_shift);
-    int32_t sum = mcu_requantize(a + b, p->output_multiplier, p->output_shift) + p->output_offset;
-    output[i] = (int8_t)mcu_clip(sum, p->act_min, p->act_max);
-  }
-  return MCU_STATUS_OK;
+  return elementwise_s8(p, in1, in2, output, add_s8_value);
 }
 
 int mcu_elementwise_mul_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
                            int8_t *output) {
-  for (int32_t i = 0; i < p->count; ++i) {
-    const int32_t product = ((int32_t)in1[i] + p->input1_offset) * ((int32_t)in2[i] + p->input2_offset);
-    int32_t v = mcu_requantize(product, p->output_multiplier, p->output_shift) + p->output_offset;
-    output[i] = (int8_t)mcu_clip(v, p->act_min, p->act_max);
-  }
-  return MCU_STATUS_OK;
+  return elementwise_s8(p, in1, in2, output, mul_s8_value);
 }

@@ -206,23 +206,25 @@ def pool_graph(rng, avg: bool):
     return func([ty], [oty], body, ["c"]), [rand_i8(rng, (1, 8, 9, 3))]
 
 
-def add_graph(rng, mul=False):
+def add_graph(rng, mul=False, broadcast=False):
     ty, ity = "tensor<1x4x4x8xi8>", "tensor<1x4x4x8xi32>"
+    ty2, ity2 = ("tensor<1x1x1x8xi8>", "tensor<1x1x1x8xi32>") if broadcast else (ty, ity)
     if mul:
         body = rescale_consts("a", [1 << 30], [30], 3, 0, "i8", "i32") + rescale_consts("b", [1 << 30], [30], -9, 0, "i8", "i32")
     else:
         body = rescale_consts("a", [1395864371], [28], 3, 0, "i8", "i32") + rescale_consts("b", [1174405120], [29], -9, 0, "i8", "i32")
-    body += rescale("a", "arg0", ty, ity, 1) + rescale("b", "arg1", ty, ity, 1)
+    body += rescale("a", "arg0", ty, ity, 1) + rescale("b", "arg1", ty2, ity2, 1)
     if mul:
         body += const("sh", np.array([0]), "i8")
-        body += f"  %s = tosa.mul %a, %b, %sh : ({ity}, {ity}, tensor<1xi8>) -> {ity}\n"
+        body += f"  %s = tosa.mul %a, %b, %sh : ({ity}, {ity2}, tensor<1xi8>) -> {ity}\n"
         body += rescale_consts("o", [1518500250], [42], 0, 2)
     else:
-        body += f"  %s = tosa.add %a, %b : ({ity}, {ity}) -> {ity}\n"
+        body += f"  %s = tosa.add %a, %b : ({ity}, {ity2}) -> {ity}\n"
         body += rescale_consts("o", [1288490189], [40], 0, 2)
     body += rescale("o", "s", ity, ty, 1)
     body += f"  %c = tosa.clamp %o {{min_val = -128 : i8, max_val = 120 : i8}} : ({ty}) -> {ty}\n"
-    return func([ty, ty], [ty], body, ["c"]), [rand_i8(rng, (1, 4, 4, 8)), rand_i8(rng, (1, 4, 4, 8))]
+    second = (1, 1, 1, 8) if broadcast else (1, 4, 4, 8)
+    return func([ty, ty2], [ty], body, ["c"]), [rand_i8(rng, (1, 4, 4, 8)), rand_i8(rng, second)]
 
 
 def misc_graph(rng):
@@ -267,7 +269,19 @@ CASES = {
     "max-pool2d": lambda rng: pool_graph(rng, False),
     "add": lambda rng: add_graph(rng),
     "mul": lambda rng: add_graph(rng, mul=True),
+    "add-broadcast": lambda rng: add_graph(rng, broadcast=True),
+    "mul-broadcast": lambda rng: add_graph(rng, mul=True, broadcast=True),
     "data-movement-and-reductions": misc_graph,
+}
+
+
+# The one kernel each fused case must become (the TOSA ops it absorbs leave no other call).
+FUSED_KERNEL = {
+    "conv2d": "portable:conv2d_s8", "depthwise-conv2d": "portable:depthwise_conv2d_s8",
+    "fully-connected": "portable:matmul", "avg-pool2d": "portable:avg_pool2d",
+    "max-pool2d": "portable:max_pool2d", "add": "portable:elementwise_add_s8",
+    "mul": "portable:elementwise_mul_s8", "add-broadcast": "portable:elementwise_add_s8",
+    "mul-broadcast": "portable:elementwise_mul_s8",
 }
 
 
@@ -282,6 +296,8 @@ def test_portable_matches_reference(case, tmp_path):
         np.testing.assert_array_equal(g, e.reshape(g.shape).astype(g.dtype))
     assert all(op["kernel"].startswith("portable:") or op["kernel"] == "view" for op in report["ops"])
     assert report["arena_bytes"] >= report["arena_lower_bound_bytes"]
+    if case in FUSED_KERNEL:
+        assert [op["kernel"] for op in report["ops"]] == [FUSED_KERNEL[case]]
 
 
 # -- CMSIS-NN backend on the host (its pure C path) ------------------------------------------------

@@ -296,7 +296,10 @@ class _Emitter:
                 f"{self.ptr(op.operands[0], 'int16_t')}, {self.out(op, 'int32_t')});"]
 
     def _elementwise(self, i, op, p, kind):
-        s = self.struct("mcu_elementwise_params_t", f"layer{i}_params", p)
+        fields = dict(p)
+        for k in ("in1", "in2", "out"):
+            fields[k] = self.shape_lit(p[k])
+        s = self.struct("mcu_elementwise_params_t", f"layer{i}_params", fields)
         return [s, f"status = mcu_elementwise_{kind}_s8(&layer{i}_params, {self.ptr(op.operands[0], 'int8_t')}, "
                    f"{self.ptr(op.operands[1], 'int8_t')}, {self.out(op, 'int8_t')});"]
 

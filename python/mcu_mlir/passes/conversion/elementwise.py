@@ -87,7 +87,7 @@ def _add_input(value):
 
 
 def convert_add_unit(op, rw):
-    if elem(op.results[0]) != "i32" or shape(op.operands[0]) != shape(op.operands[1]):
+    if elem(op.results[0]) != "i32":
         return NO_MATCH
     a, b = _add_input(op.operands[0]), _add_input(op.operands[1])
     tail = follow_requant_tail(op)
@@ -111,7 +111,7 @@ def convert_add_unit(op, rw):
 
 
 def convert_mul_unit(op, rw):
-    if elem(op.results[0]) != "i32" or shape(op.operands[0]) != shape(op.operands[1]):
+    if elem(op.results[0]) != "i32":
         return NO_MATCH
     if const_scalar(op.operands[2]) != 0:
         return NO_MATCH
@@ -142,7 +142,8 @@ def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params):
     ops = list(feeder_ops) + [op, rs.op] + ([last] if last is not rs.op else [])
     loc = fused_location(ops)
     source = "+".join(o.operation.name for o in ops)
-    if rw.use_cmsis:
+    broadcast = shape(inputs[0]) != shape(inputs[1])
+    if rw.use_cmsis and not broadcast:  # CMSIS-NN's elementwise kernels do not broadcast
         attrs = dict(params)
         attrs["kernel"] = f"arm_elementwise_{kind}_s8"
         new = make_kernel_op(kind, inputs, last.results[0].type, attrs, before=op, loc=loc,
@@ -150,7 +151,8 @@ def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params):
     else:
         p = {k: v for k, v in params.items() if k != "activation"}
         p.update({"count": numel(op.results[0]), "act_min": params["activation"][0],
-                  "act_max": params["activation"][1]})
+                  "act_max": params["activation"][1], "broadcast": int(broadcast),
+                  "in1": shape(inputs[0]), "in2": shape(inputs[1]), "out": shape(op.results[0])})
         p.setdefault("left_shift", 0)
         for k in ("input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift"):
             p.setdefault(k, 0)
