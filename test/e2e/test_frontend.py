@@ -162,3 +162,12 @@ def test_layers_report_quantization():
     for layer in layers:
         assert layer["input_scale"] > 0 and layer["output_scale"] > 0
         assert all(z == 0 for z in layer["weight_zero_points"])
+
+
+def test_layers_report_elementwise_ops():
+    result, _, _ = imported("mobilenet_v3_small", "int8")
+    kinds = {layer["op"] for layer in result.layers}
+    assert {"conv2d", "depthwise_conv2d", "linear", "add", "mul", "table:hardswish",
+            "table:hardsigmoid"} <= kinds
+    add = next(layer for layer in result.layers if layer["op"] == "add")
+    assert add["other_input_scales"][0] > 0 and add["name"].startswith("features.")

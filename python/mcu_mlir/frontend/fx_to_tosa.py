@@ -307,6 +307,8 @@ class Lowering:
                     src = DQ(self.quantize(src, *self._guess(src.node)))
                 if isinstance(src, DQ):
                     out = self.table(node, src.q, scale, zp, elem)
+                    self.record_layer(node, "table:" + _op_name(node).replace("aten.", "").rstrip("_"), src.q, None,
+                                      scale, zp)
                     return self.apply_clamp(out, clamp)
             culprit = node
             if t is operator.getitem and isinstance(ins[0], Pending):
@@ -405,15 +407,21 @@ class Lowering:
         with torch.no_grad():
             return node.target(*args, **node.kwargs)
 
-    def record_layer(self, node, kind, x: Q, w: Const, out_scale, out_zp):
+    def record_layer(self, node, kind, x: Q, w: Const | None, out_scale, out_zp, others=()):
+        """One entry of the per-layer quantization report (report.json's "layers")."""
         _, _, path = node_location(node)
-        self.layers.append({
+        entry = {
             "name": path or node.name, "op": kind, "node": node.name,
             "input_scale": x.scale, "input_zero_point": x.zp,
             "output_scale": out_scale, "output_zero_point": out_zp,
-            "weight_scales": [float(s) for s in w.scales], "weight_zero_points": [int(z) for z in w.zps],
+            "weight_scales": [float(s) for s in w.scales] if w is not None else [],
+            "weight_zero_points": [int(z) for z in w.zps] if w is not None else [],
             "dtype": x.elem,
-        })
+        }
+        if others:
+            entry["other_input_scales"] = [o.scale for o in others]
+            entry["other_input_zero_points"] = [o.zp for o in others]
+        self.layers.append(entry)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -599,6 +607,7 @@ def _lower_add_sub(self: Lowering, node, ins, scale, zp, elem, clamp):
     acc = self.w.op(op, [pa, pb], out_shape, "i32")
     m, s = quantize_multiplier(twice_max / ((1 << left_shift) * scale))
     out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
+    self.record_layer(node, "add" if op == "tosa.add" else "sub", qa, None, scale, zp, [qb])
     return self.apply_clamp(out, clamp)
 
 
@@ -617,6 +626,7 @@ def _lower_mul(self: Lowering, node, ins, scale, zp, elem, clamp):
     acc = self.w.op("tosa.mul", [ops[0], ops[1], shift], out_shape, "i32")
     m, s = quantize_multiplier(qa.scale * qb.scale / scale)
     out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
+    self.record_layer(node, "mul", qa, None, scale, zp, [qb])
     return self.apply_clamp(out, clamp)
 
 
@@ -658,6 +668,7 @@ def _lower_softmax(self: Lowering, node, ins, scale, zp, elem, clamp):
         return None
     from .softmax import lower_softmax
     log = node.target in (aten.log_softmax.int, aten._log_softmax.default)
+    self.record_layer(node, "log_softmax" if log else "softmax", ins[0].q, None, scale, zp)
     return lower_softmax(self, node, ins[0].q, int(node.args[1]), log, scale, zp, elem)
 
 
@@ -848,6 +859,7 @@ def _lower_matmul(self: Lowering, node, ins, scale, zp, elem, clamp):
                     (batch, m, n), "i32")
     mult, shift = quantize_multiplier(qa.scale * qb.scale / scale)
     out = Q(self.w.rescale(acc, [mult], [shift], 0, zp, elem), scale, zp)
+    self.record_layer(node, "matmul", qa, None, scale, zp, [qb])
     out = self.apply_clamp(out, clamp)
     return Q(self.w.reshape(out.v, _shape(node)), scale, zp)
 
