@@ -122,11 +122,19 @@ def _reaches_only_return(value) -> bool:
         name = user.operation.name if hasattr(user, "operation") else user.name
         if name == "func.return":
             continue
-        if name in LAYOUT_SENSITIVE:
+        if name in LAYOUT_SENSITIVE and not _is_table_lookup(user):
             return False
         if not all(_reaches_only_return(r) for r in user.results):
             return False
     return True
+
+
+def _is_table_lookup(op) -> bool:
+    """A gather from a constant table is elementwise (integer softmax reads its exp table so)."""
+    if op.operation.name != "tosa.gather":
+        return False
+    table = op.operands[0].owner
+    return not isinstance(table, ir.Block) and table.operation.name == "tosa.const"
 
 
 def interior_transposes(module) -> int:

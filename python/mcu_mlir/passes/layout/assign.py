@@ -56,6 +56,8 @@ class Problem:
     edges: list = field(default_factory=list)
     needs: list = field(default_factory=list)
     layout: list = field(default_factory=list)        # region id -> chosen perm
+    lookup_in: set = field(default_factory=set)       # reshapes flattening a table lookup's input
+    lookup_out: set = field(default_factory=set)      # reshapes restoring its output's shape
 
     # -- building ---------------------------------------------------------------------------------
     @classmethod
@@ -87,6 +89,14 @@ class Problem:
                 add(arg)
         pinned_values = []
         for op in block.operations:
+            lookup = _table_lookup(op)
+            if lookup is not None and tracked(lookup[0]) and tracked(lookup[1]):
+                x, y, flatten, restore = lookup
+                add(x)
+                add(y)
+                union(x, y)
+                self.lookup_in.add(flatten)
+                self.lookup_out.add(restore)
             for r in op.results:
                 if tracked(r):
                     add(r)
@@ -115,7 +125,8 @@ class Problem:
 
         for op in block.operations:
             name = op.operation.name
-            if name in ("tosa.const", "tosa.const_shape"):
+            if name in ("tosa.const", "tosa.const_shape") or op.operation in self.lookup_in \
+                    or op.operation in self.lookup_out:
                 continue
             if name in ("tosa.transpose", "tosa.reshape") and op.operands[0] in self.region_of \
                     and op.results[0] in self.region_of:
@@ -274,6 +285,29 @@ class Problem:
         _Rewriter(self, consts).run()
 
 
+def _table_lookup(op):
+    """reshape(gather(table, reshape(x) -> [1, W]), x's shape) with a constant [1, K, 1] table: an
+    elementwise lookup (how integer softmax reads its exp table). Returns (x, y, flatten, restore)."""
+    if op.operation.name != "tosa.gather":
+        return None
+    table, indices = op.operands[0], op.operands[1]
+    if not is_constant(table) or ranked_shape(table) is None or len(table.type.shape) != 3 or \
+            table.type.shape[0] != 1 or table.type.shape[2] != 1:
+        return None
+    flatten = indices.owner
+    if isinstance(flatten, ir.Block) or flatten.operation.name != "tosa.reshape" or \
+            len(list(indices.uses)) != 1:
+        return None
+    uses = list(op.results[0].uses)
+    if len(uses) != 1 or uses[0].owner.operation.name != "tosa.reshape":
+        return None
+    restore = uses[0].owner
+    x, y = flatten.operands[0], restore.results[0]
+    if ranked_shape(x) is None or ranked_shape(x) != ranked_shape(y):
+        return None
+    return x, y, flatten.operation, restore.operation
+
+
 def _tensor_type(shape, like):
     return ir.RankedTensorType.get(list(shape), ir.RankedTensorType(like).element_type)
 
@@ -328,7 +362,17 @@ class _Rewriter:
             if name in ("tosa.const", "tosa.const_shape"):
                 continue
             with ir.InsertionPoint(op), op.location as loc:
-                if name == "tosa.transpose" and op.results[0] in p.region_of:
+                if op.operation in p.lookup_in:
+                    x = op.operands[0]
+                    new = self.value_in(x, self._region_layout(x), loc)
+                    if new != x:
+                        op.operands[0] = new
+                elif op.operation in p.lookup_out:
+                    y = op.results[0]
+                    layout = self._region_layout(y)
+                    self.stored[y] = (_reshape(op.operands[0], P.physical_shape(self.shape(y), layout), loc), layout)
+                    self.dead.append(op)
+                elif name == "tosa.transpose" and op.results[0] in p.region_of:
                     self._transpose(op, loc)
                 elif name == "tosa.reshape" and op.results[0] in p.region_of:
                     self._reshape(op, loc)

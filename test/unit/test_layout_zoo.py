@@ -1,0 +1,55 @@
+"""The layout pipeline on every zoo model (but the large ones), integer and float.
+
+Integer TOSA comes from the frontend (int8, NCHW as PyTorch lays it out), float TOSA from
+torch-mlir's conversion. Acceptance: no data-moving transpose inside the model; with NCHW I/O at
+most one per input and output; with NHWC I/O none; tosa_reference_model outputs bit-identical
+(integer) or within 1e-5 (float) before and after.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from mcu_mlir import pipeline, zoo  # noqa: E402
+from mcu_mlir._mlir import ir  # noqa: E402
+from mcu_mlir.transposes import count_data_moving_transposes  # noqa: E402
+
+import test_layout_support as support  # noqa: E402
+
+MODELS = sorted(n for n in zoo.MODELS if n not in zoo.LARGE)
+
+
+@functools.lru_cache(maxsize=None)
+def tosa_text(name: str, kind: str) -> str:
+    model, inputs = zoo.get(name)
+    if kind == "float":
+        return support.torch_to_tosa(model, list(inputs), "raw")
+    from mcu_mlir.frontend import import_model
+    result = import_model(model, inputs, quantize="int8", calibration=2)
+    return result.module.operation.get_asm()
+
+
+@pytest.mark.parametrize("io_layout", ["nchw", "nhwc"])
+@pytest.mark.parametrize("kind", ["int8", "float"])
+@pytest.mark.parametrize("name", MODELS)
+def test_zoo_model_layout(name, kind, io_layout):
+    try:
+        text = tosa_text(name, kind)
+    except Exception as exc:  # the frontend's own tests own its failures
+        pytest.skip(f"no {kind} TOSA for {name}: {type(exc).__name__}: {str(exc)[:200]}")
+    module = ir.Module.parse(text, ir.Context())
+    fn = support.entry(module)
+    n_io = len(fn.regions[0].blocks[0].arguments) + len(ir.FunctionType(fn.attributes["function_type"].value).results)
+    pipeline.run_pipeline(module, f"builtin.module(mcu-tosa-layout-pipeline{{io-layout={io_layout}}})")
+    assert module.operation.verify()
+    left = count_data_moving_transposes(module)
+    if io_layout == "nhwc":
+        assert left == 0
+    else:
+        assert left <= n_io
+        assert support.interior_transposes(module) == 0
+    support.assert_same_outputs(text, module, atol=1e-5 if kind == "float" else 0)
