@@ -397,3 +397,14 @@ def test_cmsis_nn_conv(cmsis_conv_dir, target):
         assert counts["cmsis-nn"] + counts["helpers"] == counts["total"] - counts["other"]
         assert counts["other"] < 100 and counts["kernel_share_with_helpers"] > 0.9999
         assert counts["cmsis-nn"] > 0.9 * counts["total"]
+
+
+def test_build_directory_remembers_its_cmsis_nn_checkout(cmsis_add_dir, monkeypatch):
+    path = _cmsis_nn_path()
+    _need_host_toolchain()
+    first = build.build(cmsis_add_dir, target="host", cmsis_nn_path=path)
+    monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
+    assert build.build(cmsis_add_dir, target="host") == first
+    inputs = random_inputs(8, (1, 100))
+    np.testing.assert_array_equal(run.run(cmsis_add_dir, inputs, target="host").outputs_q[0],
+                                  cmsis_add_oracle(*inputs)[0])

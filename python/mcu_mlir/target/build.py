@@ -159,10 +159,14 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
     if not (REPO_ROOT / "CMakeLists.txt").exists():
         raise UserError(f"the mcu-mlir sources (CMakeLists.txt, lib/) are not at {REPO_ROOT}")
     uses_cmsis = model_uses_cmsis_nn(outdir)
+    build_dir = build_dir_for(outdir, target)
+    stamp = build_dir / "mcu_configure.json"
     if cmsis_nn_path is None and uses_cmsis:
-        cmsis_nn_path = os.environ.get("CMSIS_NN_PATH")
+        # $CMSIS_NN_PATH, else the checkout this build directory was configured with
+        previous = json.loads(stamp.read_text()).get("CMSIS_NN_PATH") if stamp.exists() else None
+        cmsis_nn_path = os.environ.get("CMSIS_NN_PATH") or previous or None
     if uses_cmsis and not cmsis_nn_path:
-        raise UserError("the model calls CMSIS-NN kernels: set CMSIS_NN_PATH (or pass cmsis_nn_path / --cmsis-nn) "
+        raise UserError("the model calls CMSIS-NN kernels: set CMSIS_NN_PATH (or pass --cmsis-nn-path) "
                         "to a CMSIS-NN checkout, or compile with --backend portable")
     generated_for = model_target(outdir)
     if uses_cmsis and generated_for in KERNEL_PATH and KERNEL_PATH[generated_for] != KERNEL_PATH[target]:
@@ -174,7 +178,6 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
         if not (cmsis_nn_path / "Include" / "arm_nnfunctions.h").exists():
             raise UserError(f"CMSIS_NN_PATH={cmsis_nn_path} is not a CMSIS-NN checkout (no Include/arm_nnfunctions.h)")
 
-    build_dir = build_dir_for(outdir, target)
     build_dir.mkdir(parents=True, exist_ok=True)
     harness_inputs = ""
     if inputs is not None:
@@ -187,7 +190,6 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
                 "MCU_CMSIS_NN_LIBRARY": prebuilt,
                 "MCU_OPT_FLAGS": opt, "MCU_HARNESS_INPUTS": harness_inputs,
                 "MCU_DEBUG_SCRATCH": "ON" if debug_scratch else "OFF"}
-    stamp = build_dir / "mcu_configure.json"
     if not (build_dir / "CMakeCache.txt").exists() or not stamp.exists() or json.loads(stamp.read_text()) != settings:
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         if (build_dir / "CMakeCache.txt").exists():
