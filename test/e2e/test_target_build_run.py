@@ -249,11 +249,13 @@ def test_embedded_inputs(tmp_path):
     assert parsed.data[0] == want[0].tobytes() and parsed.data[1] == want[1].astype("<i4").tobytes()
 
 
-def test_cmsis_nn_model_without_cmsis_nn_path(cmsis_add_dir, monkeypatch):
+def test_cmsis_nn_model_without_cmsis_nn_path(tmp_path, monkeypatch):
     _need_host_toolchain()
     monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
+    out = tmp_path / "model"
+    shutil.copytree(FIXTURES / "cmsis_add", out)      # a fresh copy: no build directory to remember a path
     with pytest.raises(UserError, match="calls CMSIS-NN kernels: set CMSIS_NN_PATH"):
-        build.build(cmsis_add_dir, target="host")
+        build.build(out, target="host")
 
 
 @pytest.mark.parametrize("target", ["host", "cortex-m55", "cortex-m4", "cortex-m3"])
