@@ -410,3 +410,20 @@ def test_build_directory_remembers_its_cmsis_nn_checkout(cmsis_add_dir, monkeypa
     inputs = random_inputs(8, (1, 100))
     np.testing.assert_array_equal(run.run(cmsis_add_dir, inputs, target="host").outputs_q[0],
                                   cmsis_add_oracle(*inputs)[0])
+
+
+def test_weights_too_big_for_flash(tmp_path):
+    """5 MiB of constants do not fit the AN386's 4 MiB code memory: reported with both figures."""
+    _need_cross_toolchain()
+    out = tmp_path / "model"
+    shutil.copytree(FIXTURES / "elementwise", out)
+    source = (out / "model.c").read_text()
+    source = source.replace("int mcu_model_run(", "const uint8_t big_weights[5 << 20] = {1};\n\nint mcu_model_run(", 1)
+    source = source.replace("  mcu_layer_marker(-1);", "  y1[0] += big_weights[(uint8_t)x0[0]];\n  mcu_layer_marker(-1);", 1)
+    (out / "model.c").write_text(source)
+    with pytest.raises(UserError) as err:
+        build.build(out, target="cortex-m4")
+    message = str(err.value)
+    assert "does not fit the memory of mps2-an386 (cortex-m4)" in message
+    needed = int(message.split("FLASH (.text) needs ")[1].split(" bytes")[0])
+    assert needed > 5 << 20 and f"{4 << 20} available" in message
