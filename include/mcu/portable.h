@@ -73,6 +73,15 @@ int mcu_conv2d_s8(const mcu_conv_params_t *p, const int8_t *input, const int8_t 
 int mcu_depthwise_conv2d_s8(const mcu_conv_params_t *p, const int8_t *input, const int8_t *filter,
                             const int32_t *bias, void *output);
 
+/* int16 activations, int8 weights, int48 (int64) bias and accumulator. The requantisation uses
+ * CMSIS-NN's s16 convention: multiplier = TOSA 16-bit multiplier << 16, shift = 15 - TOSA shift;
+ * it is computed in 64 bits exactly as TOSA RESCALE (scale32 = false). NULL multiplier: the raw
+ * int64 accumulator is written. */
+int mcu_conv2d_s16(const mcu_conv_params_t *p, const int16_t *input, const int8_t *filter,
+                   const int64_t *bias, void *output);
+int mcu_depthwise_conv2d_s16(const mcu_conv_params_t *p, const int16_t *input, const int8_t *filter,
+                             const int64_t *bias, void *output);
+
 /* TOSA TRANSPOSE_CONV2D (int8 in, OHWI weights, int32 out): out_pad [top, bottom, left, right]. */
 typedef struct {
   int32_t n, h, w, c;

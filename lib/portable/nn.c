@@ -102,6 +102,74 @@ int mcu_depthwise_conv2d_s8(const mcu_conv_params_t *p, const int8_t *input, con
   return MCU_STATUS_OK;
 }
 
+static void store_conv_result_s16(const mcu_conv_params_t *p, void *output, int32_t index,
+                                  int32_t oc, int64_t acc) {
+  if (p->multiplier == NULL) {
+    ((int64_t *)output)[index] = acc;
+    return;
+  }
+  const int32_t q = p->per_channel ? oc : 0;
+  const int32_t mult32 = p->multiplier[q];
+  const int32_t mult16 = mult32 < 0x7FFF0000 ? (int32_t)(((int64_t)mult32 + (1 << 15)) >> 16) : 0x7FFF;
+  int64_t v = (int64_t)mcu_tosa_apply_scale_16(acc, mult16, 15 - p->shift[q]) + p->output_offset;
+  v = mcu_clip(v, -32768, 32767);
+  ((int16_t *)output)[index] = (int16_t)mcu_clip(v, p->act_min, p->act_max);
+}
+
+int mcu_conv2d_s16(const mcu_conv_params_t *p, const int16_t *input, const int8_t *filter,
+                   const int64_t *bias, void *output) {
+  const int32_t groups = p->groups > 0 ? p->groups : 1;
+  if (p->c % groups != 0 || p->out_c % groups != 0) return MCU_STATUS_BAD_ARGUMENT;
+  const int32_t in_per_group = p->c / groups;
+  const int32_t out_per_group = p->out_c / groups;
+  for (int32_t b = 0; b < p->n; ++b)
+    for (int32_t oy = 0; oy < p->out_h; ++oy)
+      for (int32_t ox = 0; ox < p->out_w; ++ox)
+        for (int32_t oc = 0; oc < p->out_c; ++oc) {
+          const int32_t g = oc / out_per_group;
+          int64_t acc = bias ? bias[oc] : 0;
+          for (int32_t ky = 0; ky < p->kernel_h; ++ky) {
+            const int32_t iy = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+            if (iy < 0 || iy >= p->h) continue;
+            for (int32_t kx = 0; kx < p->kernel_w; ++kx) {
+              const int32_t ix = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
+              if (ix < 0 || ix >= p->w) continue;
+              const int16_t *in = input + (((b * p->h + iy) * p->w + ix) * p->c) + g * in_per_group;
+              const int8_t *w = filter + ((oc * p->kernel_h + ky) * p->kernel_w + kx) * in_per_group;
+              for (int32_t ic = 0; ic < in_per_group; ++ic)
+                acc += ((int64_t)in[ic] + p->input_offset) * (int64_t)w[ic];
+            }
+          }
+          store_conv_result_s16(p, output, ((b * p->out_h + oy) * p->out_w + ox) * p->out_c + oc, oc, acc);
+        }
+  return MCU_STATUS_OK;
+}
+
+int mcu_depthwise_conv2d_s16(const mcu_conv_params_t *p, const int16_t *input, const int8_t *filter,
+                             const int64_t *bias, void *output) {
+  if (p->out_c != p->c * p->ch_mult) return MCU_STATUS_BAD_ARGUMENT;
+  for (int32_t b = 0; b < p->n; ++b)
+    for (int32_t oy = 0; oy < p->out_h; ++oy)
+      for (int32_t ox = 0; ox < p->out_w; ++ox)
+        for (int32_t oc = 0; oc < p->out_c; ++oc) {
+          const int32_t ic = oc / p->ch_mult;
+          int64_t acc = bias ? bias[oc] : 0;
+          for (int32_t ky = 0; ky < p->kernel_h; ++ky) {
+            const int32_t iy = oy * p->stride_h - p->pad_top + ky * p->dilation_h;
+            if (iy < 0 || iy >= p->h) continue;
+            for (int32_t kx = 0; kx < p->kernel_w; ++kx) {
+              const int32_t ix = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
+              if (ix < 0 || ix >= p->w) continue;
+              const int64_t in = input[((b * p->h + iy) * p->w + ix) * p->c + ic];
+              const int64_t w = filter[(ky * p->kernel_w + kx) * p->out_c + oc];
+              acc += (in + p->input_offset) * w;
+            }
+          }
+          store_conv_result_s16(p, output, ((b * p->out_h + oy) * p->out_w + ox) * p->out_c + oc, oc, acc);
+        }
+  return MCU_STATUS_OK;
+}
+
 int mcu_transpose_conv2d_s8(const mcu_transpose_conv_params_t *p, const int8_t *input,
                             const int8_t *filter, const int32_t *bias, int32_t *output) {
   for (int32_t b = 0; b < p->n; ++b)

@@ -44,12 +44,20 @@ def scratch_bytes(op, path: str) -> int:
         stride = list(ir.DenseI32ArrayAttr(a["stride"]))
         pad = list(ir.DenseI32ArrayAttr(a["padding"]))[:2]
         dil = list(ir.DenseI32ArrayAttr(a["dilation"]))
+        kernel = str(a["kernel"]).strip('"')
+        if kernel.endswith("_s16"):
+            if name == "cmsisnn.conv":
+                return cmsis_buffers.conv_wrapper_s16(path, in_shape[3], f[1], f[2])
+            ch_mult = int(ir.IntegerAttr(a["ch_mult"]).value)
+            return cmsis_buffers.depthwise_wrapper_s16(path, ch_mult, dil, in_shape[3], f[1], f[2])
         if name == "cmsisnn.conv":
-            kernel = str(a["kernel"]).strip('"')
             return cmsis_buffers.conv_wrapper_s8(path, kernel, stride, pad, dil, in_shape, f, out_shape)
         return cmsis_buffers.depthwise_wrapper_s8(path, stride, pad, dil, in_shape, f, out_shape)
     if name == "cmsisnn.avg_pool":
-        return cmsis_buffers.avgpool_s8(path, ir.RankedTensorType(op.operands[0].type).shape[-1])
+        channels = ir.RankedTensorType(op.operands[0].type).shape[-1]
+        if str(a["kernel"]).strip('"').endswith("_s16"):
+            return cmsis_buffers.avgpool_s16(path, channels)
+        return cmsis_buffers.avgpool_s8(path, channels)
     # Fully connected on MVE reads kernel sums that are precomputed into flash: no scratch.
     return 0
 

@@ -84,3 +84,23 @@ def fully_connected_s8(path, out_c) -> int:
 
 def avgpool_s8(path, ch) -> int:
     return ch * 4 if path == "dsp" else 0
+
+
+def conv_wrapper_s16(path, in_c, f_h, f_w) -> int:
+    if path == "mve":
+        return 4 * ((in_c * f_w * f_h + 7) // 8) * 8 * 2
+    return 2 * in_c * f_w * f_h * 2
+
+
+def depthwise_wrapper_s16(path, ch_mult, dilation, in_c, f_h, f_w) -> int:
+    if not (ch_mult == 1 and dilation == [1, 1] and f_w * f_h < 512):
+        return 0
+    if path == "mve":
+        return 4 * in_c * f_w * f_h * 2 + 8
+    if path == "dsp":
+        return in_c * f_w * f_h * 2
+    return 0
+
+
+def avgpool_s16(path, ch) -> int:
+    return ch * 4 if path == "dsp" else 0

@@ -202,16 +202,17 @@ class _Emitter:
         body = ", ".join(f".{k} = {v}" for k, v in fields.items())
         return f"static const {ctype} {var} = {{{body}}};"
 
-    def _conv_family(self, i, op, p, depthwise):
+    def _conv_family(self, i, op, p, depthwise, s16=False):
         mult = self.array(f"layer{i}_multiplier", "int32_t", p["multiplier"])
         shift = self.array(f"layer{i}_shift", "int32_t", p["shift"])
         fields = {k: v for k, v in p.items() if k not in ("multiplier", "shift")}
         fields["multiplier"] = mult if p["multiplier"] else "NULL"
         fields["shift"] = shift if p["shift"] else "NULL"
         s = self.struct("mcu_conv_params_t", f"layer{i}_params", fields)
-        out_t = "int8_t" if p["multiplier"] else "int32_t"
-        fn = "mcu_depthwise_conv2d_s8" if depthwise else "mcu_conv2d_s8"
-        return [s, f"status = {fn}(&layer{i}_params, {self.ptr(op.operands[0], 'int8_t')}, "
+        in_t = "int16_t" if s16 else "int8_t"
+        out_t = (in_t if p["multiplier"] else ("int64_t" if s16 else "int32_t"))
+        fn = ("mcu_depthwise_conv2d" if depthwise else "mcu_conv2d") + ("_s16" if s16 else "_s8")
+        return [s, f"status = {fn}(&layer{i}_params, {self.ptr(op.operands[0], in_t)}, "
                    f"{self.const_name(op.operands[1], f'layer{i}_filter')}, "
                    f"{self.const_name(op.operands[2], f'layer{i}_bias')}, {self.out(op, out_t)});"]
 
@@ -220,6 +221,12 @@ class _Emitter:
 
     def portable_depthwise_conv2d_s8(self, i, op, p):
         return self._conv_family(i, op, p, True)
+
+    def portable_conv2d_s16(self, i, op, p):
+        return self._conv_family(i, op, p, False, s16=True)
+
+    def portable_depthwise_conv2d_s16(self, i, op, p):
+        return self._conv_family(i, op, p, True, s16=True)
 
     def portable_transpose_conv2d_s8(self, i, op, p):
         s = self.struct("mcu_transpose_conv_params_t", f"layer{i}_params", p)
@@ -402,6 +409,8 @@ class _Emitter:
         return in_s, f_s, out_s, params
 
     def cmsis_conv(self, i, op, p):
+        if p["kernel"].endswith("_s16"):
+            return self.cmsis_conv_s16(i, op, p)
         in_s, f_s, out_s, params = self._conv_common(i, op, p)
         args = (f"&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_input_dims, "
                 f"{self.ptr(op.operands[0], 'int8_t')}, &layer{i}_filter_dims, "
@@ -422,17 +431,33 @@ class _Emitter:
         call = call.replace("{i}", str(i))
         return f"MCU_CHECK_SCRATCH({call}, {planned});"
 
+    def cmsis_conv_s16(self, i, op, p):
+        in_s, f_s, out_s, params = self._conv_common(i, op, p)
+        bias = self.const_name(op.operands[2], f"layer{i}_bias")
+        return [self.ctx(i, op), f"const cmsis_nn_conv_params layer{i}_params = {{{params}}};",
+                self._quant_arrays(i, p, out_s[3]), self.dims(f"layer{i}_input_dims", in_s),
+                self.dims(f"layer{i}_filter_dims", f_s), self.dims(f"layer{i}_bias_dims", [1, 1, 1, out_s[3]]),
+                self.dims(f"layer{i}_output_dims", out_s),
+                f"const cmsis_nn_bias_data layer{i}_bias = {{.data = {bias}, .is_int32_bias = false}};",
+                self.check_scratch(i, op, "arm_convolve_wrapper_s16_get_buffer_size(&layer{i}_params, &layer{i}_input_dims, &layer{i}_filter_dims, &layer{i}_output_dims)"),
+                f"status = arm_convolve_wrapper_s16(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
+                f"&layer{i}_input_dims, {self.ptr(op.operands[0], 'int16_t')}, &layer{i}_filter_dims, "
+                f"{self.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, &layer{i}_bias, "
+                f"&layer{i}_output_dims, {self.out(op, 'int16_t')});"]
+
     def cmsis_depthwise_conv(self, i, op, p):
+        s16 = p["kernel"].endswith("_s16")
+        in_t = "int16_t" if s16 else "int8_t"
         in_s, f_s, out_s, params = self._conv_common(i, op, p, extra=f".ch_mult = {p['ch_mult']}, ")
         return [self.ctx(i, op), f"const cmsis_nn_dw_conv_params layer{i}_params = {{{params}}};",
                 self._quant_arrays(i, p, out_s[3]), self.dims(f"layer{i}_input_dims", in_s),
                 self.dims(f"layer{i}_filter_dims", f_s), self.dims(f"layer{i}_bias_dims", [1, 1, 1, out_s[3]]),
                 self.dims(f"layer{i}_output_dims", out_s),
-                self.check_scratch(i, op, "arm_depthwise_conv_wrapper_s8_get_buffer_size(&layer{i}_params, &layer{i}_input_dims, &layer{i}_filter_dims, &layer{i}_output_dims)"),
-                f"status = arm_depthwise_conv_wrapper_s8(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
-                f"&layer{i}_input_dims, {self.ptr(op.operands[0], 'int8_t')}, &layer{i}_filter_dims, "
+                self.check_scratch(i, op, p["kernel"] + "_get_buffer_size(&layer{i}_params, &layer{i}_input_dims, &layer{i}_filter_dims, &layer{i}_output_dims)"),
+                f"status = {p['kernel']}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
+                f"&layer{i}_input_dims, {self.ptr(op.operands[0], in_t)}, &layer{i}_filter_dims, "
                 f"{self.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, "
-                f"{self.const_name(op.operands[2], f'layer{i}_bias')}, &layer{i}_output_dims, {self.out(op, 'int8_t')});"]
+                f"{self.const_name(op.operands[2], f'layer{i}_bias')}, &layer{i}_output_dims, {self.out(op, in_t)});"]
 
     def cmsis_fully_connected(self, i, op, p):
         in_s, f_s = _shape(op.operands[0]), _shape(op.operands[1])
@@ -471,18 +496,19 @@ class _Emitter:
                  f".padding = {{.w = {pad[1]}, .h = {pad[0]}}}, .activation = {{.min = {act[0]}, .max = {act[1]}}}}};",
                  self.dims(f"layer{i}_input_dims", in_s), self.dims(f"layer{i}_filter_dims", [1, k[0], k[1], 1]),
                  self.dims(f"layer{i}_output_dims", out_s)]
-        if fn == "arm_avgpool_s8":
-            lines.append(self.check_scratch(i, op, f"arm_avgpool_s8_get_buffer_size({out_s[2]}, {in_s[3]})"))
+        t = "int16_t" if fn.endswith("_s16") else "int8_t"
+        if fn.startswith("arm_avgpool"):
+            lines.append(self.check_scratch(i, op, f"{fn}_get_buffer_size({out_s[2]}, {in_s[3]})"))
         lines.append(f"status = {fn}(&layer{i}_ctx, &layer{i}_params, &layer{i}_input_dims, "
-                     f"{self.ptr(op.operands[0], 'int8_t')}, &layer{i}_filter_dims, &layer{i}_output_dims, "
-                     f"{self.out(op, 'int8_t')});")
+                     f"{self.ptr(op.operands[0], t)}, &layer{i}_filter_dims, &layer{i}_output_dims, "
+                     f"{self.out(op, t)});")
         return lines
 
     def cmsis_avg_pool(self, i, op, p):
-        return self._cmsis_pool(i, op, p, "arm_avgpool_s8")
+        return self._cmsis_pool(i, op, p, p["kernel"])
 
     def cmsis_max_pool(self, i, op, p):
-        return self._cmsis_pool(i, op, p, "arm_max_pool_s8")
+        return self._cmsis_pool(i, op, p, p["kernel"])
 
     def cmsis_add(self, i, op, p):
         n = int(np.prod(_shape(op.results[0]), dtype=np.int64))

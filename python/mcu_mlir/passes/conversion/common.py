@@ -133,6 +133,8 @@ def attr_array(attr, ty: ir.RankedTensorType, module_op=None) -> np.ndarray:
     """The values of a dense (or dense_resource) elements attribute as a numpy array of `ty`'s shape."""
     shp = tuple(ty.shape)
     et = str(ty.element_type)
+    if et == "i48":
+        return _parse_dense_text(str(attr), shp, 48)
     if isinstance(attr, ir.DenseElementsAttr) or isinstance(attr, ir.DenseIntElementsAttr):
         if attr.is_splat:
             value = np.array(attr).reshape(-1)[0] if et != "index" else int(attr.get_splat_value().value)
@@ -149,6 +151,22 @@ def attr_array(attr, ty: ir.RankedTensorType, module_op=None) -> np.ndarray:
                 return np.frombuffer(blob, dtype=np.uint8).astype(bool).reshape(shp)
             return np.frombuffer(blob, dtype=dt).reshape(shp).copy()
     raise ValueError(f"cannot read constant {text[:80]}")
+
+
+def _parse_dense_text(text: str, shp: tuple, bits: int) -> np.ndarray:
+    """Integers of a printed dense attribute whose type numpy lacks (i48 accumulators / biases)."""
+    n = int(np.prod(shp, dtype=np.int64))
+    m = re.match(r'dense<"0x([0-9A-Fa-f]+)"', text)
+    if m:
+        raw = bytes.fromhex(m.group(1))
+        width = (bits + 7) // 8
+        vals = [int.from_bytes(raw[i:i + width], "little", signed=True) for i in range(0, len(raw), width)]
+    else:
+        body = text[text.index("<") + 1:text.rindex(">", 0, text.index(":"))]
+        vals = [int(v) for v in re.findall(r"-?\d+", body)]
+    if len(vals) == 1 and n != 1:
+        vals = vals * n
+    return np.array(vals, dtype=np.int64).reshape(shp)
 
 
 def module_of(op):
@@ -269,6 +287,15 @@ class Rescale:
     def cmsis_shifts(self) -> list[int]:
         return [31 - s for s in self.shift]
 
+    def s16_params(self) -> tuple[list[int], list[int]] | None:
+        """CMSIS-NN's s16 requantisation (multiplier << 16, 15 - shift) for a 16-bit-multiplier
+        rescale of an int48 accumulator; None when it is not that kind of rescale."""
+        if self.scale32 or self.input_unsigned or self.output_unsigned:
+            return None
+        if any(not 0 <= m <= 0x7FFF for m in self.multiplier) or any(s > 62 for s in self.shift):
+            return None
+        return [m << 16 for m in self.multiplier], [15 - s for s in self.shift]
+
     def requantize_exact(self, max_abs_input: int | None = None) -> bool:
         """Whether arm_nn_requantize (CMSIS-NN) computes exactly this rescale.
 
@@ -307,16 +334,19 @@ def clamp_bounds(op) -> tuple[int, int] | None:
             int(ir.IntegerAttr(op.attributes["max_val"]).value))
 
 
-def follow_requant_tail(op):
-    """The rescale (i32 -> i8, only user of `op`) and an optional clamp after it.
+LIMITS = {"i8": (-128, 127), "i16": (-32768, 32767)}
+
+
+def follow_requant_tail(op, out_elem: str = "i8"):
+    """The rescale (accumulator -> `out_elem`, only user of `op`) and an optional clamp after it.
 
     Returns (rescale info, last op, activation [min, max]) or None.
     """
     rescale_op = single_user(op, "tosa.rescale")
     rs = read_rescale(rescale_op)
-    if rs is None or elem(rescale_op.results[0]) != "i8" or rs.input_zp != 0:
+    if rs is None or elem(rescale_op.results[0]) != out_elem or rs.input_zp != 0:
         return None
-    last, act = rescale_op, [-128, 127]
+    last, act = rescale_op, list(LIMITS[out_elem])
     clamp_op = single_user(rescale_op, "tosa.clamp")
     bounds = clamp_bounds(clamp_op)
     if bounds is not None:

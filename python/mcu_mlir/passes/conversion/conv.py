@@ -12,8 +12,9 @@ from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_
 
 def _operands(op, what: str):
     inp, weight, bias, izp_v, wzp_v = op.operands
-    if elem(inp) != "i8" or elem(weight) != "i8":
-        raise PassError(op, f"'{what}' on {elem(inp)} x {elem(weight)} has no kernel (int8 only)")
+    if elem(inp) not in ("i8", "i16") or elem(weight) != "i8":
+        raise PassError(op, f"'{what}' on {elem(inp)} x {elem(weight)} has no kernel "
+                            "(int8 or int16 activations, int8 weights)")
     w = const_array(weight)
     if w is None:
         raise PassError(op, f"'{what}' needs constant weights")
@@ -64,7 +65,10 @@ def _convert(op, rw, depthwise: bool):
     inp, weight, bias, izp = _operands(op, what)
     pad, stride, dilation = _window(op)
     in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
-    tail = follow_requant_tail(op)
+    s16 = elem(inp) == "i16"
+    tail = follow_requant_tail(op, "i16" if s16 else "i8")
+    if s16 and tail is not None and (tail[0].s16_params() is None or izp != 0 or tail[0].output_zp != 0):
+        tail = None
     out_c = out_shape[3]
     if depthwise:
         k_h, k_w, c, m = w_shape
@@ -73,13 +77,15 @@ def _convert(op, rw, depthwise: bool):
     else:
         k_h, k_w = w_shape[1], w_shape[2]
     groups = 1 if depthwise else in_shape[3] // w_shape[3]
-    if tail is not None and not tail[0].requantize_exact():
+    if tail is not None and not s16 and not tail[0].requantize_exact():
         tail = None  # keep the exact TOSA rescale as its own kernel
     ops = [op]
     if tail is not None:
         rs, last, act = tail
         ops += [rs.op] + ([last] if last is not rs.op else [])
         mult, shift = per_channel_params(rs, out_c)
+        if s16:
+            mult, shift = rs.s16_params()
         out_offset = rs.output_zp
         result_type = last.results[0].type
     else:
@@ -93,11 +99,12 @@ def _convert(op, rw, depthwise: bool):
                  "multiplier": mult, "shift": shift, "activation": act}
         if depthwise:
             attrs["ch_mult"] = w_shape[3]
-            attrs["kernel"] = "arm_depthwise_conv_wrapper_s8"
+            attrs["kernel"] = "arm_depthwise_conv_wrapper_s16" if s16 else "arm_depthwise_conv_wrapper_s8"
             new = make_kernel_op("depthwise_conv", [inp, weight, bias], result_type, attrs,
                                  before=op, loc=loc, source_op=source)
         else:
-            attrs["kernel"] = _conv_kernel(rw, in_shape, w_shape, out_shape, pad, stride, dilation)
+            attrs["kernel"] = ("arm_convolve_wrapper_s16" if s16 else
+                               _conv_kernel(rw, in_shape, w_shape, out_shape, pad, stride, dilation))
             new = make_kernel_op("conv", [inp, weight, bias], result_type, attrs,
                                  before=op, loc=loc, source_op=source)
     else:
@@ -110,7 +117,8 @@ def _convert(op, rw, depthwise: bool):
                   "input_offset": -izp, "output_offset": out_offset,
                   "act_min": act[0], "act_max": act[1],
                   "per_channel": int(len(mult) > 1), "multiplier": mult, "shift": shift}
-        new = make_portable("depthwise_conv2d_s8" if depthwise else "conv2d_s8",
+        kernel = ("depthwise_conv2d" if depthwise else "conv2d") + ("_s16" if s16 else "_s8")
+        new = make_portable(kernel,
                             [inp, weight, bias], result_type, params, before=op, loc=loc,
                             source_op=source)
     rw.replace(ops, last, new)

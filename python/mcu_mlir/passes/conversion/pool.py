@@ -33,11 +33,12 @@ def _convert(op, rw, avg: bool):
     loc = fused_location(ops)
     source = "+".join(o.operation.name for o in ops)
     # CMSIS-NN's average pool has no zero points: exact up to rounding when they are equal.
-    cmsis_ok = rw.use_cmsis and et == "i8" and (not avg or izp == ozp)
+    cmsis_ok = rw.use_cmsis and (not avg or izp == ozp) and (et == "i8" or izp == ozp == 0)
+    suffix = "s8" if et == "i8" else "s16"
     if cmsis_ok:
         attrs = {"stride": stride, "padding": [pad[0], pad[2], pad[1], pad[3]],
                  "kernel_size": kernel, "activation": act,
-                 "kernel": "arm_avgpool_s8" if avg else "arm_max_pool_s8"}
+                 "kernel": f"arm_avgpool_{suffix}" if avg else f"arm_max_pool_{suffix}"}
         new = make_kernel_op("avg_pool" if avg else "max_pool", [inp], last.results[0].type,
                              attrs, before=op, loc=loc, source_op=source)
     else:
