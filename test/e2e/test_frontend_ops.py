@@ -132,3 +132,41 @@ def test_int16_nonlinear_tables():
     (want,) = result.reference([result.inputs[0].dequantize(q_in[0])])
     diff = np.abs(out.astype(np.int64) - result.outputs[0].quantize(want).astype(np.int64))
     assert diff.max() <= 16      # 513-point interpolated table: a few LSB of 1/32768
+
+
+def _conv_configs(n=14, seed=7):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        dims = 1 if i % 3 == 0 else 2
+        k = int(rng.integers(1, 6))
+        stride = int(rng.integers(1, 4))
+        dilation = int(rng.integers(1, 3)) if k > 1 else 1
+        padding = int(rng.integers(0, k))
+        cin = int(rng.choice([1, 2, 4, 6]))
+        kind = rng.choice(["dense", "depthwise", "grouped"])
+        groups = cin if kind == "depthwise" else (2 if kind == "grouped" and cin % 2 == 0 else 1)
+        cout = groups * int(rng.integers(1, 4))
+        size = int(rng.integers(k * dilation + 1, 20))
+        out.append((dims, cin, cout, k, stride, padding, dilation, groups, bool(rng.integers(0, 2)), size))
+    return out
+
+
+@pytest.mark.parametrize("cfg", _conv_configs(), ids=lambda c: "d{}_c{}-{}_k{}_s{}_p{}_d{}_g{}_b{}_n{}".format(*c))
+def test_conv_shapes_match_pt2e(cfg):
+    """Kernel / stride / padding / dilation / groups combinations, 1-D and 2-D: at most 1 LSB off."""
+    dims, cin, cout, k, stride, padding, dilation, groups, bias, size = cfg
+    torch.manual_seed(1)
+    conv = (nn.Conv1d if dims == 1 else nn.Conv2d)(cin, cout, k, stride, padding, dilation, groups, bias)
+    model = nn.Sequential(conv, nn.ReLU()).eval()
+    shape = (1, cin) + (size,) * dims
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(model, (torch.randn(shape),), calibration=4)
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(2)).numpy()
+    q = result.inputs[0].quantize(x)
+    (out,) = run_reference(result.module, [q])
+    (want,) = result.reference([result.inputs[0].dequantize(q)])
+    want_q = result.outputs[0].quantize(want)
+    assert out.shape == want_q.shape
+    assert np.abs(out.astype(np.int64) - want_q.astype(np.int64)).max() <= 1

@@ -444,7 +444,10 @@ def _lower_conv(self: Lowering, node, ins, scale, zp, elem, clamp):
         def arg(i, default):
             return ins[i] if len(ins) > i else node.kwargs.get(("stride", "padding", "dilation", "groups")[i - 3], default)
         stride, padding, dilation, groups = arg(3, 1), arg(4, 0), arg(5, 1), arg(6, 1)
-        n_sp = rank - 2
+        n_sp = w.data.ndim - 2
+        if rank == n_sp + 1:    # unbatched input: add the batch dimension
+            xq = Q(self.w.reshape(xq.v, (1,) + tuple(xq.shape)), xq.scale, xq.zp)
+            rank += 1
         stride, dilation = _tuple(stride, n_sp), _tuple(dilation, n_sp)
         if isinstance(padding, str):
             if padding == "valid":
