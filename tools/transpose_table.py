@@ -2,8 +2,10 @@
 """Prints, per model, the data-moving transposes left in its TOSA after:
 
   torch-mlir   torch-mlir's own `torch-backend-to-tosa-backend-pipeline`
-  upstream     upstream `tosa-reduce-transposes` in the best of several pass orders
+  upstream     upstream `tosa-reduce-transposes` in the best of several pass orders (first among
+               them: right after the conversion, before constant folding)
   ours         `mcu-tosa-layout-pipeline`
+  int8         the frontend's integer TOSA before / after `mcu-tosa-layout-pipeline`
 
 for NCHW I/O and for NHWC I/O. torch-mlir has no NHWC I/O option, so for its columns the model is
 wrapped to take and return channels-last tensors (permutes at the boundary), which is what a user
@@ -31,22 +33,25 @@ UPSTREAM_ORDERS = (
 
 
 def _models():
-    """name -> (factory returning (nn.Module, [example inputs]))."""
+    """name -> factory returning (nn.Module, [example inputs])."""
     try:
-        from mcu_mlir import zoo  # noqa: F401
-        registry = getattr(zoo, "MODELS", None)
-        if registry:
-            out = {}
-            for name, entry in registry.items():
-                build = getattr(zoo, "build", None)
-                if build is not None:
-                    out[name] = (lambda n=name: build(n))
-            if out:
-                return out
+        from mcu_mlir import zoo
     except ImportError:
-        pass
+        zoo = None
+    if zoo is not None and getattr(zoo, "MODELS", None):
+        return {name: (lambda n=name: (lambda m, x: (m, list(x)))(*zoo.get(n))) for name in zoo.MODELS}
     import test_layout_models as stand_ins
     return {name: (lambda n=name: stand_ins.build(n)) for name in stand_ins.MODELS}
+
+
+def _int8_count(model, inputs, io: str):
+    """Ours on the frontend's integer TOSA (None if the frontend cannot import the model)."""
+    try:
+        from mcu_mlir.frontend import import_model
+        text = import_model(model, tuple(inputs), quantize="int8", calibration=2).module.operation.get_asm()
+    except Exception:
+        return None
+    return text
 
 
 def _channels_last_wrapper(model, inputs):
@@ -87,17 +92,23 @@ def row(name: str, factory) -> dict:
     import test_layout_support as support
     model, inputs = factory()
     out = {"model": name}
+    int8 = _int8_count(model, inputs, "nchw")
     for io in ("nchw", "nhwc"):
         m, xs = (model, inputs) if io == "nchw" else _channels_last_wrapper(model, inputs)
-        raw = support.torch_to_tosa(m, xs, "raw")
-        default = support.torch_to_tosa(m, xs, "default")
-        out[f"torch-mlir {io}"] = _count(default, None)
-        out[f"upstream {io}"] = min(_count(raw, order) for order in UPSTREAM_ORDERS)
-        nchw_raw = raw if io == "nchw" else support.torch_to_tosa(model, inputs, "raw")
-        out[f"ours {io}"] = _count(nchw_raw, f"mcu-tosa-layout-pipeline{{io-layout={io}}}")
-        out["ours (after torch-mlir's pipeline) " + io] = _count(
-            default if io == "nchw" else support.torch_to_tosa(model, inputs, "default"),
-            f"mcu-tosa-layout-pipeline{{io-layout={io}}}")
+        ours = f"mcu-tosa-layout-pipeline{{io-layout={io}}}"
+        try:
+            raw = support.torch_to_tosa(m, xs, "raw")
+            default = support.torch_to_tosa(m, xs, "default")
+            out[f"torch-mlir {io}"] = _count(default, None)
+            out[f"upstream {io}"] = min([_count(support.torch_to_tosa(m, xs, "reduce-first"), None)]
+                                        + [_count(raw, order) for order in UPSTREAM_ORDERS])
+            nchw_raw = raw if io == "nchw" else support.torch_to_tosa(model, inputs, "raw")
+            out[f"ours {io}"] = _count(nchw_raw, ours)
+        except Exception as exc:  # torch-mlir cannot convert the float model
+            for key in ("torch-mlir", "upstream", "ours"):
+                out[f"{key} {io}"] = f"n/a ({type(exc).__name__})"
+        out[f"ours int8 {io}"] = "n/a" if int8 is None else _count(int8, ours)
+    out["int8 before"] = "n/a" if int8 is None else _count(int8, None)
     return out
 
 
@@ -109,7 +120,7 @@ def main(argv=None) -> int:
     names = [n for n in (args.models.split(",") if args.models else sorted(models)) if n]
     cols = ["model", "torch-mlir nchw", "upstream nchw", "ours nchw",
             "torch-mlir nhwc", "upstream nhwc", "ours nhwc",
-            "ours (after torch-mlir's pipeline) nchw", "ours (after torch-mlir's pipeline) nhwc"]
+            "int8 before", "ours int8 nchw", "ours int8 nhwc"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     start = time.time()

@@ -21,16 +21,26 @@ RAW_TOSA_PIPELINE = (
     "torch-func-backend-type-conversion,func.func(canonicalize),"
     "func.func(torch-finalizing-backend-type-conversion))")
 DEFAULT_TOSA_PIPELINE = "builtin.module(torch-backend-to-tosa-backend-pipeline)"
+# The same with upstream tosa-reduce-transposes right after the conversion, before anything
+# folds constants (the order in which it removes the most).
+REDUCE_FIRST_TOSA_PIPELINE = (
+    "builtin.module(func.func(torch-fuse-quantized-ops),"
+    "func.func(convert-torch-to-tosa{require-full-tosa-conversion=true}),"
+    "func.func(tosa-reduce-transposes),func.func(tosa-layerwise-constant-fold),"
+    "func.func(tosa-make-broadcastable),func.func(canonicalize),func.func(cse),"
+    "torch-func-backend-type-conversion,func.func(canonicalize),"
+    "func.func(torch-finalizing-backend-type-conversion))")
+_FORMS = {"raw": RAW_TOSA_PIPELINE, "default": DEFAULT_TOSA_PIPELINE, "reduce-first": REDUCE_FIRST_TOSA_PIPELINE}
 
 
 def torch_to_tosa(model, inputs, form: str = "raw") -> str:
-    """torch-mlir's TOSA for `model`: `raw` (conversion only) or `default` (its whole pipeline)."""
+    """torch-mlir's TOSA for `model`: `raw` (conversion only), `default` (its whole pipeline) or
+    `reduce-first` (its pipeline with tosa-reduce-transposes first)."""
     from torch_mlir import fx
     from torch_mlir import passmanager as torch_pm
     module = fx.export_and_import(model, *inputs, output_type="torch")
     with module.context:
-        torch_pm.PassManager.parse(RAW_TOSA_PIPELINE if form == "raw" else DEFAULT_TOSA_PIPELINE).run(
-            module.operation)
+        torch_pm.PassManager.parse(_FORMS[form]).run(module.operation)
     return str(module)
 
 
