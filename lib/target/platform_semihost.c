@@ -97,8 +97,63 @@ static char command_line[512];
 
 int main(int argc, char **argv);
 
+/* The stack is painted before main and checked after it: the untouched part gives the peak use,
+ * and a touched bottom word means the stack overflowed (on the MPS2 machines the memory below it
+ * does not fault, so nothing else would tell). */
+extern uint32_t __mcu_stack_bottom[], __mcu_stack_top[];
+#define STACK_PAINT 0x5AC3A55Au
+
+static void paint_stack(void) {
+  uint32_t *sp;
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+  for (uint32_t *word = __mcu_stack_bottom; word < sp - 16; word++) *word = STACK_PAINT;
+}
+
+static void report_stack(void) {
+  const uint32_t *word = __mcu_stack_bottom;
+  while (word < __mcu_stack_top && *word == STACK_PAINT) word++;
+  uint32_t used = (uint32_t)((const uint8_t *)__mcu_stack_top - (const uint8_t *)word);
+  char text[40] = "stack_bytes ";
+  char digits[12];
+  int count = 0, length = 12;
+  do {
+    digits[count++] = (char)('0' + used % 10u);
+    used /= 10u;
+  } while (used);
+  while (count) text[length++] = digits[--count];
+  text[length++] = '\n';
+  text[length] = '\0';
+  mcu_platform_puts(text);
+  if (word == __mcu_stack_bottom) {
+    mcu_platform_puts("error: stack overflow: the model needs more than the firmware's stack (raise MCU_STACK_BYTES)\n");
+    mcu_target_exit(4);
+  }
+}
+
+/* ARMv7-M: a no-access MPU region over the 16 MiB below the stack, so an overflow faults at once
+ * (the MPS2 machines have nothing there that would). Only when the stack starts a 16 MiB block, as
+ * in mps2.ld.in. ARMv8-M machines (AN505, AN547) fault below their RAM by themselves. */
+static void guard_below_stack(void) {
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__)
+  uintptr_t bottom = (uintptr_t)__mcu_stack_bottom;
+  volatile uint32_t *const mpu_type = (volatile uint32_t *)0xE000ED90u;
+  volatile uint32_t *const mpu_ctrl = (volatile uint32_t *)0xE000ED94u;
+  volatile uint32_t *const mpu_rnr = (volatile uint32_t *)0xE000ED98u;
+  volatile uint32_t *const mpu_rbar = (volatile uint32_t *)0xE000ED9Cu;
+  volatile uint32_t *const mpu_rasr = (volatile uint32_t *)0xE000EDA0u;
+  if ((bottom & 0xFFFFFFu) != 0 || bottom < 0x1000000u || ((*mpu_type >> 8) & 0xFFu) == 0) return;
+  *mpu_rnr = 0;
+  *mpu_rbar = (uint32_t)(bottom - 0x1000000u);
+  *mpu_rasr = (1u << 28) /* XN */ | (0u << 24) /* no access */ | (23u << 1) /* 2^24 bytes */ | 1u;
+  *mpu_ctrl = (1u << 2) /* default map elsewhere */ | 1u;
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
+}
+
 /* Splits the semihosting command line on spaces (file names given to the harness have none). */
 __attribute__((noreturn)) void mcu_target_start(void) {
+  guard_below_stack();
+  paint_stack();
   char *argv[MCU_MAX_ARGS + 1];
   int argc = 0;
   uint32_t cmdline_args[2] = {(uint32_t)(uintptr_t)command_line, sizeof(command_line) - 1};
@@ -113,7 +168,9 @@ __attribute__((noreturn)) void mcu_target_start(void) {
   }
   if (argc == 0) argv[argc++] = "firmware";
   argv[argc] = 0;
-  mcu_target_exit(main(argc, argv));
+  int status = main(argc, argv);
+  report_stack();
+  mcu_target_exit(status);
 }
 
 /* Any fault: say where and stop with a distinctive exit code instead of hanging QEMU. */

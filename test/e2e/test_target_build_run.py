@@ -427,3 +427,23 @@ def test_weights_too_big_for_flash(tmp_path):
     assert "does not fit the memory of mps2-an386 (cortex-m4)" in message
     needed = int(message.split("FLASH (.text) needs ")[1].split(" bytes")[0])
     assert needed > 5 << 20 and f"{4 << 20} available" in message
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4", "cortex-m7"])
+def test_stack_overflow_faults(tmp_path, target):
+    """A frame larger than the 16 KiB stack runs into the guard below it (the MPU on ARMv7-M, unmapped
+    memory on the ARMv8-M machines) instead of writing to memory that does not exist."""
+    _need_cross_toolchain()
+    out = tmp_path / "model"
+    shutil.copytree(FIXTURES / "elementwise", out)
+    source = (out / "model.c").read_text().replace("  mcu_layer_marker(0);\n", (
+        "  if (x0[0] == 7) { volatile uint8_t big[20000]; big[0] = 1; big[19999] = 2; y1[0] = big[0]; }\n"
+        "  mcu_layer_marker(0);\n"), 1)
+    (out / "model.c").write_text(source)
+    inputs = random_inputs(6, (1, 2, 4, 8))
+    inputs[0][0, 0, 0, 0] = 0
+    result = run.run(out, inputs, target=target)
+    assert 0 < result.stack_bytes < 16384        # painted-stack measure of the peak use
+    inputs[0][0, 0, 0, 0] = 7
+    with pytest.raises(UserError, match="the firmware faulted under QEMU"):
+        run.run(out, inputs, target=target, timeout=30)

@@ -49,6 +49,7 @@ class RunResult:
     outputs_q: list[np.ndarray]
     outputs_float: list[np.ndarray]
     instructions: dict | None = None
+    stack_bytes: int | None = None     # peak stack use on a Cortex-M (painted stack), None on the host
     inputs: list[TensorInfo] = field(default_factory=list)
     outputs: list[TensorInfo] = field(default_factory=list)
 
@@ -59,6 +60,7 @@ class HarnessOutput:
     outputs: list[TensorInfo]
     status: int | None
     data: list[bytes]
+    stack_bytes: int | None = None
 
 
 _INFO_RE = re.compile(r"(input|output) (\d+) (\S+) rank=(\d+) shape=([\d,]*) elem_bytes=(\d+) is_float=(\d) "
@@ -82,6 +84,8 @@ def parse_harness_output(text: str) -> HarnessOutput:
             (result.inputs if m.group(1) == "input" else result.outputs).append(info)
         elif line.startswith("status "):
             result.status = int(line.split()[1])
+        elif line.startswith("stack_bytes "):
+            result.stack_bytes = int(line.split()[1])
         elif line.startswith("data "):
             count = int(line.split()[2])
             hex_text = []
@@ -206,7 +210,7 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
     outputs_q = [np.frombuffer(data, dtype=info.dtype).reshape(info.shape).copy()
                  for data, info in zip(parsed.data, output_infos)]
     outputs_float = [dequantize(q, info) for q, info in zip(outputs_q, output_params)]
-    return RunResult(outputs_q, outputs_float, instructions, input_infos, output_infos)
+    return RunResult(outputs_q, outputs_float, instructions, parsed.stack_bytes, input_infos, output_infos)
 
 
 # --- the integer TOSA in tosa_reference_model (mcu-run --reference) -----------------------------
@@ -293,4 +297,4 @@ def run_reference_outdir(outdir, inputs: list[np.ndarray]) -> RunResult:
         outputs_q.append(y)
         outputs_float.append(dequantize(y, info))
         infos.append(info)
-    return RunResult(outputs_q, outputs_float, None, [], infos)
+    return RunResult(outputs_q, outputs_float, None, None, [], infos)

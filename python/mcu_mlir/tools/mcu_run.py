@@ -89,6 +89,8 @@ def run(args) -> int:
     where = "tosa_reference_model" if args.reference else args.target
     for i, y in enumerate(result.outputs_float):
         print(f"output{i}: shape {tuple(y.shape)} on {where}, first values {np.array2string(y.ravel()[:8], precision=4)}")
+    if result.stack_bytes is not None:
+        print(f"peak stack use: {result.stack_bytes:,} bytes")
     if result.instructions is not None:
         print(format_instructions(result.instructions))
     return 0
