@@ -15,6 +15,7 @@ status 0
 data 0 4
 ff7f0180
 end
+stack_bytes 660
 """
 
 
@@ -24,7 +25,7 @@ def test_parse_harness_output():
     assert parsed.inputs[0].scale == struct.unpack("<f", struct.pack("<f", 0.05))[0]
     assert parsed.inputs[0].zero_point == -3 and parsed.inputs[0].dtype == np.int8
     assert parsed.outputs[0].dtype == np.int16 and parsed.outputs[0].scale == 0.5
-    assert parsed.status == 0
+    assert parsed.status == 0 and parsed.stack_bytes == 660
     assert np.frombuffer(parsed.data[0], np.int16).tolist() == [0x7fff, -32767]
 
 
