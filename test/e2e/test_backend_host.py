@@ -349,15 +349,16 @@ def test_cmsis_nn_matches_reference(case, tmp_path, cmsis_nn_lib):
 
 # -- zoo models through the whole compiler ----------------------------------------------------------
 
-ZOO_MODELS = ["ds_cnn", "resnet8", "autoencoder"]
+ZOO_MODELS = [("ds_cnn", "int8"), ("resnet8", "int8"), ("autoencoder", "int8"),
+              ("ds_cnn", "int16"), ("resnet8", "int16")]
 
 
-def _compile_zoo(name, tmp_path, backend, target):
+def _compile_zoo(name, quantize, tmp_path, backend, target):
     import mcu_mlir
     from mcu_mlir import zoo
 
     model, example = zoo.get(name)
-    result = mcu_mlir.compile(model, example, target=target, backend=backend, quantize="int8",
+    result = mcu_mlir.compile(model, example, target=target, backend=backend, quantize=quantize,
                               emit="c", output_dir=str(tmp_path / "out"))
     q = [result.frontend.inputs[i].quantize(np.asarray(x)) for i, x in enumerate(example)]
     expected = run_reference(str(tmp_path / "out" / "model.tosa.mlir"), q)
@@ -380,9 +381,9 @@ def _build_outdir(out: Path, inputs, n_outputs, extra=()):
     return [p.read_bytes() for p in outs]
 
 
-@pytest.mark.parametrize("name", ZOO_MODELS)
-def test_zoo_portable_matches_reference(name, tmp_path):
-    result, q, expected = _compile_zoo(name, tmp_path, "portable", "host")
+@pytest.mark.parametrize("name,quantize", ZOO_MODELS)
+def test_zoo_portable_matches_reference(name, quantize, tmp_path):
+    result, q, expected = _compile_zoo(name, quantize, tmp_path, "portable", "host")
     got = _build_outdir(tmp_path / "out", q, len(expected))
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(np.frombuffer(g, dtype=e.dtype).reshape(e.shape), e)
@@ -391,10 +392,10 @@ def test_zoo_portable_matches_reference(name, tmp_path):
     assert not any(op["kernel"].startswith("arm_") for op in report["ops"])
 
 
-@pytest.mark.parametrize("name", ZOO_MODELS)
-def test_zoo_cmsis_nn_matches_reference(name, tmp_path, cmsis_nn_lib):
+@pytest.mark.parametrize("name,quantize", ZOO_MODELS)
+def test_zoo_cmsis_nn_matches_reference(name, quantize, tmp_path, cmsis_nn_lib):
     lib, include = cmsis_nn_lib
-    result, q, expected = _compile_zoo(name, tmp_path, "cmsis-nn", "cortex-m3")
+    result, q, expected = _compile_zoo(name, quantize, tmp_path, "cmsis-nn", "cortex-m3")
     got = _build_outdir(tmp_path / "out", q, len(expected), extra=[str(lib), f"-I{include}"])
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(np.frombuffer(g, dtype=e.dtype).reshape(e.shape), e)

@@ -38,6 +38,7 @@ INT8_BOUNDS = {
     "grouped_conv": [(1, 0.90)],
 }
 INT16_BOUNDS = {
+    "wav2letter_small": [(6, 0.08)],
     "ds_cnn": [(2, 0.25)],
     "resnet8": [(3, 0.12)],
     "grouped_conv": [(3, 0.05)],

@@ -170,3 +170,26 @@ def test_conv_shapes_match_pt2e(cfg):
     want_q = result.outputs[0].quantize(want)
     assert out.shape == want_q.shape
     assert np.abs(out.astype(np.int64) - want_q.astype(np.int64)).max() <= 1
+
+
+@pytest.mark.parametrize("activations,bounds", [("int8", (0, 1)), ("int16", (1, 8))])
+def test_softmax_and_log_softmax(activations, bounds):
+    class Heads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(16, 10)
+
+        def forward(self, x):
+            y = self.fc(x)
+            return y.softmax(-1), y.log_softmax(-1)
+    torch.manual_seed(0)
+    x = torch.randn(4, 16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(Heads().eval(), (x,), quantize=activations, calibration=8)
+    assert result.outputs[0].scale == (1 / 256 if activations == "int8" else 1 / 32768)
+    q = [result.inputs[0].quantize(x.numpy())]
+    outs = run_reference(result.module, q)
+    ref = result.reference([result.inputs[0].dequantize(q[0])])
+    for out, want, tq, bound in zip(outs, ref, result.outputs, bounds):
+        assert np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64)).max() <= bound

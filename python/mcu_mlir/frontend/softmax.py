@@ -5,10 +5,11 @@
     S = sum(e)
     softmax:     q = round(e * K / S) + zp,  K = 1 / s_out (256 for the fixed 1/256 output scale)
     log_softmax: q = round((-d * s_in - log(S / 2**F)) / s_out) + zp, with log(S) from the
-                 position of S's leading one (CLZ) plus a 256-entry table of its next 8 bits.
+                 position of S's leading one (CLZ) plus a table of its next 8 (int16: 10) bits.
 
-Every step is integer and exact but the two table roundings, so the result is within one LSB of
-quantize(softmax(dequantize(x))).
+Every step is integer and exact but the two table roundings, so the int8 result is within one LSB
+of quantize(softmax(dequantize(x))). int16 uses TOSA's interpolated int16 TABLE for the exponential
+(e(0) = 2**21), so it is within a few LSB of 1/32768.
 """
 
 from __future__ import annotations
@@ -35,45 +36,73 @@ def _scalar(self, value: int, rank: int):
 
 def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str):
     from .fx_to_tosa import Q, describe
-    if q.elem != "i8" or elem != "i8":
-        raise UserError(f"{describe(node)}: int16 softmax is not supported yet; use int8")
+    if (q.elem, elem) not in (("i8", "i8"), ("i16", "i16")):
+        raise UserError(f"{describe(node)}: softmax from {q.elem} to {elem} is not supported")
     w = self.w
     rank = len(q.shape)
     axis = dim % rank
     count = q.shape[axis]
-    frac_bits = min(21, 30 - max(1, math.ceil(math.log2(max(count, 2)))))
-    if frac_bits < 8:
-        raise UserError(f"{describe(node)}: softmax over {count} elements is too long for int32 sums")
+    wide16 = q.elem == "i16"
     x = w.op("tosa.cast", [q.v], q.shape, "i32")
     red_shape = list(q.shape)
     red_shape[axis] = 1
     mx = w.op("tosa.reduce_max", [x], red_shape, "i32", f"axis = {axis} : i32")
     d = w.op("tosa.sub", [mx, x], q.shape, "i32")
-    exp_table = np.round(np.exp(-np.arange(256) * q.scale) * (1 << frac_bits))
-    e = _gather(self, exp_table, d)
+    if wide16:
+        # d in [0, 65535]: the int16 TABLE (513 points, interpolated, 7 fraction bits) of
+        # exp(-d * s) * 2**14, so e(0) = 2**21 exactly.
+        frac_bits, d_max = 21, 65535
+        if count > 1023:
+            raise UserError(f"{describe(node)}: int16 softmax over {count} > 1023 elements")
+        centred = w.op("tosa.sub", [d, _scalar(self, 32768, rank)], q.shape, "i32")
+        idx16 = w.op("tosa.cast", [centred], q.shape, "i16")
+        points = np.arange(513) * 128
+        table = np.round(np.exp(-points * q.scale) * (1 << 14)).astype(np.int64)
+        e = w.op("tosa.table", [idx16, w.const(table, "i16", (513,))], q.shape, "i32")
+    else:
+        frac_bits = min(21, 30 - max(1, math.ceil(math.log2(max(count, 2)))))
+        d_max = 255
+        if frac_bits < 8:
+            raise UserError(f"{describe(node)}: softmax over {count} elements is too long for int32 sums")
+        exp_table = np.round(np.exp(-np.arange(256) * q.scale) * (1 << frac_bits))
+        e = _gather(self, exp_table, d)
     total = w.op("tosa.reduce_sum", [e], red_shape, "i32", f"axis = {axis} : i32")
     shift0 = w.zp(0, "i8")
     if not log:
         k = round(1.0 / scale)
-        if abs(k - 1.0 / scale) > 1e-6 * k or k * 2 * (1 << frac_bits) >= 1 << 31:
-            raise UserError(f"{describe(node)}: softmax output scale must be 1/256 (got {scale})")
-        num = w.op("tosa.mul", [e, _scalar(self, 2 * k, rank), shift0], q.shape, "i32")
-        num = w.op("tosa.add", [num, total], q.shape, "i32")
-        den = w.op("tosa.add", [total, total], red_shape, "i32")
+        if abs(k - 1.0 / scale) > 1e-6 * k:
+            raise UserError(f"{describe(node)}: softmax output scale must be 1/{k} (got {scale})")
+        if wide16:
+            # e * 2**15 / S without overflow: (e << 8) / (S >> 7).
+            if k != 1 << 15:
+                raise UserError(f"{describe(node)}: int16 softmax output scale must be 1/32768")
+            num = w.op("tosa.mul", [e, _scalar(self, 1 << 8, rank), shift0], q.shape, "i32")
+            den = w.op("tosa.arithmetic_right_shift", [total, _scalar(self, 7, rank)], red_shape, "i32",
+                       "round = false")
+            half = w.op("tosa.arithmetic_right_shift", [den, _scalar(self, 1, rank)], red_shape, "i32",
+                        "round = false")
+            num = w.op("tosa.add", [num, half], q.shape, "i32")
+        else:
+            if k * 2 * (1 << frac_bits) >= 1 << 31:
+                raise UserError(f"{describe(node)}: softmax output scale must be 1/256 (got {scale})")
+            num = w.op("tosa.mul", [e, _scalar(self, 2 * k, rank), shift0], q.shape, "i32")
+            num = w.op("tosa.add", [num, total], q.shape, "i32")
+            den = w.op("tosa.add", [total, total], red_shape, "i32")
         r = w.op("tosa.intdiv", [num, den], q.shape, "i32")
         out = w.rescale(r, [1 << 30], [30], 0, zp, elem)
         return Q(out, scale, zp)
     ratio = q.scale / scale
-    bound = 255 * ratio + 33 * math.log(2) / scale + 1
+    bound = d_max * ratio + 33 * math.log(2) / scale + 1
     p = max(0, min(16, int(math.floor(math.log2((1 << 29) / bound)))))
     r1 = round(ratio * (1 << p))
     r2 = round(math.log(2) / scale * (1 << p))
-    log_table = np.round(np.log1p((np.arange(256) + 0.5) / 256) / scale * (1 << p))
+    mant = 10 if wide16 else 8     # bits of S after its leading one that index the log table
+    log_table = np.round(np.log1p((np.arange(1 << mant) + 0.5) / (1 << mant)) / scale * (1 << p))
     a = w.op("tosa.mul", [d, _scalar(self, r1, rank), shift0], q.shape, "i32")        # d * s_in / s_out
     clz = w.op("tosa.clz", [total], red_shape, "i32")
-    amount = w.op("tosa.sub", [_scalar(self, 23, rank), clz], red_shape, "i32")      # top bit - 8
+    amount = w.op("tosa.sub", [_scalar(self, 31 - mant, rank), clz], red_shape, "i32")   # top bit - mant
     top = w.op("tosa.logical_right_shift", [total, amount], red_shape, "i32")
-    idx = w.op("tosa.bitwise_and", [top, _scalar(self, 255, rank)], red_shape, "i32")
+    idx = w.op("tosa.bitwise_and", [top, _scalar(self, (1 << mant) - 1, rank)], red_shape, "i32")
     octave = w.op("tosa.sub", [_scalar(self, 31 - frac_bits, rank), clz], red_shape, "i32")
     b = w.op("tosa.mul", [octave, _scalar(self, r2, rank), shift0], red_shape, "i32")
     b = w.op("tosa.add", [b, _gather(self, log_table, idx)], red_shape, "i32")
