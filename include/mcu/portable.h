@@ -208,6 +208,9 @@ int mcu_elementwise_add_s8(const mcu_elementwise_params_t *p, const int8_t *in1,
                            int8_t *output);
 int mcu_elementwise_mul_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
                            int8_t *output);
+/* int16 add (arm_elementwise_add_s16: no offsets, 16-bit clamp). */
+int mcu_elementwise_add_s16(const mcu_elementwise_params_t *p, const int16_t *in1,
+                            const int16_t *in2, int16_t *output);
 
 /* -- data movement (any element size) ----------------------------------------------------------- */
 

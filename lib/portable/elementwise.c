@@ -211,3 +211,26 @@ int mcu_elementwise_mul_s8(const mcu_elementwise_params_t *p, const int8_t *in1,
                            int8_t *output) {
   return elementwise_s8(p, in1, in2, output, mul_s8_value);
 }
+
+int mcu_elementwise_add_s16(const mcu_elementwise_params_t *p, const int16_t *in1,
+                            const int16_t *in2, int16_t *output) {
+  int32_t s1[MCU_PORTABLE_MAX_RANK], s2[MCU_PORTABLE_MAX_RANK];
+  mcu_shape_t flat = {1, {p->count}};
+  const mcu_shape_t *out = p->broadcast ? &p->out : &flat;
+  if (p->broadcast) {
+    if (p->in1.rank != p->out.rank || p->in2.rank != p->out.rank) return MCU_STATUS_BAD_ARGUMENT;
+    mcu_strides(&p->in1, s1, 1);
+    mcu_strides(&p->in2, s2, 1);
+  } else {
+    s1[0] = s2[0] = 1;
+  }
+  MCU_FOR_EACH_BROADCAST(out, s1, s2, {
+    int32_t a = (int32_t)((uint32_t)((int32_t)in1[i1] + p->input1_offset) << p->left_shift);
+    int32_t b = (int32_t)((uint32_t)((int32_t)in2[i2] + p->input2_offset) << p->left_shift);
+    a = mcu_requantize(a, p->input1_multiplier, p->input1_shift);
+    b = mcu_requantize(b, p->input2_multiplier, p->input2_shift);
+    const int32_t sum = mcu_requantize(a + b, p->output_multiplier, p->output_shift) + p->output_offset;
+    output[o] = (int16_t)mcu_clip(sum, p->act_min, p->act_max);
+  });
+  return MCU_STATUS_OK;
+}

@@ -72,11 +72,12 @@ class FoldTransposes(ModulePass):
 
 
 def fold_constant_views(fn, consts: ConstantData) -> int:
-    """Replaces transposes and reshapes of constants by constants; returns how many."""
+    """Replaces transposes, reshapes and slices of constants (per-group weights of a grouped conv)
+    by constants; returns how many."""
     folded = 0
     for op in list(fn.regions[0].blocks[0].operations):
         name = op.operation.name
-        if name not in ("tosa.transpose", "tosa.reshape") or not is_constant(op.operands[0]):
+        if name not in ("tosa.transpose", "tosa.reshape", "tosa.slice") or not is_constant(op.operands[0]):
             continue
         out = op.results[0]
         if not isinstance(out.type, ir.RankedTensorType) or not out.type.has_static_shape:
@@ -86,6 +87,11 @@ def fold_constant_views(fn, consts: ConstantData) -> int:
             continue
         if name == "tosa.transpose":
             data = data.transpose(tuple(op.attributes["perms"]))
+        elif name == "tosa.slice":
+            start, size = shape_values(op.operands[1]), shape_values(op.operands[2])
+            if start is None or size is None:
+                continue
+            data = data[tuple(slice(a, a + n) for a, n in zip(start, size))]
         else:
             if shape_values(op.operands[1]) is None:
                 continue

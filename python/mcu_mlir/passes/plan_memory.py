@@ -15,7 +15,7 @@ ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
 
 # Portable kernels that read element i before writing element i of an equal-sized output, so the
 # output may take the input's place when the input dies there.
-_IN_PLACE = {"clamp", "rescale", "table_s8", "unary", "cast", "elementwise_add_s8",
+_IN_PLACE = {"clamp", "rescale", "table_s8", "unary", "cast", "elementwise_add_s8", "elementwise_add_s16",
              "elementwise_mul_s8", "binary"}
 
 

@@ -302,13 +302,17 @@ class _Emitter:
         return [f"status = mcu_table_s16({p['count']}, {self.const_name(op.operands[1], f'layer{i}_table')}, "
                 f"{self.ptr(op.operands[0], 'int16_t')}, {self.out(op, 'int32_t')});"]
 
-    def _elementwise(self, i, op, p, kind):
+    def _elementwise(self, i, op, p, kind, suffix="s8"):
         fields = dict(p)
         for k in ("in1", "in2", "out"):
             fields[k] = self.shape_lit(p[k])
+        t = "int16_t" if suffix == "s16" else "int8_t"
         s = self.struct("mcu_elementwise_params_t", f"layer{i}_params", fields)
-        return [s, f"status = mcu_elementwise_{kind}_s8(&layer{i}_params, {self.ptr(op.operands[0], 'int8_t')}, "
-                   f"{self.ptr(op.operands[1], 'int8_t')}, {self.out(op, 'int8_t')});"]
+        return [s, f"status = mcu_elementwise_{kind}_{suffix}(&layer{i}_params, {self.ptr(op.operands[0], t)}, "
+                   f"{self.ptr(op.operands[1], t)}, {self.out(op, t)});"]
+
+    def portable_elementwise_add_s16(self, i, op, p):
+        return self._elementwise(i, op, p, "add", "s16")
 
     def portable_elementwise_add_s8(self, i, op, p):
         return self._elementwise(i, op, p, "add")
@@ -513,9 +517,10 @@ class _Emitter:
     def cmsis_add(self, i, op, p):
         n = int(np.prod(_shape(op.results[0]), dtype=np.int64))
         a = p["activation"]
-        return [f"status = arm_elementwise_add_s8({self.ptr(op.operands[0], 'int8_t')}, {self.ptr(op.operands[1], 'int8_t')}, "
+        t = "int16_t" if p["kernel"].endswith("_s16") else "int8_t"
+        return [f"status = {p['kernel']}({self.ptr(op.operands[0], t)}, {self.ptr(op.operands[1], t)}, "
                 f"{p['input1_offset']}, {p['input1_multiplier']}, {p['input1_shift']}, {p['input2_offset']}, "
-                f"{p['input2_multiplier']}, {p['input2_shift']}, {p['left_shift']}, {self.out(op, 'int8_t')}, "
+                f"{p['input2_multiplier']}, {p['input2_shift']}, {p['left_shift']}, {self.out(op, t)}, "
                 f"{p['output_offset']}, {p['output_multiplier']}, {p['output_shift']}, {a[0]}, {a[1]}, {n});"]
 
     def cmsis_mul(self, i, op, p):

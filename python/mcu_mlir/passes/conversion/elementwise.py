@@ -62,11 +62,33 @@ class _AddInput:
     offset: int
     left_shift: int
     rescale: object  # the scaling rescale (multiplier / shift applied to the shifted value)
+    max_abs: int = 255  # largest |x + offset| before the shift
 
     def bound(self) -> int:
         """A bound on the magnitude of the scaled operand."""
         m, s = self.rescale.multiplier[0], self.rescale.shift[0]
-        return ((255 << self.left_shift) * m >> s) + 1
+        return ((self.max_abs << self.left_shift) * m >> s) + 1
+
+
+def _s16_add_input(value):
+    """rescale(logical_left_shift(cast(x : i16 -> i32), L)): the int16 form of an add operand."""
+    second = read_rescale(producer(value))
+    if second is None or second.per_channel or second.input_zp != 0 or second.output_zp != 0 \
+            or len(list(second.op.results[0].uses)) != 1:
+        return None
+    shift_op = producer(second.op.operands[0])
+    if shift_op is None or shift_op.operation.name != "tosa.logical_left_shift" \
+            or len(list(shift_op.results[0].uses)) != 1:
+        return None
+    amount = const_array(shift_op.operands[1])
+    cast_op = producer(shift_op.operands[0])
+    if amount is None or amount.size != 1 or cast_op is None or cast_op.operation.name != "tosa.cast" \
+            or elem(cast_op.operands[0]) != "i16" or len(list(cast_op.results[0].uses)) != 1:
+        return None
+    left = int(amount.reshape(-1)[0])
+    if not 0 <= left <= 15:
+        return None
+    return _AddInput([cast_op, shift_op, second.op], cast_op.operands[0], 0, left, second, 32768)
 
 
 def _add_input(value):
@@ -90,13 +112,19 @@ def convert_add_unit(op, rw):
     if elem(op.results[0]) != "i32":
         return NO_MATCH
     a, b = _add_input(op.operands[0]), _add_input(op.operands[1])
-    tail = follow_requant_tail(op)
+    out_elem = "i8"
+    if a is None and b is None:
+        a, b = _s16_add_input(op.operands[0]), _s16_add_input(op.operands[1])
+        out_elem = "i16"
+    tail = follow_requant_tail(op, out_elem)
     if a is None or b is None or tail is None or a.ops[0] == b.ops[0]:
         return NO_MATCH
     if a.left_shift != b.left_shift:
         return NO_MATCH  # CMSIS-NN takes one left shift for both operands
     rs, last, act = tail
-    shifted = 255 << a.left_shift
+    if out_elem == "i16" and rs.output_zp != 0:
+        return NO_MATCH
+    shifted = a.max_abs << a.left_shift
     if rs.per_channel or not a.rescale.requantize_exact(shifted) or not b.rescale.requantize_exact(shifted):
         return NO_MATCH
     if not rs.requantize_exact(a.bound() + b.bound()):
@@ -107,7 +135,8 @@ def convert_add_unit(op, rw):
               "left_shift": a.left_shift, "output_offset": rs.output_zp,
               "output_multiplier": rs.multiplier[0], "output_shift": rs.cmsis_shifts()[0],
               "activation": act}
-    return _fused_binary(op, rw, "add", a.ops + b.ops, [a.source, b.source], rs, last, params)
+    return _fused_binary(op, rw, "add", a.ops + b.ops, [a.source, b.source], rs, last, params,
+                         suffix="s16" if out_elem == "i16" else "s8")
 
 
 def convert_mul_unit(op, rw):
@@ -138,14 +167,14 @@ def convert_mul_unit(op, rw):
                          [feeders[0].op.operands[0], feeders[1].op.operands[0]], rs, last, params)
 
 
-def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params):
+def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8"):
     ops = list(feeder_ops) + [op, rs.op] + ([last] if last is not rs.op else [])
     loc = fused_location(ops)
     source = "+".join(o.operation.name for o in ops)
     broadcast = shape(inputs[0]) != shape(inputs[1])
     if rw.use_cmsis and not broadcast:  # CMSIS-NN's elementwise kernels do not broadcast
         attrs = dict(params)
-        attrs["kernel"] = f"arm_elementwise_{kind}_s8"
+        attrs["kernel"] = f"arm_elementwise_{kind}_{suffix}"
         new = make_kernel_op(kind, inputs, last.results[0].type, attrs, before=op, loc=loc,
                              source_op=source)
     else:
@@ -156,7 +185,7 @@ def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params):
         p.setdefault("left_shift", 0)
         for k in ("input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift"):
             p.setdefault(k, 0)
-        new = make_portable(f"elementwise_{kind}_s8", inputs, last.results[0].type, p,
+        new = make_portable(f"elementwise_{kind}_{suffix}", inputs, last.results[0].type, p,
                             before=op, loc=loc, source_op=source)
     rw.replace(ops, last, new)
     return CONVERTED
