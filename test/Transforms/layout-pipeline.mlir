@@ -165,3 +165,64 @@ module {
     }
   }
 #-}
+
+// -----
+
+// A grouped conv as torch-mlir splits it (slice per group, conv, concat): the slices and the concat
+// run on channels in NHWC, the per-group weights and biases become constants, no transpose is left.
+// NHWC-LABEL: func.func @grouped_conv
+// NHWC-NOT: tosa.transpose
+// NHWC: tosa.slice %arg0, {{.*}} -> tensor<1x3x3x2xf32>
+// NHWC: tosa.conv2d {{.*}} : (tensor<1x3x3x2xf32>, tensor<2x3x3x2xf32>, tensor<2xf32>
+// NHWC: tosa.slice %arg0, {{.*}} -> tensor<1x3x3x2xf32>
+// NHWC: tosa.conv2d {{.*}} : (tensor<1x3x3x2xf32>, tensor<2x3x3x2xf32>, tensor<2xf32>
+// NHWC: tosa.concat {{.*}} {axis = 3 : i32}
+// NHWC-NOT: tosa.slice
+// NHWC-NOT: tosa.transpose
+// CHECK-LABEL: func.func @grouped_conv
+// CHECK-COUNT-2: tosa.transpose
+// CHECK-NOT: tosa.transpose
+module {
+  func.func @grouped_conv(%arg0: tensor<1x4x3x3xf32>) -> tensor<1x2x3x3xf32> {
+    %0 = "tosa.const"() <{values = dense_resource<torch_tensor_2_torch.float32> : tensor<2xf32>}> : () -> tensor<2xf32>
+    %1 = "tosa.const"() <{values = dense_resource<torch_tensor_4_2_3_3_torch.float32> : tensor<4x2x3x3xf32>}> : () -> tensor<4x2x3x3xf32>
+    %2 = "tosa.const"() <{values = dense_resource<torch_tensor_4_torch.float32> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %3 = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %4 = tosa.const_shape  {values = dense<[1, 3, 3, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %5 = tosa.const_shape  {values = dense<[2, 3, 3, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %6 = tosa.const_shape  {values = dense<2> : tensor<1xindex>} : () -> !tosa.shape<1>
+    %7 = tosa.const_shape  {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %8 = tosa.const_shape  {values = dense<0> : tensor<1xindex>} : () -> !tosa.shape<1>
+    %9 = tosa.const_shape  {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %10 = tosa.const_shape  {values = dense<[2, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %11 = "tosa.const"() <{values = dense_resource<torch_tensor_2_4_1_1_torch.float32> : tensor<2x1x1x4xf32>}> : () -> tensor<2x1x1x4xf32>
+    %12 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x4x3x3xf32>) -> tensor<1x3x3x4xf32>
+    %13 = tosa.transpose %1 {perms = array<i32: 0, 2, 3, 1>} : (tensor<4x2x3x3xf32>) -> tensor<4x3x3x2xf32>
+    %14 = tosa.slice %12, %7, %4 : (tensor<1x3x3x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x3x3x2xf32>
+    %15 = tosa.slice %13, %7, %5 : (tensor<4x3x3x2xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<2x3x3x2xf32>
+    %16 = tosa.slice %2, %8, %6 : (tensor<4xf32>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<2xf32>
+    %17 = tosa.conv2d %14, %15, %16, %3, %3 {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x3x3x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+    %18 = tosa.slice %12, %9, %4 : (tensor<1x3x3x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x3x3x2xf32>
+    %19 = tosa.slice %13, %10, %5 : (tensor<4x3x3x2xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<2x3x3x2xf32>
+    %20 = tosa.slice %2, %6, %6 : (tensor<4xf32>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<2xf32>
+    %21 = tosa.conv2d %18, %19, %20, %3, %3 {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<2x3x3x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+    %22 = tosa.concat %17, %21 {axis = 3 : i32} : (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x3x3x4xf32>
+    %23 = tosa.transpose %22 {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x3x3x4xf32>) -> tensor<1x4x3x3xf32>
+    %24 = tosa.clamp %23 {max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32} : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+    %25 = tosa.transpose %24 {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x4x3x3xf32>) -> tensor<1x3x3x4xf32>
+    %26 = tosa.conv2d %25, %11, %0, %3, %3 {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x4xf32>, tensor<2x1x1x4xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x3x2xf32>
+    %27 = tosa.transpose %26 {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32>
+    return %27 : tensor<1x2x3x3xf32>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      torch_tensor_2_torch.float32: "0x0400000008AABF3DC880ACBD",
+      torch_tensor_4_2_3_3_torch.float32: "0x040000002E4CE7BABE79013E42A646BE27A031BEC9EBB9BDC771813DE50699BB015F3F3E7D5AABBC74777F3D3EE291BD7AC53DBD029566BE0BD91FBED4FCC6BD880D0F3CE4D5BE3D2BD2103E94A023BEB234D2BDDF54AF3DF56B483EDFAF46BDA39C343EBF9C1BBD4750CC3C818B5A3ED6E65FBED9F117BE3B6A74BDDE29BCBDD388503EAE711CBE0936DEBD8D9F28BE2B0C62BE1EE40CBEC9784F3ED265D73DD5F5E93D62184B3C4F7BF7BD4A56233D115B61BEE0652EBE11DBF8BD5A48183E94830D3E4915D6BD4C570BBC225D1A3E6EF16F3E0F95BF3D6F6C023DF7D3213EE11C0EBE40E7333D86203BBE5C4827BE435DF9BDC06ADA3D5221C23D3DF80EBE25D5913DD97F043EAEB5F3BC8A72133C39B25F3DCABB153E69C0673E3DFF39BED1E6B0BD",
+      torch_tensor_4_torch.float32: "0x040000008AB6BD3D5BFA473E5008523E00F7543E",
+      torch_tensor_2_4_1_1_torch.float32: "0x0400000078CACB3DF89CDEBE90663C3DAC27A0BE8C94EEBE3E74E33EF0A6C23EFE5DFFBE"
+    }
+  }
+#-}
