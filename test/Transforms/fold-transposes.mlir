@@ -258,3 +258,36 @@ func.func @conv1d_views(%arg0: tensor<1x4x6xf32>) -> tensor<1x2x6xf32> {
   %r1 = tosa.reshape %t1, %s3 : (tensor<1x2x1x6xf32>, !tosa.shape<3>) -> tensor<1x2x6xf32>
   return %r1 : tensor<1x2x6xf32>
 }
+
+// -----
+
+// Through a cast and an integer join (int32 add of a cast value and a broadcast constant).
+// CHECK-LABEL: func.func @cast_and_int_add
+// CHECK-NOT: tosa.transpose
+// CHECK: tosa.cast %arg0 : (tensor<1x2x3x4xi8>) -> tensor<1x2x3x4xi32>
+// CHECK: tosa.add %{{.*}} : (tensor<1x2x3x4xi32>, tensor<1x1x1x4xi32>)
+// CHECK-NOT: tosa.transpose
+func.func @cast_and_int_add(%arg0: tensor<1x2x3x4xi8>) -> tensor<1x2x3x4xi32> {
+  %k = "tosa.const"() <{values = dense<[[[[1]], [[-2]], [[3]], [[-4]]]]> : tensor<1x4x1x1xi32>}> : () -> tensor<1x4x1x1xi32>
+  %t0 = tosa.transpose %arg0 {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x3x4xi8>) -> tensor<1x4x2x3xi8>
+  %c = tosa.cast %t0 : (tensor<1x4x2x3xi8>) -> tensor<1x4x2x3xi32>
+  %a = tosa.add %c, %k : (tensor<1x4x2x3xi32>, tensor<1x4x1x1xi32>) -> tensor<1x4x2x3xi32>
+  %t1 = tosa.transpose %a {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x4x2x3xi32>) -> tensor<1x2x3x4xi32>
+  return %t1 : tensor<1x2x3x4xi32>
+}
+
+// -----
+
+// Moving a transpose would cost more than it saves (NCHW in and out around one NHWC pool): the
+// region keeps its layout and the transposes stay where they are.
+// CHECK-LABEL: func.func @keeps_what_is_cheapest
+// CHECK-COUNT-2: tosa.transpose
+// CHECK-NOT: tosa.transpose
+func.func @keeps_what_is_cheapest(%arg0: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  %a = tosa.abs %arg0 : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %t0 = tosa.transpose %a {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
+  %p = tosa.max_pool2d %t0 {kernel = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %t1 = tosa.transpose %p {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x4x4x3xf32>) -> tensor<1x3x4x4xf32>
+  %b = tosa.add %t1, %a : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %b : tensor<1x3x4x4xf32>
+}

@@ -214,3 +214,14 @@ def test_unit_dim_transposes_do_not_move_data():
     assert not P.moves_data((1, 8, 1, 1), (0, 2, 3, 1))
     assert P.moves_data((1, 8, 2, 1), (0, 2, 3, 1))
     assert P.equivalent((1, 1, 5), (0, 1, 2), (1, 0, 2))
+
+
+def test_count_data_moving_transposes():
+    from mcu_mlir.transposes import count_data_moving_transposes
+    module = ir.Module.parse("""
+      func.func @f(%a: tensor<1x8x1x1xf32>, %b: tensor<1x2x3x4xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x3x4x2xf32>) {
+        %0 = tosa.transpose %a {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x1x1xf32>) -> tensor<1x1x1x8xf32>
+        %1 = tosa.transpose %b {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+        return %0, %1 : tensor<1x1x1x8xf32>, tensor<1x3x4x2xf32>
+      }""", ir.Context())
+    assert count_data_moving_transposes(module) == 1
