@@ -51,7 +51,9 @@ class Pools(nn.Module):
         a = F.max_pool2d(y, 3, 2, ceil_mode=True)
         b = F.avg_pool2d(y, 2)
         c = F.max_pool2d(y, 2, 2, padding=1)
-        return a, b, c
+        d = F.avg_pool2d(y, 3, 2, padding=1)                         # padding counted
+        e = F.avg_pool2d(y, 3, 1, padding=1, count_include_pad=False)
+        return a, b, c, d, e
 
 
 class Conv1dVariants(nn.Module):

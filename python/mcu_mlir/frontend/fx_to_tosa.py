@@ -902,6 +902,7 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     t = node.target
     rank = len(q.shape)
     out_shape = _shape(node)
+    explicit_pad = False
     if t in (aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool1d.default):
         n_sp = 2 if t == aten.adaptive_avg_pool2d.default else 1
         outs = _tuple(node.args[1], n_sp)
@@ -918,9 +919,10 @@ def _avg_pool(self, node, q: Q) -> Q | None:
         pad = _tuple(a[3] if a[3] is not None else 0, n_sp)
         ceil = bool(a[4]) if a[4] is not None else False
         include_pad = a[5] if a[5] is not None else True
-        if ceil or (any(pad) and include_pad) or (len(a) > 6 and a[6] is not None):
-            raise UserError(f"{describe(node)}: average pooling with ceil_mode, count_include_pad over "
-                            "padding or divisor_override is not supported")
+        if ceil or a[6] is not None:
+            raise UserError(f"{describe(node)}: average pooling with ceil_mode or divisor_override "
+                            "is not supported")
+        explicit_pad = bool(include_pad and any(pad))
     elif t == aten.mean.dim:
         dims = sorted(d % rank for d in node.args[1])
         if rank not in (3, 4) or dims != list(range(2, rank)):
@@ -936,6 +938,13 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     else:
         x = q.v
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    if explicit_pad:
+        # PyTorch counts the zero padding in the average (TOSA does not): pad with the zero point.
+        n, h, w, c = nhwc.shape
+        amounts = self.w.shape_const([0, 0, pad[0], pad[0], pad[1], pad[1], 0, 0])
+        nhwc = self.w.op("tosa.pad", [nhwc, (amounts, "!tosa.shape<8>"), self.w.zp(q.zp, q.elem)],
+                         (n, h + 2 * pad[0], w + 2 * pad[1], c), q.elem)
+        pad = (0, 0)
     n, h, w, c = nhwc.shape
     pads = [pad[0], pad[0], pad[1], pad[1]]
     oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
