@@ -193,9 +193,11 @@ class _Emitter:
             if "mcu.copy" not in op.attributes and self.buf(op.operands[0]) == self.storage(op):
                 return []
             return [f"status = mcu_copy({_nbytes(op.results[0])}, {self.buf(op.operands[0])}, {self.storage(op)});"]
-        if name == "cmsisnn.portable":
-            return getattr(self, "portable_" + _str(op, "kernel"))(i, op, _params(op))
-        return getattr(self, "cmsis_" + name.split(".")[1])(i, op, _params(op))
+        method = ("portable_" + _str(op, "kernel")) if name == "cmsisnn.portable" else ("cmsis_" + name.split(".")[1])
+        if not hasattr(self, method):
+            kernel = _str(op, "kernel") if "kernel" in op.attributes else name
+            raise EmissionError(f"no C emission for '{name}' (kernel '{kernel}') at {op.location}")
+        return getattr(self, method)(i, op, _params(op))
 
     @staticmethod
     def struct(ctype: str, var: str, fields: dict) -> str:
