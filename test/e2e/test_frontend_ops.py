@@ -86,7 +86,20 @@ class Nonlinear(nn.Module):
         return z, w, y[:, 3], y.unsqueeze(1).expand(2, 3, 16)
 
 
+class TransposedConvs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up2d = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+        self.up2d_even = nn.ConvTranspose2d(6, 3, 4, stride=2, padding=1)
+        self.up1d = nn.ConvTranspose1d(4, 3, 5, stride=3, padding=2, bias=False)
+
+    def forward(self, x):
+        y = self.up2d_even(torch.relu(self.up2d(x)))
+        return y, self.up1d(x.flatten(2))
+
+
 CASES = {
+    "transposed_convs": (TransposedConvs, [(1, 4, 5, 5)], 1),
     "attention": (Attention, [(2, 5, 8)], 1),
     "pad_sum_mean": (PadSum, [(1, 3, 6, 6)], 1),
     "pools": (Pools, [(1, 3, 15, 15)], 1),

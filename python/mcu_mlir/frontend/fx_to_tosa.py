@@ -564,6 +564,57 @@ def _lower_conv(self: Lowering, node, ins, scale, zp, elem, clamp):
     return Q(res, scale, zp)
 
 
+def _lower_conv_transpose(self: Lowering, node, ins, scale, zp, elem, clamp):
+    x, w = ins[0], ins[1]
+    a = list(node.args) + [None] * 8
+    bias = self.values.get(a[2]) if isinstance(a[2], torch.fx.Node) else None
+    if not isinstance(w, Const) or w.scales is None:
+        raise UserError(f"{describe(node)}: the weight is not a quantized constant")
+    xq = self.operand(x)
+    if xq.elem != "i8":
+        raise UserError(f"{describe(node)}: int16 transposed convolution is not supported (CMSIS-NN has none)")
+    wq = np.asarray(w.data)
+    n_sp = wq.ndim - 2
+    stride, padding = _tuple(a[3] or 1, n_sp), _tuple(a[4] or 0, n_sp)
+    out_padding, groups, dilation = _tuple(a[5] or 0, n_sp), a[6] or 1, _tuple(a[7] or 1, n_sp)
+    if groups != 1 or any(d != 1 for d in dilation):
+        raise UserError(f"{describe(node)}: grouped or dilated transposed convolution is not supported")
+    if np.any(w.zps != 0):
+        raise UserError(f"{describe(node)}: weights must be quantized symmetrically")
+    if n_sp == 1:
+        wq = wq.reshape(*wq.shape, 1)
+        stride, padding, out_padding = (stride[0], 1), (padding[0], 0), (out_padding[0], 0)
+        x4 = self.w.reshape(xq.v, (xq.shape[0], xq.shape[1], xq.shape[2], 1))
+    else:
+        x4 = xq.v
+    c_out = wq.shape[1]
+    w_scales = np.broadcast_to(np.asarray(w.scales, np.float64), (c_out,))
+    if isinstance(bias, Const) and bias.scales is not None:
+        bias_q = np.asarray(bias.data, np.int64).reshape(-1)
+    elif isinstance(bias, Const):
+        bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
+    else:
+        bias_q = np.zeros(c_out, np.int64)
+    nhwc = self.w.transpose(x4, [0, 2, 3, 1])
+    n, h, wd, _ = nhwc.shape
+    kh, kw = wq.shape[2], wq.shape[3]
+    # PyTorch's padding crops the full output; output_padding adds rows at the bottom / right.
+    out_pad = [-padding[0], -padding[0] + out_padding[0], -padding[1], -padding[1] + out_padding[1]]
+    oh = (h - 1) * stride[0] + kh + out_pad[0] + out_pad[1]
+    ow = (wd - 1) * stride[1] + kw + out_pad[2] + out_pad[3]
+    wv = self.w.const(wq.transpose(1, 2, 3, 0), "i8")           # [IC, OC, KH, KW] -> [OC, KH, KW, IC]
+    b = self.w.const(bias_q, "i32", (c_out,))
+    acc = self.w.op("tosa.transpose_conv2d", [nhwc, wv, b, self.w.zp(xq.zp, "i8"), self.w.zp(0, "i8")],
+                    (n, oh, ow, c_out), "i32",
+                    f"acc_type = i32, out_pad = array<i64: {', '.join(map(str, out_pad))}>, "
+                    f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    out = Q(self.acc_rescale(acc, xq.scale * w_scales / scale, zp, elem), scale, zp)
+    out = self.apply_clamp(out, clamp)
+    res = self.w.reshape(self.w.transpose(out.v, [0, 3, 1, 2]), _shape(node))
+    self.record_layer(node, "transpose_conv2d" if n_sp == 2 else "transpose_conv1d", xq, w, scale, zp)
+    return Q(res, scale, zp)
+
+
 def _exact_pads(self, nhwc: Value, k, stride, padding, dilation):
     """TOSA wants (in + pads - dilated kernel) divisible by the stride: trim the bottom/right
     padding (and input rows PyTorch would never read) like PyTorch's floor division does."""
@@ -1008,12 +1059,14 @@ _CLAMPS = {t: _clamp_of for t in (aten.relu.default, aten.relu_.default, aten.re
                                   aten.clamp.default, aten.clamp_.default)}
 _FUSES_TAIL = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
                aten.linear.default, aten.add.Tensor, aten.add_.Tensor, aten.sub.Tensor,
+               aten.conv_transpose2d.input, aten.conv_transpose1d.default,
                aten.mul.Tensor, aten.cat.default}
 
 _LOWER = {
     aten.conv1d.default: _lower_conv, aten.conv2d.default: _lower_conv,
     aten.conv1d.padding: _lower_conv, aten.conv2d.padding: _lower_conv,
     aten.linear.default: _lower_conv,
+    aten.conv_transpose2d.input: _lower_conv_transpose, aten.conv_transpose1d.default: _lower_conv_transpose,
     aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
     aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,
     aten.cat.default: _lower_cat, aten.concat.default: _lower_cat, aten.stack.default: _lower_cat,

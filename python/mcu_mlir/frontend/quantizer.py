@@ -24,7 +24,9 @@ from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
 aten = torch.ops.aten
 
 WEIGHTED = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
-            aten.linear.default}
+            aten.linear.default, aten.conv_transpose1d.default, aten.conv_transpose2d.input}
+# Transposed convolutions keep their output channels on weight axis 1.
+TRANSPOSED = {aten.conv_transpose1d.default, aten.conv_transpose2d.input}
 TAILS = {aten.relu.default, aten.relu_.default, aten.hardtanh.default, aten.hardtanh_.default,
          aten.relu6.default, aten.clamp.default, aten.clamp_.default}
 # Ops whose integer result equals the op applied to the integers: they keep their input's parameters.
@@ -55,8 +57,8 @@ def _act_spec(dtype: str) -> QuantizationSpec:
                             observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2 ** -24))
 
 
-def _weight_spec() -> QuantizationSpec:
-    return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=0,
+def _weight_spec(axis: int = 0) -> QuantizationSpec:
+    return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=axis,
                             qscheme=torch.per_channel_symmetric,
                             observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2 ** -24))
 
@@ -162,6 +164,8 @@ class CmsisNNQuantizer(Quantizer):
     def _annotate_weighted(self, node: Node, act, weight) -> None:
         x, w = node.args[0], node.args[1]
         bias = node.args[2] if len(node.args) > 2 else node.kwargs.get("bias")
+        if node.target in TRANSPOSED:
+            weight = _weight_spec(1)
         inputs = {x: act, w: weight}
         if isinstance(bias, Node):
             inputs[bias] = DerivedQuantizationSpec(
