@@ -291,3 +291,25 @@ func.func @keeps_what_is_cheapest(%arg0: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4x
   %b = tosa.add %t1, %a : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
   return %b : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// With io-layout=nhwc only functions nobody calls change their signature.
+// NHWC-LABEL: func.func private @callee
+// NHWC-SAME: (%arg0: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+// NHWC-LABEL: func.func @caller
+// NHWC-SAME: {mcu.layout = "nhwc"}
+// CHECK-LABEL: func.func private @callee
+func.func private @callee(%arg0: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
+  %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+  %1 = tosa.max_pool2d %0 {kernel = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x4x2xf32>) -> tensor<1x3x4x2xf32>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x3x4x2xf32>) -> tensor<1x2x3x4xf32>
+  return %2 : tensor<1x2x3x4xf32>
+}
+func.func @caller(%arg0: tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32> {
+  %k = "tosa.const"() <{values = dense<1.0> : tensor<1x2x3x4xf32>}> : () -> tensor<1x2x3x4xf32>
+  %0 = func.call @callee(%k) : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %1 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+  %2 = tosa.max_pool2d %1 {kernel = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x4x2xf32>) -> tensor<1x3x4x2xf32>
+  return %2 : tensor<1x3x4x2xf32>
+}

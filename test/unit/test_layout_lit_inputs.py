@@ -42,6 +42,8 @@ def _cases():
 
 @pytest.mark.parametrize("chunk,passes", list(_cases()))
 def test_lit_input_keeps_its_outputs(chunk, passes):
+    if "func.call" in chunk:
+        pytest.skip("tosa_reference_model runs one function without calls; the case checks signatures")
     ctx = ir.Context()
     module = ir.Module.parse(chunk, ctx)
     floats = "xf32>" in chunk or "xf16>" in chunk

@@ -44,13 +44,16 @@ class FoldTransposes(ModulePass):
 
     def _run(self, module) -> None:
         consts = ConstantData(module)
+        called = _called_functions(module)
         for fn in self.functions(module):
             if not fn.regions[0].blocks:
                 continue
             if not self._check_static(fn):
                 continue
             fold_constant_views(fn, consts)
-            problem = Problem.build(fn, self.io_layout)
+            # A function called inside the module keeps its signature: its callers rely on it.
+            name = ir.StringAttr(fn.attributes["sym_name"]).value
+            problem = Problem.build(fn, "nchw" if name in called else self.io_layout)
             problem.solve()
             problem.rewrite(consts)
             sink_reshapes(fn, consts)
@@ -69,6 +72,18 @@ class FoldTransposes(ModulePass):
                     ok = False
                     break
         return ok
+
+
+def _called_functions(module) -> set[str]:
+    names = set()
+
+    def visit(op):
+        if op.name == "func.call":
+            names.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return names
 
 
 def fold_constant_views(fn, consts: ConstantData) -> int:
