@@ -10,6 +10,7 @@ import importlib
 # name -> "module:Class" (module relative to mcu_mlir.passes). One pass per file.
 PASSES: dict[str, str] = {
     "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
+    "mcu-verify-integer-tosa": "verify_integer_tosa:VerifyIntegerTosa",
     "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
     "mcu-plan-memory": "plan_memory:PlanMemory",
     "mcu-prepare-for-emission": "prepare_for_emission:PrepareForEmission",
