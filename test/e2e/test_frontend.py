@@ -172,3 +172,13 @@ def test_layers_report_elementwise_ops():
             "table:hardsigmoid"} <= kinds
     add = next(layer for layer in result.layers if layer["op"] == "add")
     assert add["other_input_scales"][0] > 0 and add["name"].startswith("features.")
+
+
+def test_output_is_deterministic():
+    first, _, _ = imported("ds_cnn", "int8")
+    model, example = zoo.get("ds_cnn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = import_model(model, example, quantize="int8", calibration=8)
+    assert again.module.operation.get_asm() == first.module.operation.get_asm()
+    assert again.layers == first.layers

@@ -203,9 +203,8 @@ def _runner(fn):
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
         with torch.no_grad():
             out = fn(*[torch.as_tensor(np.asarray(x, np.float32)) for x in inputs])
-        if isinstance(out, torch.Tensor):
-            out = (out,)
-        return [o.detach().float().numpy() for o in out]
+        import torch.utils._pytree as pytree
+        return [o.detach().float().numpy() for o in pytree.tree_leaves(out)]
     return run
 
 

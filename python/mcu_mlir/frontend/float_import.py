@@ -41,8 +41,8 @@ def import_float(ep, example_inputs):
         raise UserError(_explain_failure(str(e), folded)) from None
     with torch.no_grad():
         outs = ep.module()(*example_inputs)
-    if isinstance(outs, torch.Tensor):
-        outs = (outs,)
+    import torch.utils._pytree as pytree
+    outs = pytree.tree_leaves(outs)
     return module, [tuple(x.shape) for x in example_inputs], [tuple(o.shape) for o in outs], torch_text
 
 

@@ -180,7 +180,8 @@ class Lowering:
             elif node.op == "output":
                 outputs = node.args[0]
         results, out_info = [], []
-        for out in (outputs if isinstance(outputs, (list, tuple)) else [outputs]):
+        import torch.utils._pytree as pytree
+        for out in pytree.tree_leaves(outputs):
             v = self.values.get(out)
             if isinstance(v, DQ):
                 q = v.q
