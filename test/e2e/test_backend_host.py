@@ -227,6 +227,30 @@ def add_graph(rng, mul=False, broadcast=False):
     return func([ty, ty2], [ty], body, ["c"]), [rand_i8(rng, (1, 4, 4, 8)), rand_i8(rng, second)]
 
 
+def square_graph(rng):
+    """x * x (one widening rescale used twice), as a squared magnitude is written."""
+    ty, ity = "tensor<1x3x5xi8>", "tensor<1x3x5xi32>"
+    body = rescale_consts("a", [1 << 30], [30], -6, 0, "i8", "i32") + rescale("a", "arg0", ty, ity, 1)
+    body += const("sh", np.array([0]), "i8")
+    body += f"  %s = tosa.mul %a, %a, %sh : ({ity}, {ity}, tensor<1xi8>) -> {ity}\n"
+    body += rescale_consts("o", [1518500250], [44], 0, -100) + rescale("o", "s", ity, ty, 1)
+    return func([ty], [ty], body, ["o"]), [rand_i8(rng, (1, 3, 5))]
+
+
+def add_through_reshape_graph(rng):
+    """An int8 add whose second operand is reshaped between its rescales and the add."""
+    ty_a, ty_b, ity_a, ity_b = "tensor<1x8xi8>", "tensor<1x1x8xi8>", "tensor<1x8xi32>", "tensor<1x1x8xi32>"
+    body = rescale_consts("a", [1 << 30], [10], 3, 0, "i8", "i32") + rescale_consts("a2", [1395864371], [31], 0, 0, "i32", "i32")
+    body += rescale_consts("b", [1 << 30], [10], -9, 0, "i8", "i32") + rescale_consts("b2", [1174405120], [32], 0, 0, "i32", "i32")
+    body += rescale("a", "arg0", ty_a, ity_a, 1) + rescale("a2", "a", ity_a, ity_a, 1)
+    body += rescale("b", "arg1", ty_b, ity_b, 1) + rescale("b2", "b", ity_b, ity_b, 1)
+    body += '  %rs = tosa.const_shape {values = dense<[1, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>\n'
+    body += f"  %bv = tosa.reshape %b2, %rs : ({ity_b}, !tosa.shape<2>) -> {ity_a}\n"
+    body += f"  %s = tosa.add %a2, %bv : ({ity_a}, {ity_a}) -> {ity_a}\n"
+    body += rescale_consts("o", [1288490189], [51], 0, 2) + rescale("o", "s", ity_a, ty_a, 1)
+    return func([ty_a, ty_b], [ty_a], body, ["o"]), [rand_i8(rng, (1, 8)), rand_i8(rng, (1, 1, 8))]
+
+
 def misc_graph(rng):
     """table, transpose, concat, pad, slice, reshape, argmax, cast, maximum (broadcast), reduce_sum, rescale."""
     ty = "tensor<1x4x6x2xi8>"
@@ -272,6 +296,8 @@ CASES = {
     "add-broadcast": lambda rng: add_graph(rng, broadcast=True),
     "mul-broadcast": lambda rng: add_graph(rng, mul=True, broadcast=True),
     "data-movement-and-reductions": misc_graph,
+    "mul-square": square_graph,
+    "add-through-reshape": add_through_reshape_graph,
 }
 
 
@@ -281,7 +307,8 @@ FUSED_KERNEL = {
     "fully-connected": "portable:matmul", "avg-pool2d": "portable:avg_pool2d",
     "max-pool2d": "portable:max_pool2d", "add": "portable:elementwise_add_s8",
     "mul": "portable:elementwise_mul_s8", "add-broadcast": "portable:elementwise_add_s8",
-    "mul-broadcast": "portable:elementwise_mul_s8",
+    "mul-broadcast": "portable:elementwise_mul_s8", "mul-square": "portable:elementwise_mul_s8",
+    "add-through-reshape": "portable:elementwise_add_s8",
 }
 
 
@@ -303,7 +330,8 @@ def test_portable_matches_reference(case, tmp_path):
 # -- CMSIS-NN backend on the host (its pure C path) ------------------------------------------------
 
 CMSIS_CASES = ["conv2d", "conv2d-per-tensor-no-clamp", "depthwise-conv2d", "fully-connected",
-               "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "add", "mul"]
+               "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "add", "mul", "mul-square",
+               "add-through-reshape"]
 # CMSIS-NN's average pool rounds the mean of raw values (no zero point); TOSA rounds the mean of
 # (x - zp). Measured on these tests: at most 1 LSB apart.
 AVG_POOL_MAX_LSB = 1

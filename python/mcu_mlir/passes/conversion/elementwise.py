@@ -63,6 +63,7 @@ class _AddInput:
     left_shift: int
     rescale: object  # the scaling rescale (multiplier / shift applied to the shifted value)
     max_abs: int = 255  # largest |x + offset| before the shift
+    views: bool = False  # reached through a reshape (then only same-shape operands fuse)
 
     def bound(self) -> int:
         """A bound on the magnitude of the scaled operand."""
@@ -91,9 +92,26 @@ def _s16_add_input(value):
     return _AddInput([cast_op, shift_op, second.op], cast_op.operands[0], 0, left, second, 32768)
 
 
+def _through_reshape(value):
+    """The value under a single-use reshape (same elements, same order), and that reshape."""
+    op = producer(value)
+    if op is not None and op.operation.name == "tosa.reshape" and len(list(op.results[0].uses)) == 1:
+        return op.operands[0], [op]
+    return value, []
+
+
 def _add_input(value):
     """Either one rescale i8 -> i32, or an exact widening (x - zp) << L then an i32 rescale
-    (the TFLite form of an int8 add)."""
+    (the TFLite form of an int8 add), possibly seen through a reshape."""
+    value, views = _through_reshape(value)
+    found = _add_input_direct(value)
+    if found is not None:
+        found.ops = views + found.ops
+        found.views = bool(views)
+    return found
+
+
+def _add_input_direct(value):
     rs = _input_rescale(value)
     if rs is None:
         second = read_rescale(producer(value))
@@ -121,6 +139,9 @@ def convert_add_unit(op, rw):
         return NO_MATCH
     if a.left_shift != b.left_shift:
         return NO_MATCH  # CMSIS-NN takes one left shift for both operands
+    same_shape = shape(op.operands[0]) == shape(op.operands[1])
+    if (a.views or b.views) and not same_shape:
+        return NO_MATCH
     rs, last, act = tail
     if out_elem == "i16" and rs.output_zp != 0:
         return NO_MATCH
@@ -136,7 +157,7 @@ def convert_add_unit(op, rw):
               "output_multiplier": rs.multiplier[0], "output_shift": rs.cmsis_shifts()[0],
               "activation": act}
     return _fused_binary(op, rw, "add", a.ops + b.ops, [a.source, b.source], rs, last, params,
-                         suffix="s16" if out_elem == "i16" else "s8")
+                         suffix="s16" if out_elem == "i16" else "s8", broadcast=not same_shape)
 
 
 def convert_mul_unit(op, rw):
@@ -147,15 +168,26 @@ def convert_mul_unit(op, rw):
     tail = follow_requant_tail(op)
     if tail is None:
         return NO_MATCH
-    offsets, feeders = [], []
-    for v in op.operands[:2]:
-        rs_in = _input_rescale(v)
-        if rs_in is not None and rs_in.multiplier[0] == 1 << rs_in.shift[0]:
-            offsets.append(-rs_in.input_zp)  # an exact widening: x - zp
-            feeders.append(rs_in)
-        else:
+    square = op.operands[0] == op.operands[1]
+    offsets, feeder_ops, sources, viewed = [], [], [], False
+    for v in op.operands[: 1 if square else 2]:
+        v, views = _through_reshape(v)
+        rs_in = read_rescale(producer(v))
+        uses = len(list(rs_in.op.results[0].uses)) if rs_in is not None else 0
+        if rs_in is None or elem(rs_in.op.operands[0]) != "i8" or rs_in.per_channel \
+                or rs_in.output_zp != 0 or uses != (2 if square and not views else 1) \
+                or rs_in.multiplier[0] != 1 << rs_in.shift[0]:
             return NO_MATCH
-    if feeders[0].op == feeders[1].op:
+        offsets.append(-rs_in.input_zp)  # an exact widening: x - zp
+        feeder_ops += views + [rs_in.op]
+        sources.append(rs_in.op.operands[0])
+        viewed |= bool(views)
+    if square:
+        if viewed:
+            return NO_MATCH
+        offsets, sources = offsets * 2, sources * 2
+    same_shape = shape(op.operands[0]) == shape(op.operands[1])
+    if viewed and not same_shape:
         return NO_MATCH
     rs, last, act = tail
     if rs.per_channel or not rs.requantize_exact(256 * 256):
@@ -163,15 +195,13 @@ def convert_mul_unit(op, rw):
     params = {"input1_offset": offsets[0], "input2_offset": offsets[1],
               "output_offset": rs.output_zp, "output_multiplier": rs.multiplier[0],
               "output_shift": rs.cmsis_shifts()[0], "activation": act}
-    return _fused_binary(op, rw, "mul", [feeders[0].op, feeders[1].op],
-                         [feeders[0].op.operands[0], feeders[1].op.operands[0]], rs, last, params)
+    return _fused_binary(op, rw, "mul", feeder_ops, sources, rs, last, params, broadcast=not same_shape)
 
 
-def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8"):
+def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8", broadcast=False):
     ops = list(feeder_ops) + [op, rs.op] + ([last] if last is not rs.op else [])
     loc = fused_location(ops)
     source = "+".join(o.operation.name for o in ops)
-    broadcast = shape(inputs[0]) != shape(inputs[1])
     if rw.use_cmsis and not broadcast:  # CMSIS-NN's elementwise kernels do not broadcast
         attrs = dict(params)
         attrs["kernel"] = f"arm_elementwise_{kind}_{suffix}"
@@ -181,7 +211,7 @@ def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8
         p = {k: v for k, v in params.items() if k != "activation"}
         p.update({"count": numel(op.results[0]), "act_min": params["activation"][0],
                   "act_max": params["activation"][1], "broadcast": int(broadcast),
-                  "in1": shape(inputs[0]), "in2": shape(inputs[1]), "out": shape(op.results[0])})
+                  "in1": shape(op.operands[0]), "in2": shape(op.operands[1]), "out": shape(op.results[0])})
         p.setdefault("left_shift", 0)
         for k in ("input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift"):
             p.setdefault(k, 0)
