@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import numpy as np
 
@@ -70,19 +71,34 @@ class _Buffer:
     offset: int = -1
 
 
-def place(buffers: list[_Buffer]) -> int:
-    """Best-fit placement, trying several orders; returns the arena size and sets offsets."""
-    orders = [
+RANDOM_ORDERS = 64  # extra seeded orders tried on top of the sorted ones (deterministic)
+
+
+def place(buffers: list[_Buffer], lower_bound: int = 0) -> int:
+    """Best-fit placement, trying several orders; returns the arena size and sets offsets.
+
+    Sorted orders (largest first, longest-lived first, ...) usually reach the lower bound; when
+    they do not, seeded random orders are tried too. The search stops at the lower bound.
+    """
+    keys = [
         lambda b: (-b.size, b.start),
         lambda b: (-(b.end - b.start), -b.size),
         lambda b: (b.start, -b.size),
         lambda b: (-b.size * (b.end - b.start + 1), b.start),
     ]
+    orders = [sorted(buffers, key=key) for key in keys]
+    rng = random.Random(len(buffers))
+    for _ in range(RANDOM_ORDERS if len(buffers) <= 400 else 0):
+        order = list(orders[0])
+        rng.shuffle(order)
+        orders.append(order)
     best, best_offsets = None, None
-    for key in orders:
+    for order in orders:
+        if best is not None and best <= _align(lower_bound):
+            break
         placed: list[_Buffer] = []
         offsets = {}
-        for b in sorted(buffers, key=key):
+        for b in order:
             busy = sorted((p.offset, p.offset + _align(p.size)) for p in placed
                           if p.start <= b.end and b.start <= p.end)
             need = _align(b.size)
@@ -205,9 +221,9 @@ class PlanMemory(ModulePass):
             if size:
                 scratch[i] = _Buffer(size, i, i)
                 buffers.append(scratch[i])
-        arena = place(buffers)
         lower = max((sum(b.size for b in buffers if b.start <= t <= b.end)
                      for t in range(n_ops + 1)), default=0)
+        arena = place(buffers, lower)
 
         i64 = ir.IntegerType.get_signless(64)
         for i, op in enumerate(ops):
