@@ -76,3 +76,13 @@ def test_unknown_target_and_machine():
         build.check_toolchain("cortex-a53")
     with pytest.raises(UserError, match="no QEMU machine"):
         qemu.machine_for("host")
+
+
+def test_marked_layers_follow_the_source_and_the_report(tmp_path):
+    (tmp_path / "model.c").write_text("int f(void) {\n  mcu_layer_marker(0);\n  g();\n  mcu_layer_marker(2);\n"
+                                      "  h();\n  mcu_layer_marker(-1);\n}\n")
+    assert run.marked_layers(tmp_path) == [{"index": 0, "name": "layer0"}, {"index": 2, "name": "layer2"}]
+    (tmp_path / "report.json").write_text('{"ops": [{"name": "conv", "kernel": "arm_convolve_wrapper_s8"},'
+                                          ' {"name": "flat", "kernel": "view"}, {"name": "fc", "kernel": "portable:matmul"}]}')
+    assert run.marked_layers(tmp_path) == [{"index": 0, "name": "conv", "kernel": "arm_convolve_wrapper_s8"},
+                                           {"index": 2, "name": "fc", "kernel": "portable:matmul"}]

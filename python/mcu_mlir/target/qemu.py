@@ -226,8 +226,9 @@ def parse_counts(path: Path | str) -> tuple[dict[int, tuple[int, int, int, int, 
 
 
 def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path | str,
-                       layer_names: list[str] | None = None) -> dict:
+                       marked: list[dict] | None = None) -> dict:
     """Per-layer and total instructions of one inference, split by where they were spent.
+    `marked` describes the marked layers in the order they run ({index, name, kernel}).
 
     Segment 0 runs from reset to the first `mcu_layer_marker` call (startup, reading inputs); each
     call then starts the next layer, and the one with index -1 ends the inference. Instructions are
@@ -268,13 +269,16 @@ def instruction_counts(counts_file: Path | str, elf: Path | str, build_dir: Path
     if len(segments) < 2:
         raise UserError("no mcu_layer_marker call was seen: the model does not mark its layers")
     layer_segments = segments[1:-1]   # the last one follows mcu_layer_marker(-1)
-    if layer_names is not None and len(layer_names) != len(layer_segments):
-        layer_names = None            # the report's ops are not the marked layers: do not guess
+    if marked is not None and len(marked) != len(layer_segments):
+        marked = None                 # the description does not match what ran: do not guess
     layers = []
     for i, segment in enumerate(layer_segments):
         summary = summarise(segment)
-        summary["index"] = i
-        summary["name"] = layer_names[i] if layer_names and i < len(layer_names) else f"layer{i}"
+        described = marked[i] if marked else {}
+        summary["index"] = described.get("index", i)
+        summary["name"] = described.get("name", f"layer{summary['index']}")
+        if "kernel" in described:
+            summary["kernel"] = described["kernel"]
         layers.append(summary)
     total = {key: sum(layer[key] for layer in layers)
              for key in ("instructions", "cmsis-nn", "portable", "helpers", "other", "insns16", "insns32", "fp_vector")}

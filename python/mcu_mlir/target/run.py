@@ -146,15 +146,31 @@ def model_io(executable: Path, target: str, timeout: float = 60) -> tuple[list[T
     return parsed.inputs, parsed.outputs
 
 
-def _layer_names(outdir: Path) -> list[str] | None:
+_MARKER_RE = re.compile(r"^\s*mcu_layer_marker\((\d+)\);", re.M)
+
+
+def marked_layers(outdir: Path) -> list[dict]:
+    """The layers model.c marks, in the order it runs them: its run function is straight-line code,
+    so the k-th marker call executed is the k-th in the source. Names and kernels from report.json's
+    ops (indexed by the marker's argument) when it has them."""
+    source = outdir / "model.c"
+    indices = [int(i) for i in _MARKER_RE.findall(source.read_text())] if source.exists() else []
+    ops = []
     report = outdir / "report.json"
-    if not report.exists():
-        return None
-    try:
-        ops = json.loads(report.read_text()).get("ops")
-    except ValueError:
-        return None
-    return [str(op.get("name", f"layer{i}")) for i, op in enumerate(ops)] if isinstance(ops, list) else None
+    if report.exists():
+        try:
+            ops = json.loads(report.read_text()).get("ops") or []
+        except ValueError:
+            ops = []
+    layers = []
+    for index in indices:
+        layer = {"index": index, "name": f"layer{index}"}
+        if isinstance(ops, list) and index < len(ops) and isinstance(ops[index], dict):
+            layer["name"] = str(ops[index].get("name", layer["name"]))
+            if "kernel" in ops[index]:
+                layer["kernel"] = str(ops[index]["kernel"])
+        layers.append(layer)
+    return layers
 
 
 def _prefer_report_params(outdir: Path, input_infos: list[TensorInfo], output_infos: list[TensorInfo]):
@@ -206,7 +222,7 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
         parsed = parse_harness_output(text)
         instructions = None
         if counts_file is not None:
-            instructions = qemu.instruction_counts(counts_file, executable, executable.parent, _layer_names(outdir))
+            instructions = qemu.instruction_counts(counts_file, executable, executable.parent, marked_layers(outdir))
     outputs_q = [np.frombuffer(data, dtype=info.dtype).reshape(info.shape).copy()
                  for data, info in zip(parsed.data, output_infos)]
     outputs_float = [dequantize(q, info) for q, info in zip(outputs_q, output_params)]

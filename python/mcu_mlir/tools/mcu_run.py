@@ -50,11 +50,12 @@ def load_inputs(path: str) -> list:
 
 def format_instructions(counts: dict) -> str:
     columns = ("cmsis-nn", "portable", "helpers", "other")
-    lines = [f"{'layer':<32} {'instructions':>14}" + "".join(f" {c:>12}" for c in columns) + "  top function"]
+    lines = [f"{'layer':<32} {'instructions':>14}" + "".join(f" {c:>12}" for c in columns) + "  kernel (or busiest function)"]
     for layer in counts["layers"]:
         top = next(iter(layer["functions"]), "")
-        lines.append(f"{layer['name'][:32]:<32} {layer['instructions']:>14,}"
-                     + "".join(f" {layer[c]:>12,}" for c in columns) + f"  {top}")
+        label = f"{layer['index']}: {layer['name']}"
+        lines.append(f"{label[:32]:<32} {layer['instructions']:>14,}"
+                     + "".join(f" {layer[c]:>12,}" for c in columns) + f"  {layer.get('kernel', top)}")
     total = counts["total"]
     lines.append(f"{'total (one inference)':<32} {total:>14,}" + "".join(f" {counts[c]:>12,}" for c in columns))
     share = lambda n: f"{100.0 * n / total:.1f}%" if total else "-"
