@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from mcu_mlir._mlir import ir
@@ -71,14 +73,19 @@ def random_inputs(fn, seed: int = 0) -> list[np.ndarray]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _reference_before(text: str, seed: int):
+    before = ir.Module.parse(text, ir.Context())
+    inputs = random_inputs(entry(before), seed)
+    return inputs, run_reference(text, inputs)
+
+
 def assert_same_outputs(before_text: str, after_module, *, atol: float = 0.0, seed: int = 0):
     """tosa_reference_model gives the same outputs before and after (bit-exact when atol == 0).
 
     Arguments and results marked `mcu.layout = "nhwc"` are fed and read channels-last.
     """
-    before = ir.Module.parse(before_text, after_module.context)
-    inputs = random_inputs(entry(before), seed)
-    expected = run_reference(before_text, inputs)
+    inputs, expected = _reference_before(before_text, seed)
     fn = entry(after_module)
     args = fn.regions[0].blocks[0].arguments
     fed = [np.ascontiguousarray(x.transpose(P.channels_last(x.ndim))) if mark else x

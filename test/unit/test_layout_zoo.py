@@ -33,14 +33,28 @@ def tosa_text(name: str, kind: str) -> str:
     return result.module.operation.get_asm()
 
 
+def _text_or_skip(name, kind):
+    try:
+        return tosa_text(name, kind)
+    except Exception as exc:  # the frontend's own tests own its failures
+        pytest.skip(f"no {kind} TOSA for {name}: {type(exc).__name__}: {str(exc)[:200]}")
+
+
+@pytest.mark.parametrize("single_pass", ["mcu-nhwc-canonicalize", "mcu-conv1d-to-conv2d", "mcu-fold-transposes"])
+@pytest.mark.parametrize("name", MODELS)
+def test_each_layout_pass_keeps_int8_outputs(name, single_pass):
+    text = _text_or_skip(name, "int8")
+    module = ir.Module.parse(text, ir.Context())
+    pipeline.run_pipeline(module, f"builtin.module({single_pass})")
+    assert module.operation.verify()
+    support.assert_same_outputs(text, module)
+
+
 @pytest.mark.parametrize("io_layout", ["nchw", "nhwc"])
 @pytest.mark.parametrize("kind", ["int8", "float"])
 @pytest.mark.parametrize("name", MODELS)
 def test_zoo_model_layout(name, kind, io_layout):
-    try:
-        text = tosa_text(name, kind)
-    except Exception as exc:  # the frontend's own tests own its failures
-        pytest.skip(f"no {kind} TOSA for {name}: {type(exc).__name__}: {str(exc)[:200]}")
+    text = _text_or_skip(name, kind)
     module = ir.Module.parse(text, ir.Context())
     fn = support.entry(module)
     n_io = len(fn.regions[0].blocks[0].arguments) + len(ir.FunctionType(fn.attributes["function_type"].value).results)

@@ -67,7 +67,7 @@ class Problem:
         parent: dict = {}
 
         def find(v):
-            while parent[v] is not v and parent[v] != v:
+            while parent[v] != v:
                 parent[v] = parent[parent[v]]
                 v = parent[v]
             return v
