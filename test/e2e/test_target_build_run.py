@@ -447,3 +447,13 @@ def test_stack_overflow_faults(tmp_path, target):
     inputs[0][0, 0, 0, 0] = 7
     with pytest.raises(UserError, match="the firmware faulted under QEMU"):
         run.run(out, inputs, target=target, timeout=30)
+
+
+def test_plugin_that_does_not_load_is_reported(elementwise_dir, tmp_path, monkeypatch):
+    _need_cross_toolchain()
+    elf = build.build(elementwise_dir, target="cortex-m4")
+    not_a_plugin = tmp_path / "not_a_plugin.so"
+    not_a_plugin.write_text("this is not a shared library")
+    monkeypatch.setattr(qemu, "plugin_library", lambda: not_a_plugin)
+    with pytest.raises(UserError, match=r"QEMU did not load the instruction-counting plugin .*QEMU \d+\.\d+"):
+        qemu.run_firmware(elf, "cortex-m4", 30, args=["--info"], count_into=tmp_path / "counts.txt")

@@ -66,6 +66,12 @@ def qemu_binary() -> str:
     return found
 
 
+def qemu_version() -> str:
+    proc = subprocess.run([qemu_binary(), "--version"], capture_output=True, text=True)
+    m = re.search(r"version (\d+\.\d+(?:\.\d+)?)", proc.stdout)
+    return m.group(1) if m else "unknown"
+
+
 def qemu_command(elf: Path | str, target: str, args: list[str] = (), plugin: str | None = None) -> list[str]:
     """The qemu-system-arm command line that runs `elf` with semihosting arguments `args`."""
     for arg in args:
@@ -98,7 +104,7 @@ def run_firmware(elf: Path | str, target: str, timeout: float = 60, *, args: lis
                               + " ".join(shlex.quote(c) for c in cmd)) from None
     if count_into is not None and not Path(count_into).exists():
         raise UserError("QEMU did not load the instruction-counting plugin (written for plugin API version 1, "
-                        f"QEMU 7.2):\n{proc.stderr.strip()[-2000:]}\nreproduce with:\n  "
+                        f"QEMU 7.2; this is QEMU {qemu_version()}):\n{proc.stderr.strip()[-2000:]}\nreproduce with:\n  "
                         + " ".join(shlex.quote(c) for c in cmd))
     if proc.returncode == FAULT_EXIT_CODE and "mcu: fault" in proc.stdout:
         raise UserError(f"the firmware faulted under QEMU ({proc.stdout.strip().splitlines()[-1]}); reproduce with:\n  "
