@@ -251,6 +251,21 @@ def add_through_reshape_graph(rng):
     return func([ty_a, ty_b], [ty_a], body, ["o"]), [rand_i8(rng, (1, 8)), rand_i8(rng, (1, 1, 8))]
 
 
+def data_movement_s8_graph(rng):
+    """4-D int8 transpose, pad and concatenations on two axes (CMSIS-NN has kernels for these)."""
+    ty = "tensor<1x3x4x5xi8>"
+    body = f"  %t = tosa.transpose %arg0 {{perms = array<i32: 0, 2, 3, 1>}} : ({ty}) -> tensor<1x4x5x3xi8>\n"
+    body += '  %pads = tosa.const_shape {values = dense<[0, 0, 1, 2, 0, 1, 2, 0]> : tensor<8xindex>} : () -> !tosa.shape<8>\n'
+    body += zp("pv", -7)
+    body += "  %p = tosa.pad %t, %pads, %pv : (tensor<1x4x5x3xi8>, !tosa.shape<8>, tensor<1xi8>) -> tensor<1x7x6x5xi8>\n"
+    body += ("  %c = tosa.concat %p, %arg1, %p {axis = 3 : i32} : (tensor<1x7x6x5xi8>, tensor<1x7x6x2xi8>, "
+             "tensor<1x7x6x5xi8>) -> tensor<1x7x6x12xi8>\n")
+    body += ("  %d = tosa.concat %c, %c {axis = 1 : i32} : (tensor<1x7x6x12xi8>, tensor<1x7x6x12xi8>) "
+             "-> tensor<1x14x6x12xi8>\n")
+    text = func([ty, "tensor<1x7x6x2xi8>"], ["tensor<1x14x6x12xi8>"], body, ["d"])
+    return text, [rand_i8(rng, (1, 3, 4, 5)), rand_i8(rng, (1, 7, 6, 2))]
+
+
 def misc_graph(rng):
     """table, transpose, concat, pad, slice, reshape, argmax, cast, maximum (broadcast), reduce_sum, rescale."""
     ty = "tensor<1x4x6x2xi8>"
@@ -297,6 +312,7 @@ CASES = {
     "mul-broadcast": lambda rng: add_graph(rng, mul=True, broadcast=True),
     "data-movement-and-reductions": misc_graph,
     "mul-square": square_graph,
+    "data-movement-s8": data_movement_s8_graph,
     "add-through-reshape": add_through_reshape_graph,
 }
 
@@ -331,7 +347,7 @@ def test_portable_matches_reference(case, tmp_path):
 
 CMSIS_CASES = ["conv2d", "conv2d-per-tensor-no-clamp", "depthwise-conv2d", "fully-connected",
                "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "add", "mul", "mul-square",
-               "add-through-reshape"]
+               "add-through-reshape", "data-movement-s8"]
 # CMSIS-NN's average pool rounds the mean of raw values (no zero point); TOSA rounds the mean of
 # (x - zp). Measured on these tests: at most 1 LSB apart.
 AVG_POOL_MAX_LSB = 1

@@ -525,6 +525,36 @@ class _Emitter:
                 f"{p['input2_multiplier']}, {p['input2_shift']}, {p['left_shift']}, {self.out(op, t)}, "
                 f"{p['output_offset']}, {p['output_multiplier']}, {p['output_shift']}, {a[0]}, {a[1]}, {n});"]
 
+    def cmsis_transpose(self, i, op, p):
+        perms = self.array(f"layer{i}_perms", "uint32_t", p["perms"])
+        return [self.dims(f"layer{i}_input_dims", _shape(op.operands[0])),
+                self.dims(f"layer{i}_output_dims", _shape(op.results[0])),
+                f"const cmsis_nn_transpose_params layer{i}_params = {{.num_dims = 4, .permutations = {perms}}};",
+                f"status = arm_transpose_s8({self.ptr(op.operands[0], 'int8_t')}, {self.out(op, 'int8_t')}, "
+                f"&layer{i}_input_dims, &layer{i}_output_dims, &layer{i}_params);"]
+
+    def cmsis_pad(self, i, op, p):
+        pads = p["padding"]
+        return [self.dims(f"layer{i}_input_dims", _shape(op.operands[0])),
+                self.dims(f"layer{i}_pre_pad", pads[0::2]), self.dims(f"layer{i}_post_pad", pads[1::2]),
+                f"status = arm_pad_s8({self.ptr(op.operands[0], 'int8_t')}, {self.out(op, 'int8_t')}, "
+                f"{p['pad_value']}, &layer{i}_input_dims, &layer{i}_pre_pad, &layer{i}_post_pad);"]
+
+    def cmsis_concat(self, i, op, p):
+        axis = p["axis"]
+        kernel = p["kernel"]
+        out_s = _shape(op.results[0])
+        lines, offset = [], 0
+        for v in op.operands:
+            n, h, w, c = _shape(v)
+            # arm_concatenation_s8_*: (input, x=C, y=W, z=H, w=N, output, output size on the axis
+            # (not for w), offset on the axis); it returns nothing.
+            size_arg = "" if axis == 0 else f"{out_s[axis]}, "
+            lines.append(f"{kernel}({self.ptr(v, 'int8_t')}, {c}, {w}, {h}, {n}, {self.out(op, 'int8_t')}, "
+                         f"{size_arg}{offset});")
+            offset += _shape(v)[axis]
+        return lines
+
     def cmsis_mul(self, i, op, p):
         n = int(np.prod(_shape(op.results[0]), dtype=np.int64))
         a = p["activation"]

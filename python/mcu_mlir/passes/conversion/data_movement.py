@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..._mlir import ir
 from ..base import PassError
+from ...dialects.cmsisnn import MAX_OPERANDS
 from .common import (CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem,
                      make_kernel_op, make_portable, shape, str_attr)
 
@@ -30,9 +31,21 @@ def convert_reshape(op, rw):
     return CONVERTED
 
 
+def _cmsis_4d_s8(rw, *values) -> bool:
+    """CMSIS-NN's data-movement kernels take int8 tensors of rank 4 with 16-bit dimensions."""
+    return rw.use_cmsis and all(elem(v) == "i8" and len(shape(v)) == 4 and max(shape(v)) < 65536
+                                for v in values)
+
+
 def convert_transpose(op, rw):
     a = op.operands[0]
     perms = [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["perms"])]
+    if _cmsis_4d_s8(rw, a):
+        new = make_kernel_op("transpose", [a], op.results[0].type,
+                             {"perms": perms, "kernel": "arm_transpose_s8"}, before=op,
+                             loc=op.location, source_op="tosa.transpose")
+        rw.replace([op], op, new)
+        return CONVERTED
     params = {"elem_bytes": _bytes(op, a), "in_shape": shape(a), "perms": perms}
     new = make_portable("transpose", [a], op.results[0].type, params, before=op, loc=op.location,
                         source_op="tosa.transpose")
@@ -43,6 +56,13 @@ def convert_transpose(op, rw):
 def convert_concat(op, rw):
     inputs = list(op.operands)
     axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
+    if _cmsis_4d_s8(rw, op.results[0], *inputs) and len(inputs) <= MAX_OPERANDS:
+        # CMSIS-NN names NHWC's axes from the innermost: x = C, y = W, z = H, w = N.
+        kernel = "arm_concatenation_s8_" + "wzyx"[axis]
+        new = make_kernel_op("concat", inputs, op.results[0].type, {"axis": axis, "kernel": kernel},
+                             before=op, loc=op.location, source_op="tosa.concat", segmented=True)
+        rw.replace([op], op, new)
+        return CONVERTED
     params = {"elem_bytes": _bytes(op, op.results[0]), "axis": axis,
               "out_shape": shape(op.results[0])}
     new = make_portable("concat", inputs, op.results[0].type, params, before=op, loc=op.location,
@@ -60,6 +80,12 @@ def convert_pad(op, rw):
     et = elem(a)
     if et not in DTYPES:
         raise PassError(op, f"'tosa.pad' on {et} has no kernel (integer types only)")
+    if _cmsis_4d_s8(rw, a, op.results[0]):
+        new = make_kernel_op("pad", [a], op.results[0].type,
+                             {"padding": padding, "pad_value": value, "kernel": "arm_pad_s8"},
+                             before=op, loc=op.location, source_op="tosa.pad")
+        rw.replace([op], op, new)
+        return CONVERTED
     params = {"type": DTYPES[et], "in_shape": shape(a), "padding": padding, "pad_value": value}
     new = make_portable("pad", [a], op.results[0].type, params, before=op, loc=op.location,
                         source_op="tosa.pad")
