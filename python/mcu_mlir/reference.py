@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 import subprocess
 import tempfile
 from pathlib import Path
@@ -33,7 +34,7 @@ class ReferenceError(RuntimeError):
 def _tool(name: str) -> str:
     found = shutil.which(name)
     if found is None:
-        here = Path(os.__file__).resolve().parents[2] / "bin" / name   # the venv's bin dir
+        here = Path(sys.executable).parent / name   # the virtual environment's bin dir
         if here.exists():
             return str(here)
         raise ReferenceError(f"'{name}' not found on PATH (pip install tosa-tools)")
