@@ -238,3 +238,36 @@ def test_conv1d_chains_have_nothing_between_convs(name):
     pipeline.run_pipeline(module, "builtin.module(mcu-tosa-layout-pipeline{io-layout=nhwc})")
     between = support.ops_between_convs(module)
     assert between == [], between
+
+
+CONV1D_VARIANTS = {
+    "regular": lambda: nn.Conv1d(4, 6, 3, padding=1),
+    "depthwise": lambda: nn.Conv1d(4, 4, 5, padding=2, groups=4),
+    "depthwise_multiplier": lambda: nn.Conv1d(4, 8, 3, padding=1, groups=4),
+    "pointwise": lambda: nn.Conv1d(4, 6, 1),
+    "large_kernel_padded": lambda: nn.Conv1d(4, 6, 9, padding=4),
+    "strided_asymmetric": lambda: nn.Conv1d(4, 6, 4, stride=3, padding=2),
+    "dilated": lambda: nn.Conv1d(4, 6, 3, dilation=3, padding=3),
+    "no_bias": lambda: nn.Conv1d(4, 6, 3, bias=False),
+    "in_channels_1": lambda: nn.Conv1d(1, 6, 8, stride=4),
+    "grouped": lambda: nn.Conv1d(4, 6, 3, groups=2),
+    "same_padding": lambda: nn.Conv1d(4, 6, 4, padding="same"),
+    "transposed": lambda: nn.ConvTranspose1d(4, 3, 3, stride=2),
+    "max_pool": lambda: nn.MaxPool1d(3, 2),
+    "avg_pool": lambda: nn.AvgPool1d(2, 2),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(CONV1D_VARIANTS))
+def test_conv1d_variants_laid_out_as_w1(variant):
+    torch.manual_seed(0)
+    model = nn.Sequential(CONV1D_VARIANTS[variant](), nn.ReLU()).eval()
+    channels = 1 if variant == "in_channels_1" else 4
+    text = support.torch_to_tosa(model, [torch.randn(1, channels, 17)], "raw")
+    module = ir.Module.parse(text, ir.Context())
+    pipeline.run_pipeline(module, "builtin.module(mcu-tosa-layout-pipeline{io-layout=nhwc})")
+    assert count_data_moving_transposes(module) == 0
+    sliding = [op for op in support.entry(module).regions[0].blocks[0].operations
+               if op.operation.name in support.CONVS + ("tosa.max_pool2d", "tosa.avg_pool2d")]
+    assert sliding and all(op.operands[0].type.shape[2] == 1 for op in sliding)  # H = L, W = 1
+    support.assert_same_outputs(text, module, atol=1e-5)
