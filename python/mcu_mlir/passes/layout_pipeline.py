@@ -17,11 +17,7 @@ IO_LAYOUTS = ("nchw", "nhwc")
 
 
 def layout_pipeline(options: str) -> str:
-    """NCHW TOSA to NHWC TOSA without interior transposes (option: io-layout=nchw|nhwc).
-
-    Canonical NHWC form, conv1d as H=L, W=1 conv2d, per-region layout choice, then upstream
-    constant folding, canonicalize and cse.
-    """
+    """NCHW TOSA to NHWC TOSA without interior transposes (options: io-layout=nchw|nhwc)."""
     io_layout = "nchw"
     for key, value in _split_options(options):
         if key != "io-layout":
