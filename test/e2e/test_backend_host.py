@@ -134,20 +134,18 @@ def rand_i8(rng, shape, lo=-128, hi=128):
     return rng.integers(lo, hi, shape).astype(np.int8)
 
 
-def conv_graph(rng, depthwise=False, groups=1, clamp=True, per_channel=True):
-    n, h, w, c = 1, 9, 7, 4
+def conv_graph(rng, depthwise=False, groups=1, clamp=True, per_channel=True, n=1, h=9, w=7, c=4,
+               kernel=(3, 3), stride=(2, 1), pad=(1, 1, 0, 1), dil=(1, 2), oc=6, m=2):
+    kh, kw = kernel
     if depthwise:
-        m = 2
         oc = c * m
-        weights = rand_i8(rng, (3, 3, c, m), -20, 20)
+        weights = rand_i8(rng, (kh, kw, c, m), -20, 20)
         op = "tosa.depthwise_conv2d"
     else:
-        oc = 6
-        weights = rand_i8(rng, (oc, 3, 3, c // groups), -20, 20)
+        weights = rand_i8(rng, (oc, kh, kw, c // groups), -20, 20)
         op = "tosa.conv2d"
-    stride, pad, dil = (2, 1), (1, 1, 0, 1), (1, 2)
-    oh = (h - 1 + pad[0] + pad[1] - (3 - 1) * dil[0]) // stride[0] + 1
-    ow = (w - 1 + pad[2] + pad[3] - (3 - 1) * dil[1]) // stride[1] + 1
+    oh = (h - 1 + pad[0] + pad[1] - (kh - 1) * dil[0]) // stride[0] + 1
+    ow = (w - 1 + pad[2] + pad[3] - (kw - 1) * dil[1]) // stride[1] + 1
     k = oc if per_channel else 1
     mult = rng.integers(1 << 30, (1 << 31) - 1, k)
     shift = rng.integers(36, 40, k)
@@ -297,6 +295,36 @@ def misc_graph(rng):
     return text, [rand_i8(rng, (1, 4, 6, 2)), rand_i8(rng, (1, 30))]
 
 
+def random_conv_case(seed: int):
+    """A conv or depthwise conv with random shape, kernel, stride, padding and dilation."""
+    def build(rng):
+        r = np.random.default_rng(seed)
+        kh, kw = int(r.integers(1, 4)), int(r.integers(1, 5))
+        h, w = int(r.integers(kh, 10)), int(r.integers(kw, 10))
+        dil = (int(r.integers(1, 3)), int(r.integers(1, 3)))
+        if (kh - 1) * dil[0] + 1 > h + 2 or (kw - 1) * dil[1] + 1 > w + 2:
+            dil = (1, 1)
+        pad = tuple(int(r.integers(0, k)) for k in (kh, kh, kw, kw))
+        stride = (int(r.integers(1, 3)), int(r.integers(1, 4)))
+        if h + pad[0] + pad[1] < (kh - 1) * dil[0] + 1 or w + pad[2] + pad[3] < (kw - 1) * dil[1] + 1:
+            pad = (kh - 1, kh - 1, kw - 1, kw - 1)
+        # TOSA wants the padded extent to fit the strides exactly: grow the bottom/right padding.
+        pad = list(pad)
+        for axis, (size, k, d) in enumerate(((h, kh, dil[0]), (w, kw, dil[1]))):
+            rem = (size - 1 + pad[2 * axis] + pad[2 * axis + 1] - (k - 1) * d) % stride[axis]
+            if rem:
+                pad[2 * axis + 1] += stride[axis] - rem
+        pad = tuple(pad)
+        depthwise = bool(r.integers(0, 2))
+        return conv_graph(rng, depthwise=depthwise, n=int(r.integers(1, 3)), h=h, w=w,
+                          c=int(r.integers(1, 9)), kernel=(kh, kw), stride=stride, pad=pad, dil=dil,
+                          oc=int(r.integers(1, 12)), m=int(r.integers(1, 3)),
+                          per_channel=bool(r.integers(0, 2)), clamp=bool(r.integers(0, 2)))
+    return build
+
+
+RANDOM_CONVS = [f"random-conv-{seed}" for seed in range(8)]
+
 CASES = {
     "conv2d": lambda rng: conv_graph(rng),
     "conv2d-per-tensor-no-clamp": lambda rng: conv_graph(rng, clamp=False, per_channel=False),
@@ -314,6 +342,7 @@ CASES = {
     "mul-square": square_graph,
     "data-movement-s8": data_movement_s8_graph,
     "add-through-reshape": add_through_reshape_graph,
+    **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
 }
 
 
@@ -347,7 +376,7 @@ def test_portable_matches_reference(case, tmp_path):
 
 CMSIS_CASES = ["conv2d", "conv2d-per-tensor-no-clamp", "depthwise-conv2d", "fully-connected",
                "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "add", "mul", "mul-square",
-               "add-through-reshape", "data-movement-s8"]
+               "add-through-reshape", "data-movement-s8", *RANDOM_CONVS]
 # CMSIS-NN's average pool rounds the mean of raw values (no zero point); TOSA rounds the mean of
 # (x - zp). Measured on these tests: at most 1 LSB apart.
 AVG_POOL_MAX_LSB = 1
