@@ -9,10 +9,8 @@ Float models (`quantize="none"`) go through torch-mlir's FX importer and its TOS
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import importlib.util
-import io
 import os
 import sys
 import time

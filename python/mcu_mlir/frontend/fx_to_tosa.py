@@ -244,11 +244,11 @@ class Lowering:
         if t in PASS_RESHAPES and isinstance(ins[0], DQ):
             return DQ(self.pass_reshape(ins[0].q, _shape(node)))
         handler = _EAGER.get(t)
-        if handler is not None and isinstance(ins[0], DQ) or t in (aten.cat.default, aten.concat.default):
-            if handler is not None:
-                out = handler(self, node, ins)
-                if out is not None:
-                    return out
+        # cat's first argument is the list of inputs; _eager_cat checks them itself.
+        if handler is not None and (isinstance(ins[0], DQ) or t in (aten.cat.default, aten.concat.default)):
+            out = handler(self, node, ins)
+            if out is not None:
+                return out
         return Pending(node)
 
     def _fold_constant(self, node):
@@ -1003,7 +1003,7 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
     pads, nhwc = _exact_pads(self, nhwc, k, stride, pad, (1, 1))
     zp = self.w.zp(q.zp, q.elem)
-    acc = "i32" if q.elem == "i8" else "i32"
+    acc = "i32"     # TOSA accumulates int8 and int16 average pools in int32
     y = self.w.op("tosa.avg_pool2d", [nhwc, zp, zp], (n, oh, ow, c), q.elem,
                   f"acc_type = {acc}, kernel = array<i64: {k[0]}, {k[1]}>, "
                   f"pad = array<i64: {', '.join(map(str, pads))}>, stride = array<i64: {stride[0]}, {stride[1]}>")
@@ -1109,8 +1109,7 @@ _ELEMENTWISE = {aten.hardswish.default, aten.hardsigmoid.default, aten.silu.defa
                 aten.elu.default, aten.leaky_relu.default, aten.mish.default, aten.softplus.default,
                 aten.sigmoid.default, aten.tanh.default, aten.hardtanh.default, aten.relu6.default,
                 aten.clamp.default, aten.relu.default, aten.hardswish_.default, aten.silu_.default,
-                aten.log_sigmoid.default, aten.selu.default, aten.celu.default, aten.softsign.default
-                if hasattr(aten, "softsign") else aten.relu.default}
+                aten.log_sigmoid.default, aten.selu.default, aten.celu.default}
 
 
 def _is_pointwise(node) -> bool:
