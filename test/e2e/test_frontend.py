@@ -182,3 +182,14 @@ def test_output_is_deterministic():
         again = import_model(model, example, quantize="int8", calibration=8)
     assert again.module.operation.get_asm() == first.module.operation.get_asm()
     assert again.layers == first.layers
+
+
+def test_torch_dialect_ir_on_request():
+    model, example = zoo.get("ds_cnn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(model, example, quantize="int8", calibration=2, torch_ir=True)
+    assert "torch.quantized_decomposed.dequantize_per_channel" in result.torch_text
+    assert "torch.aten.conv2d" in result.torch_text
+    float_result, _, _ = imported("ds_cnn", "none")
+    assert "torch.aten" in float_result.torch_text

@@ -207,8 +207,12 @@ def _runner(fn):
 
 
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
-                 timings: dict | None = None) -> FrontendResult:
-    """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none")."""
+                 timings: dict | None = None, torch_ir: bool = False) -> FrontendResult:
+    """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
+
+    With `torch_ir`, `result.torch_text` also holds the quantized graph in the torch dialect (the
+    PT2E QDQ form, for `--emit torch`); the float path always keeps its torch-dialect IR.
+    """
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
     timings = timings if timings is not None else {}
@@ -259,11 +263,34 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         raise RuntimeError(f"internal error: the lowered TOSA does not parse: {e}") from None
     timings["import"] = time.perf_counter() - t0
 
+    torch_text = None
+    if torch_ir:
+        t0 = time.perf_counter()
+        torch_text = _torch_dialect_text(converted, example_inputs)
+        timings["import"] += time.perf_counter() - t0
+
     def tq(info):
         shape, elem, scale, zp = info
         return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
-                          lowered.layers, _runner(converted), eager, quantize)
+                          lowered.layers, _runner(converted), eager, quantize, torch_text)
+
+
+def _torch_dialect_text(converted, example_inputs) -> str:
+    """The PT2E-converted graph in torch-mlir's torch dialect (quantized_decomposed ops kept)."""
+    from torch_mlir.dialects import torch as torch_d
+    from torch_mlir.extras.fx_importer import FxImporter
+    from torch_mlir.fx import export_and_import
+    ctx = new_context()
+    torch_d.register_dialect(ctx)
+    try:
+        module = export_and_import(export(converted, example_inputs), output_type="raw", func_name="main",
+                                   fx_importer=FxImporter(context=ctx), decomposition_table={})
+    except UserError:
+        raise
+    except Exception as e:
+        raise UserError(f"torch-mlir could not import the quantized graph: {type(e).__name__}: {e}") from None
+    return module.operation.get_asm()
 
 
 __all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export",
