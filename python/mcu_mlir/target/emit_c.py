@@ -715,14 +715,23 @@ def _weights_bytes(op) -> int:
 def model_report(module) -> dict:
     """Arena, lower bound, weights and one entry per kernel call (in run order)."""
     module_op, fn = _entry(module)
-    ops, weights = [], 0
+    ops, weights, seen = [], 0, set()
     for op in _kernel_ops(fn):
         w = _weights_bytes(op)
+        # The model total counts a constant shared by several calls once, as the C holds it once.
+        for v in op.operands:
+            owner = v.owner
+            if not isinstance(owner, ir.Block) and owner.operation.name == "tosa.const":
+                key = hash(owner.operation)
+                if key not in seen:
+                    seen.add(key)
+                    weights += _nbytes(v)
+        if "mcu.kernel_sums" in op.attributes:
+            weights += 4 * len(_ints(op.attributes["mcu.kernel_sums"]))
         ops.append({"name": _layer_name(op), "tosa_op": _source_op(op), "kernel": _kernel_name(op),
                     "weights_bytes": w,
                     "arena_offset": _int(op, "mcu.offset") if "mcu.storage" in op.attributes and
                     _str(op, "mcu.storage") == "arena" else None})
-        weights += w
     return {"arena_bytes": _int(module_op, "mcu.arena_bytes"),
             "arena_lower_bound_bytes": _int(module_op, "mcu.arena_lower_bound_bytes"),
             "weights_bytes": weights,
