@@ -295,6 +295,23 @@ def misc_graph(rng):
     return text, [rand_i8(rng, (1, 4, 6, 2)), rand_i8(rng, (1, 30))]
 
 
+def transpose_conv_graph(rng):
+    """tosa.transpose_conv2d (portable, int32 out) then its rescale."""
+    n, h, w, c, oc, kh, kw = 1, 4, 3, 3, 5, 3, 2
+    stride, out_pad = (2, 1), (0, -1, 1, 0)
+    oh = (h - 1) * stride[0] + out_pad[0] + out_pad[1] + kh
+    ow = (w - 1) * stride[1] + out_pad[2] + out_pad[3] + kw
+    body = (const("w", rand_i8(rng, (oc, kh, kw, c), -30, 30), "i8") + const("b", rng.integers(-300, 300, oc), "i32")
+            + zp("izp", 4) + zp("wzp", 0))
+    acc_ty, out_ty = f"tensor<{n}x{oh}x{ow}x{oc}xi32>", f"tensor<{n}x{oh}x{ow}x{oc}xi8>"
+    body += (f"  %acc = tosa.transpose_conv2d %arg0, %w, %b, %izp, %wzp {{acc_type = i32, "
+             f"out_pad = array<i64: {', '.join(map(str, out_pad))}>, stride = array<i64: {stride[0]}, {stride[1]}>}} : "
+             f"(tensor<{n}x{h}x{w}x{c}xi8>, tensor<{oc}x{kh}x{kw}x{c}xi8>, tensor<{oc}xi32>, tensor<1xi8>, tensor<1xi8>) -> {acc_ty}\n")
+    body += rescale_consts("r", rng.integers(1 << 30, (1 << 31) - 1, oc), rng.integers(37, 40, oc), 0, -2)
+    body += rescale("r", "acc", acc_ty, out_ty, oc, True)
+    return func([f"tensor<{n}x{h}x{w}x{c}xi8>"], [out_ty], body, ["r"]), [rand_i8(rng, (n, h, w, c))]
+
+
 def random_conv_case(seed: int):
     """A conv or depthwise conv with random shape, kernel, stride, padding and dilation."""
     def build(rng):
@@ -340,6 +357,7 @@ CASES = {
     "mul-broadcast": lambda rng: add_graph(rng, mul=True, broadcast=True),
     "data-movement-and-reductions": misc_graph,
     "mul-square": square_graph,
+    "transpose-conv2d": transpose_conv_graph,
     "data-movement-s8": data_movement_s8_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
