@@ -1,4 +1,4 @@
-"""Module-level rewrites before export: layers torch.export keeps as one opaque op (LSTM/GRU cells)
+"""Module-level rewrites before export: layers torch.export keeps as one opaque op (LSTM, LSTM/GRU cells)
 become the linear / sigmoid / tanh / mul / add they compute, so each part is quantized and lowered.
 The user's model is not modified (a copy is rewritten)."""
 
@@ -71,7 +71,63 @@ class GRUCellOps(nn.Module):
         return (1 - z) * n + z * h
 
 
-_REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps}
+class LSTMOps(nn.Module):
+    """nn.LSTM (unidirectional, no projection) unrolled over its static sequence length."""
+
+    def __init__(self, lstm: nn.LSTM):
+        super().__init__()
+        if lstm.bidirectional or lstm.proj_size:
+            raise NotImplementedError("bidirectional or projected LSTM")
+        self.batch_first = lstm.batch_first
+        self.hidden_size = lstm.hidden_size
+        self.num_layers = lstm.num_layers
+        cells = []
+        for layer in range(lstm.num_layers):
+            cell = nn.LSTMCell(lstm.input_size if layer == 0 else lstm.hidden_size, lstm.hidden_size,
+                               bias=lstm.bias)
+            with torch.no_grad():
+                cell.weight_ih.copy_(getattr(lstm, f"weight_ih_l{layer}"))
+                cell.weight_hh.copy_(getattr(lstm, f"weight_hh_l{layer}"))
+                if lstm.bias:
+                    cell.bias_ih.copy_(getattr(lstm, f"bias_ih_l{layer}"))
+                    cell.bias_hh.copy_(getattr(lstm, f"bias_hh_l{layer}"))
+            cells.append(LSTMCellOps(cell))
+        self.cells = nn.ModuleList(cells)
+
+    def forward(self, x, state=None):
+        unbatched = x.dim() == 2
+        if unbatched:
+            x = x.unsqueeze(1 if not self.batch_first else 0)
+        if self.batch_first:
+            x = x.transpose(0, 1)
+        if state is not None and unbatched:
+            state = (state[0].unsqueeze(1), state[1].unsqueeze(1))
+        h_n, c_n = [], []
+        for layer, cell in enumerate(self.cells):
+            layer_state = None if state is None else (state[0][layer], state[1][layer])
+            outputs = []
+            for t in range(x.shape[0]):
+                h, c = cell(x[t], layer_state)
+                layer_state = (h, c)
+                outputs.append(h)
+            x = torch.stack(outputs, 0)
+            h_n.append(layer_state[0])
+            c_n.append(layer_state[1])
+        out = x.transpose(0, 1) if self.batch_first else x
+        h_n, c_n = torch.stack(h_n, 0), torch.stack(c_n, 0)
+        if unbatched:
+            out = out.squeeze(1 if not self.batch_first else 0)
+            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+        return out, (h_n, c_n)
+
+
+def _lstm(module: nn.LSTM):
+    if module.bidirectional or module.proj_size:
+        return None     # left alone: the lowering names it as unsupported
+    return LSTMOps(module)
+
+
+_REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps, nn.LSTM: _lstm}
 
 
 def decompose_modules(model: nn.Module) -> nn.Module:
@@ -82,9 +138,10 @@ def decompose_modules(model: nn.Module) -> nn.Module:
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             rewrite = _REWRITES.get(type(child))
-            if rewrite is not None:
-                setattr(module, child_name, rewrite(child).eval())
+            replacement = rewrite(child) if rewrite is not None else None
+            if replacement is not None:
+                setattr(module, child_name, replacement.eval())
     return model
 
 
-__all__ = ["decompose_modules", "LSTMCellOps", "GRUCellOps", "F"]
+__all__ = ["decompose_modules", "LSTMCellOps", "GRUCellOps", "LSTMOps", "F"]
