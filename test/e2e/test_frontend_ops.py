@@ -83,7 +83,7 @@ class Nonlinear(nn.Module):
                  y * 0.5 - 1.0, torch.exp(-y.abs())]
         z = torch.cat(parts, dim=1)                                 # inputs with different scales
         w = torch.stack([y, y - self.offset, y * self.offset], dim=1)
-        return z, w, y[:, 3], y.unsqueeze(1).expand(2, 3, 16)
+        return z, w, y[:, 3], y.unsqueeze(1).expand(2, 3, 16), torch.maximum(y, x), torch.minimum(x, y * 2)
 
 
 class TransposedConvs(nn.Module):

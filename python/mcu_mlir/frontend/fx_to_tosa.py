@@ -685,6 +685,23 @@ def _lower_mul(self: Lowering, node, ins, scale, zp, elem, clamp):
     return self.apply_clamp(out, clamp)
 
 
+def _lower_min_max(self: Lowering, node, ins, scale, zp, elem, clamp):
+    """Elementwise maximum / minimum: both operands in the output's parameters, then compare
+    (rounding is monotonic, so this equals quantizing the float result)."""
+    if not all(isinstance(v, (DQ, Const)) for v in ins[:2]) or any(
+            isinstance(v, Const) and v.scales is None for v in ins[:2]):
+        return None
+    out_shape = _shape(node)
+    qs = [self.requantize(self.operand(v), scale, zp, elem) for v in ins[:2]]
+    # TOSA compares int32 only: widen (exactly), compare, narrow (the values fit).
+    vs = [self.w.op("tosa.cast", [q.v], q.shape, "i32") for q in qs]
+    vs = [self.w.reshape(v, (1,) * (len(out_shape) - len(v.shape)) + tuple(v.shape)) for v in vs]
+    name = "tosa.maximum" if node.target == aten.maximum.default else "tosa.minimum"
+    wide = self.w.op(name, vs, out_shape, "i32")
+    out = Q(self.w.op("tosa.cast", [wide], out_shape, elem), scale, zp)
+    return self.apply_clamp(out, clamp)
+
+
 def _lower_cat(self: Lowering, node, ins, scale, zp, elem, clamp):
     tensors = [self.values[t] for t in node.args[0]]
     dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
@@ -1070,6 +1087,7 @@ _LOWER = {
     aten.conv_transpose2d.input: _lower_conv_transpose, aten.conv_transpose1d.default: _lower_conv_transpose,
     aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
     aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,
+    aten.maximum.default: _lower_min_max, aten.minimum.default: _lower_min_max,
     aten.cat.default: _lower_cat, aten.concat.default: _lower_cat, aten.stack.default: _lower_cat,
     aten.adaptive_avg_pool2d.default: _lower_mean_like, aten.adaptive_avg_pool1d.default: _lower_mean_like,
     aten.avg_pool2d.default: _lower_mean_like, aten.avg_pool1d.default: _lower_mean_like,
