@@ -67,3 +67,11 @@ def test_zoo_model_layout(name, kind, io_layout):
         assert left <= n_io
         assert support.interior_transposes(module) == 0
     support.assert_same_outputs(text, module, atol=1e-5 if kind == "float" else 0)
+
+
+@pytest.mark.parametrize("kind", ["int8", "float"])
+@pytest.mark.parametrize("name", [n for n in ("wav2letter_small", "silero_vad") if n in zoo.MODELS])
+def test_zoo_conv1d_chains_have_no_views_between_convs(name, kind):
+    module = ir.Module.parse(_text_or_skip(name, kind), ir.Context())
+    pipeline.run_pipeline(module, "builtin.module(mcu-tosa-layout-pipeline)")
+    assert support.ops_between_convs(module) == []
