@@ -26,3 +26,25 @@ def count_data_moving_transposes(module) -> int:
 
     getattr(module, "operation", module).walk(visit)
     return count
+
+
+def boundary_layouts(module) -> tuple[list[str], list[str]]:
+    """Per argument and per result of the entry function: "nhwc" where the layout pipeline stored it
+    channels-last (`mcu.layout = "nhwc"`, io-layout=nhwc), else "as-written" (the model's own)."""
+    op = getattr(module, "operation", module)
+    fn = next(o for o in op.regions[0].blocks[0].operations if o.operation.name == "func.func")
+    n_args = len(fn.regions[0].blocks[0].arguments)
+    n_results = len(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results)
+
+    def marks(key: str, n: int) -> list[str]:
+        if key not in fn.attributes:
+            return ["as-written"] * n
+        attrs = fn.attributes[key]
+        out = []
+        for i in range(n):
+            entry = ir.DictAttr(attrs[i])
+            nhwc = "mcu.layout" in entry and ir.StringAttr(entry["mcu.layout"]).value == "nhwc"
+            out.append("nhwc" if nhwc else "as-written")
+        return out
+
+    return marks("arg_attrs", n_args), marks("res_attrs", n_results)

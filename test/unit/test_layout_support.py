@@ -232,3 +232,21 @@ def test_count_data_moving_transposes():
         return %0, %1 : tensor<1x1x1x8xf32>, tensor<1x3x4x2xf32>
       }""", ir.Context())
     assert count_data_moving_transposes(module) == 1
+
+
+def test_boundary_layouts_report_nhwc_io():
+    from mcu_mlir import pipeline
+    from mcu_mlir.transposes import boundary_layouts
+    text = """
+      func.func @f(%a: tensor<1x2x3x4xf32>, %b: tensor<1x5xf32>) -> (tensor<1x2x2x3xf32>, tensor<1x5xf32>) {
+        %0 = tosa.transpose %a {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+        %1 = tosa.max_pool2d %0 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x4x2xf32>) -> tensor<1x2x3x2xf32>
+        %2 = tosa.transpose %1 {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x3x2xf32>) -> tensor<1x2x2x3xf32>
+        %3 = tosa.abs %b : (tensor<1x5xf32>) -> tensor<1x5xf32>
+        return %2, %3 : tensor<1x2x2x3xf32>, tensor<1x5xf32>
+      }"""
+    module = ir.Module.parse(text, ir.Context())
+    assert boundary_layouts(module) == (["as-written"] * 2, ["as-written"] * 2)
+    pipeline.run_pipeline(module, "builtin.module(mcu-tosa-layout-pipeline{io-layout=nhwc})")
+    assert boundary_layouts(module) == (["nhwc", "as-written"], ["nhwc", "as-written"])
+    assert_same_outputs(text, module, atol=1e-6)
