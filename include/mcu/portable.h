@@ -190,6 +190,10 @@ int mcu_cast(mcu_dtype_t in_type, mcu_dtype_t out_type, int32_t count, const voi
 /* TABLE: int8 -> int8 with 256 entries; int16 -> int32 with 513 entries (interpolated). */
 int mcu_table_s8(int32_t count, const int8_t *table, const int8_t *input, int8_t *output);
 int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int32_t *output);
+/* The int16 TABLE and the RESCALE of its int32 result in one pass (no int32 intermediate):
+ * `rescale` (in_type MCU_I32, out_type MCU_I16, channels of the output) as for mcu_rescale. */
+int mcu_table_s16_rescale(int32_t count, const int16_t *table, const mcu_rescale_params_t *rescale,
+                          const int16_t *input, int16_t *output);
 
 /* Fused int8 add / mul with CMSIS-NN's parameters (arm_elementwise_add_s8 / _mul_s8); with
  * `broadcast` set, in1/in2 broadcast to `out` (size-1 dimensions), which CMSIS-NN cannot do. */
@@ -210,6 +214,9 @@ int mcu_elementwise_mul_s8(const mcu_elementwise_params_t *p, const int8_t *in1,
                            int8_t *output);
 /* int16 add (arm_elementwise_add_s16: no offsets, 16-bit clamp). */
 int mcu_elementwise_add_s16(const mcu_elementwise_params_t *p, const int16_t *in1,
+                            const int16_t *in2, int16_t *output);
+/* int16 mul (arm_elementwise_mul_s16). */
+int mcu_elementwise_mul_s16(const mcu_elementwise_params_t *p, const int16_t *in1,
                             const int16_t *in2, int16_t *output);
 
 /* -- data movement (any element size) ----------------------------------------------------------- */

@@ -131,18 +131,21 @@ int mcu_unary(const mcu_unary_params_t *p, const void *input, void *output) {
   return MCU_STATUS_OK;
 }
 
+/* TOSA RESCALE of one value (already read), for element i. */
+static int64_t rescale_value(const mcu_rescale_params_t *p, int64_t raw, int32_t i) {
+  const int32_t c = p->per_channel ? i % p->channels : 0;
+  const int64_t value = raw - p->input_zp;
+  int64_t r;
+  if (p->scale32)
+    r = mcu_tosa_apply_scale_32((int32_t)value, p->multiplier[c], p->shift[c], p->double_round);
+  else
+    r = mcu_tosa_apply_scale_16(value, p->multiplier[c], p->shift[c]);
+  return mcu_clip(r + p->output_zp, mcu_type_min(p->out_type), mcu_type_max(p->out_type));
+}
+
 int mcu_rescale(const mcu_rescale_params_t *p, const void *input, void *output) {
-  const int64_t lo = mcu_type_min(p->out_type), hi = mcu_type_max(p->out_type);
-  for (int32_t i = 0; i < p->count; ++i) {
-    const int32_t c = p->per_channel ? i % p->channels : 0;
-    const int64_t value = mcu_read(input, p->in_type, i) - p->input_zp;
-    int64_t r;
-    if (p->scale32)
-      r = mcu_tosa_apply_scale_32((int32_t)value, p->multiplier[c], p->shift[c], p->double_round);
-    else
-      r = mcu_tosa_apply_scale_16(value, p->multiplier[c], p->shift[c]);
-    mcu_write(output, p->out_type, i, mcu_clip(r + p->output_zp, lo, hi));
-  }
+  for (int32_t i = 0; i < p->count; ++i)
+    mcu_write(output, p->out_type, i, rescale_value(p, mcu_read(input, p->in_type, i), i));
   return MCU_STATUS_OK;
 }
 
@@ -202,6 +205,17 @@ static int elementwise_s8(const mcu_elementwise_params_t *p, const int8_t *in1, 
   return MCU_STATUS_OK;
 }
 
+int mcu_table_s16_rescale(int32_t count, const int16_t *table, const mcu_rescale_params_t *rescale,
+                          const int16_t *input, int16_t *output) {
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t index = (int32_t)input[i] + 32768;
+    const int32_t base = index >> 7, frac = index & 0x7F;
+    const int32_t v = ((int32_t)table[base] << 7) + ((int32_t)table[base + 1] - table[base]) * frac;
+    output[i] = (int16_t)rescale_value(rescale, v, i);
+  }
+  return MCU_STATUS_OK;
+}
+
 int mcu_elementwise_add_s8(const mcu_elementwise_params_t *p, const int8_t *in1, const int8_t *in2,
                            int8_t *output) {
   return elementwise_s8(p, in1, in2, output, add_s8_value);
@@ -231,6 +245,26 @@ int mcu_elementwise_add_s16(const mcu_elementwise_params_t *p, const int16_t *in
     b = mcu_requantize(b, p->input2_multiplier, p->input2_shift);
     const int32_t sum = mcu_requantize(a + b, p->output_multiplier, p->output_shift) + p->output_offset;
     output[o] = (int16_t)mcu_clip(sum, p->act_min, p->act_max);
+  });
+  return MCU_STATUS_OK;
+}
+
+int mcu_elementwise_mul_s16(const mcu_elementwise_params_t *p, const int16_t *in1,
+                            const int16_t *in2, int16_t *output) {
+  int32_t s1[MCU_PORTABLE_MAX_RANK], s2[MCU_PORTABLE_MAX_RANK];
+  mcu_shape_t flat = {1, {p->count}};
+  const mcu_shape_t *out = p->broadcast ? &p->out : &flat;
+  if (p->broadcast) {
+    if (p->in1.rank != p->out.rank || p->in2.rank != p->out.rank) return MCU_STATUS_BAD_ARGUMENT;
+    mcu_strides(&p->in1, s1, 1);
+    mcu_strides(&p->in2, s2, 1);
+  } else {
+    s1[0] = s2[0] = 1;
+  }
+  MCU_FOR_EACH_BROADCAST(out, s1, s2, {
+    const int32_t product = ((int32_t)in1[i1] + p->input1_offset) * ((int32_t)in2[i2] + p->input2_offset);
+    const int32_t v = mcu_requantize(product, p->output_multiplier, p->output_shift) + p->output_offset;
+    output[o] = (int16_t)mcu_clip(v, p->act_min, p->act_max);
   });
   return MCU_STATUS_OK;
 }

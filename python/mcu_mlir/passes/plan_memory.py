@@ -16,8 +16,8 @@ ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
 
 # Portable kernels that read element i before writing element i of an equal-sized output, so the
 # output may take the input's place when the input dies there.
-_IN_PLACE = {"clamp", "rescale", "table_s8", "unary", "cast", "elementwise_add_s8", "elementwise_add_s16",
-             "elementwise_mul_s8", "binary"}
+_IN_PLACE = {"clamp", "rescale", "table_s8", "table_s16_rescale", "unary", "cast", "elementwise_add_s8", "elementwise_add_s16",
+             "elementwise_mul_s8", "elementwise_mul_s16", "binary"}
 
 
 def value_bytes(value) -> int:

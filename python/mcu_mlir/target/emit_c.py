@@ -316,6 +316,15 @@ class _Emitter:
         return [f"status = mcu_table_s8({p['count']}, {self.const_name(op.operands[1], f'layer{i}_table')}, "
                 f"{self.ptr(op.operands[0], 'int8_t')}, {self.out(op, 'int8_t')});"]
 
+    def portable_table_s16_rescale(self, i, op, p):
+        rs = {k[len("rescale_"):]: v for k, v in p.items() if k.startswith("rescale_")}
+        fields = {k: v for k, v in rs.items() if k not in ("multiplier", "shift")}
+        fields["multiplier"] = self.array(f"layer{i}_multiplier", "int32_t", rs["multiplier"])
+        fields["shift"] = self.array(f"layer{i}_shift", "int32_t", rs["shift"])
+        s = self.struct("mcu_rescale_params_t", f"layer{i}_rescale", fields)
+        return [s, f"status = mcu_table_s16_rescale({p['count']}, {self.const_name(op.operands[1], f'layer{i}_table')}, "
+                   f"&layer{i}_rescale, {self.ptr(op.operands[0], 'int16_t')}, {self.out(op, 'int16_t')});"]
+
     def portable_table_s16(self, i, op, p):
         return [f"status = mcu_table_s16({p['count']}, {self.const_name(op.operands[1], f'layer{i}_table')}, "
                 f"{self.ptr(op.operands[0], 'int16_t')}, {self.out(op, 'int32_t')});"]
@@ -331,6 +340,9 @@ class _Emitter:
 
     def portable_elementwise_add_s16(self, i, op, p):
         return self._elementwise(i, op, p, "add", "s16")
+
+    def portable_elementwise_mul_s16(self, i, op, p):
+        return self._elementwise(i, op, p, "mul", "s16")
 
     def portable_elementwise_add_s8(self, i, op, p):
         return self._elementwise(i, op, p, "add")
@@ -574,8 +586,9 @@ class _Emitter:
     def cmsis_mul(self, i, op, p):
         n = int(np.prod(_shape(op.results[0]), dtype=np.int64))
         a = p["activation"]
-        return [f"status = arm_elementwise_mul_s8({self.ptr(op.operands[0], 'int8_t')}, {self.ptr(op.operands[1], 'int8_t')}, "
-                f"{p['input1_offset']}, {p['input2_offset']}, {self.out(op, 'int8_t')}, "
+        t = "int16_t" if p["kernel"].endswith("_s16") else "int8_t"
+        return [f"status = {p['kernel']}({self.ptr(op.operands[0], t)}, {self.ptr(op.operands[1], t)}, "
+                f"{p['input1_offset']}, {p['input2_offset']}, {self.out(op, t)}, "
                 f"{p['output_offset']}, {p['output_multiplier']}, {p['output_shift']}, {a[0]}, {a[1]}, {n});"]
 
     # files ------------------------------------------------------------------------------------

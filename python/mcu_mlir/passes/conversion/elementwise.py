@@ -8,7 +8,7 @@ from ..._mlir import ir
 from ..base import PassError
 from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem,
                      follow_requant_tail, fused_location, make_kernel_op, make_portable, numel,
-                     producer, read_rescale, shape)
+                     producer, read_rescale, shape, single_user)
 
 _BINARY = {
     "tosa.add": "MCU_BIN_ADD", "tosa.sub": "MCU_BIN_SUB", "tosa.mul": "MCU_BIN_MUL",
@@ -165,7 +165,11 @@ def convert_mul_unit(op, rw):
         return NO_MATCH
     if const_scalar(op.operands[2]) != 0:
         return NO_MATCH
-    tail = follow_requant_tail(op)
+    first = read_rescale(producer(_through_reshape(op.operands[0])[0]))
+    in_elem = elem(first.op.operands[0]) if first is not None else None
+    if in_elem not in ("i8", "i16"):
+        return NO_MATCH
+    tail = follow_requant_tail(op, in_elem)
     if tail is None:
         return NO_MATCH
     square = op.operands[0] == op.operands[1]
@@ -174,7 +178,7 @@ def convert_mul_unit(op, rw):
         v, views = _through_reshape(v)
         rs_in = read_rescale(producer(v))
         uses = len(list(rs_in.op.results[0].uses)) if rs_in is not None else 0
-        if rs_in is None or elem(rs_in.op.operands[0]) != "i8" or rs_in.per_channel \
+        if rs_in is None or elem(rs_in.op.operands[0]) != in_elem or rs_in.per_channel \
                 or rs_in.output_zp != 0 or uses != (2 if square and not views else 1) \
                 or rs_in.multiplier[0] != 1 << rs_in.shift[0]:
             return NO_MATCH
@@ -190,12 +194,16 @@ def convert_mul_unit(op, rw):
     if viewed and not same_shape:
         return NO_MATCH
     rs, last, act = tail
-    if rs.per_channel or not rs.requantize_exact(256 * 256):
+    bound = 256 * 256 if in_elem == "i8" else 1 << 30
+    if rs.per_channel or not rs.requantize_exact(bound):
         return NO_MATCH
+    if in_elem == "i16" and (any(offsets) or rs.output_zp != 0):
+        return NO_MATCH  # int16 tensors are symmetric (zero point 0) in TOSA and CMSIS-NN
     params = {"input1_offset": offsets[0], "input2_offset": offsets[1],
               "output_offset": rs.output_zp, "output_multiplier": rs.multiplier[0],
               "output_shift": rs.cmsis_shifts()[0], "activation": act}
-    return _fused_binary(op, rw, "mul", feeder_ops, sources, rs, last, params, broadcast=not same_shape)
+    return _fused_binary(op, rw, "mul", feeder_ops, sources, rs, last, params, broadcast=not same_shape,
+                         suffix="s16" if in_elem == "i16" else "s8")
 
 
 def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8", broadcast=False):
@@ -312,6 +320,32 @@ def convert_cast(op, rw):
     return CONVERTED
 
 
+def _rescale_params(op, rs) -> dict:
+    inp, out = rs.op.operands[0], rs.op.results[0]
+    return {"in_type": _dtype(op, inp), "out_type": _dtype(op, out), "count": numel(inp),
+            "channels": shape(inp)[-1] if shape(inp) else 1,
+            "input_zp": rs.input_zp, "output_zp": rs.output_zp, "scale32": int(rs.scale32),
+            "double_round": int(rs.double_round), "per_channel": int(rs.per_channel),
+            "multiplier": rs.multiplier, "shift": rs.shift}
+
+
+def convert_table_s16_unit(op, rw):
+    """An int16 TABLE (int32 out) and the RESCALE back to int16 after it, as one kernel."""
+    a, table = op.operands[0], op.operands[1]
+    if elem(a) != "i16" or const_array(table) is None:
+        return NO_MATCH
+    user = single_user(op, "tosa.rescale")
+    rs = read_rescale(user)
+    if rs is None or elem(user.results[0]) != "i16" or rs.input_unsigned or rs.output_unsigned:
+        return NO_MATCH
+    new = make_portable("table_s16_rescale", [a, table], user.results[0].type,
+                        {"count": numel(a), **{f"rescale_{k}": v for k, v in _rescale_params(op, rs).items()}},
+                        before=op,
+                        loc=fused_location([op, user]), source_op="tosa.table+tosa.rescale")
+    rw.replace([op, user], user, new)
+    return CONVERTED
+
+
 def convert_table(op, rw):
     a, table = op.operands[0], op.operands[1]
     if const_array(table) is None:
@@ -335,6 +369,7 @@ PATTERNS = [
     ("rescale", "tosa.rescale", convert_rescale),
     ("clamp", "tosa.clamp", convert_clamp),
     ("cast", "tosa.cast", convert_cast),
+    ("table-s16-rescale", "tosa.table", convert_table_s16_unit),
     ("table", "tosa.table", convert_table),
 ]
 
