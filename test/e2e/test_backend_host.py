@@ -312,6 +312,25 @@ def transpose_conv_graph(rng):
     return func([f"tensor<{n}x{h}x{w}x{c}xi8>"], [out_ty], body, ["r"]), [rand_i8(rng, (n, h, w, c))]
 
 
+def int16_table_mul_graph(rng):
+    """int16: interpolated TABLE + RESCALE (a sigmoid's form) gating a broadcast multiply."""
+    ty, gty = "tensor<1x4x4x6xi16>", "tensor<1x1x1x6xi16>"
+    ity, gity = "tensor<1x4x4x6xi32>", "tensor<1x1x1x6xi32>"
+    table = np.sort(rng.integers(-32768, 32767, 513)).astype(np.int16)
+    body = const("tab", table, "i16")
+    body += f"  %t = tosa.table %arg1, %tab : ({gty}, tensor<513xi16>) -> {gity}\n"
+    body += rescale_consts("g", [1 << 30], [37], 0, 0, "i32", "i16")
+    body += rescale("g", "t", gity, gty, 1, rounding="SINGLE_ROUND")
+    body += rescale_consts("a", [1 << 30], [30], 0, 0, "i16", "i32") + rescale("a", "arg0", ty, ity, 1)
+    body += rescale_consts("b", [1 << 30], [30], 0, 0, "i16", "i32") + rescale("b", "g", gty, gity, 1)
+    body += const("sh", np.array([0]), "i8")
+    body += f"  %m = tosa.mul %a, %b, %sh : ({ity}, {gity}, tensor<1xi8>) -> {ity}\n"
+    body += rescale_consts("o", [1518500250], [45], 0, 0, "i32", "i16") + rescale("o", "m", ity, ty, 1)
+    inputs = [rng.integers(-32768, 32767, (1, 4, 4, 6)).astype(np.int16),
+              rng.integers(-32768, 32767, (1, 1, 1, 6)).astype(np.int16)]
+    return func([ty, gty], [ty], body, ["o"]), inputs
+
+
 def random_conv_case(seed: int):
     """A conv or depthwise conv with random shape, kernel, stride, padding and dilation."""
     def build(rng):
@@ -358,6 +377,7 @@ CASES = {
     "data-movement-and-reductions": misc_graph,
     "mul-square": square_graph,
     "transpose-conv2d": transpose_conv_graph,
+    "int16-table-mul": int16_table_mul_graph,
     "data-movement-s8": data_movement_s8_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
@@ -373,6 +393,8 @@ FUSED_KERNEL = {
     "mul-broadcast": "portable:elementwise_mul_s8", "mul-square": "portable:elementwise_mul_s8",
     "add-through-reshape": "portable:elementwise_add_s8",
 }
+# Cases that become a fixed sequence of kernels.
+KERNEL_SEQUENCE = {"int16-table-mul": ["portable:table_s16_rescale", "portable:elementwise_mul_s16"]}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -388,6 +410,8 @@ def test_portable_matches_reference(case, tmp_path):
     assert report["arena_bytes"] >= report["arena_lower_bound_bytes"]
     if case in FUSED_KERNEL:
         assert [op["kernel"] for op in report["ops"]] == [FUSED_KERNEL[case]]
+    if case in KERNEL_SEQUENCE:
+        assert [op["kernel"] for op in report["ops"]] == KERNEL_SEQUENCE[case]
 
 
 # -- CMSIS-NN backend on the host (its pure C path) ------------------------------------------------
