@@ -23,7 +23,7 @@ import numpy as np
 from .._mlir import ir, new_context
 from ..diagnostics import UserError
 
-DEFAULT_CALIBRATION_SAMPLES = 16
+DEFAULT_CALIBRATION_SAMPLES = 8
 
 
 @dataclass
@@ -154,6 +154,10 @@ def fold_batch_norm(gm):
 
 def calibration_samples(calibration, example_inputs) -> list[tuple]:
     import torch
+    if isinstance(calibration, str) and calibration.strip().isdigit():
+        calibration = int(calibration)
+    if isinstance(calibration, int) and calibration < 1:
+        raise UserError(f"calibration needs at least one sample, not {calibration}")
     if calibration is None or isinstance(calibration, int):
         n = DEFAULT_CALIBRATION_SAMPLES if calibration is None else int(calibration)
         if calibration is None:
