@@ -79,7 +79,7 @@ class Nonlinear(nn.Module):
 
     def forward(self, x):
         y = self.fc(x)
-        parts = [F.gelu(y), F.hardswish(y), torch.tanh(y), F.silu(y), F.leaky_relu(y, 0.1),
+        parts = [F.gelu(y), F.hardswish(y), F.relu(torch.tanh(y)), F.silu(y), F.leaky_relu(y, 0.1),
                  y * 0.5 - 1.0, torch.exp(-y.abs())]
         z = torch.cat(parts, dim=1)                                 # inputs with different scales
         w = torch.stack([y, y - self.offset, y * self.offset], dim=1)

@@ -294,7 +294,7 @@ class Lowering:
         self.node = node
         try:
             # A clamp-like tail with a pending producer fuses into it.
-            if t in _CLAMPS and isinstance(ins[0], Pending) and ins[0].node.target in _FUSES_TAIL:
+            if t in _CLAMPS and isinstance(ins[0], Pending):
                 c = _CLAMPS[t](node)
                 return self.lower(ins[0].node, scale, zp, elem, c)
             handler = _LOWER.get(t)
@@ -722,7 +722,7 @@ def _lower_clamp_tail(self: Lowering, node, ins, scale, zp, elem, clamp):
         return None
     c = _CLAMPS[node.target](node)
     out = self.requantize(ins[0].q, scale, zp, elem)
-    return self.apply_clamp(out, c)
+    return self.apply_clamp(self.apply_clamp(out, c), clamp)
 
 
 def _lower_mean_like(self: Lowering, node, ins, scale, zp, elem, clamp):
@@ -731,8 +731,8 @@ def _lower_mean_like(self: Lowering, node, ins, scale, zp, elem, clamp):
     q = ins[0].q
     out = _avg_pool(self, node, q)
     if out is None:
-        return _reduce_mean(self, node, q, scale, zp, elem)
-    return self.requantize(out, scale, zp, elem)
+        return self.apply_clamp(_reduce_mean(self, node, q, scale, zp, elem), clamp)
+    return self.apply_clamp(self.requantize(out, scale, zp, elem), clamp)
 
 
 def _lower_softmax(self: Lowering, node, ins, scale, zp, elem, clamp):
@@ -741,7 +741,7 @@ def _lower_softmax(self: Lowering, node, ins, scale, zp, elem, clamp):
     from .softmax import lower_softmax
     log = node.target in (aten.log_softmax.int, aten._log_softmax.default)
     self.record_layer(node, "log_softmax" if log else "softmax", ins[0].q, None, scale, zp)
-    return lower_softmax(self, node, ins[0].q, int(node.args[1]), log, scale, zp, elem)
+    return self.apply_clamp(lower_softmax(self, node, ins[0].q, int(node.args[1]), log, scale, zp, elem), clamp)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1075,10 +1075,6 @@ def _clamp_of(node) -> Clamp:
 _CLAMPS = {t: _clamp_of for t in (aten.relu.default, aten.relu_.default, aten.relu6.default,
                                   aten.hardtanh.default, aten.hardtanh_.default,
                                   aten.clamp.default, aten.clamp_.default)}
-_FUSES_TAIL = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
-               aten.linear.default, aten.add.Tensor, aten.add_.Tensor, aten.sub.Tensor,
-               aten.conv_transpose2d.input, aten.conv_transpose1d.default,
-               aten.mul.Tensor, aten.cat.default}
 
 _LOWER = {
     aten.conv1d.default: _lower_conv, aten.conv2d.default: _lower_conv,
