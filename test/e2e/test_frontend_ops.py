@@ -3,6 +3,7 @@ against the PT2E-converted model (int8 unless said otherwise)."""
 
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 import warnings
@@ -223,3 +224,92 @@ def test_softmax_and_log_softmax(activations, bounds):
     ref = result.reference([result.inputs[0].dequantize(q[0])])
     for out, want, tq, bound in zip(outs, ref, result.outputs, bounds):
         assert np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64)).max() <= bound
+
+
+class RandomNet(nn.Module):
+    """A random chain of convs (dense, depthwise, grouped, transposed), activations, pools, residual adds,
+    squeeze-excitation muls, concats, upsampling and padding, then mean + linear."""
+
+    def __init__(self, seed, c=4, hw=12):
+        super().__init__()
+        rng = random.Random(seed)
+        self.steps = []
+        self.mods = nn.ModuleList()
+        shape = [c, hw, hw]
+        for i in range(rng.randint(3, 8)):
+            kind = rng.choice(["conv", "dw", "act", "pool", "res", "se", "cat", "up", "gconv", "tconv", "avg", "pad"])
+            C, H, W = shape
+            if kind in ("conv", "res"):
+                k = rng.choice([1, 3, 5]); s = rng.choice([1, 1, 2]) if kind == "conv" else 1
+                co = rng.choice([4, 8, 6]) if kind == "conv" else C
+                m = nn.Conv2d(C, co, k, s, k // 2); self.mods.append(m)
+                self.steps.append((kind, len(self.mods) - 1, rng.choice(["relu", "relu6", None])))
+                shape = [co, (H + 2 * (k // 2) - k) // s + 1, (W + 2 * (k // 2) - k) // s + 1]
+            elif kind == "dw":
+                m = nn.Conv2d(C, C, 3, rng.choice([1, 2]), 1, groups=C); self.mods.append(m)
+                self.steps.append((kind, len(self.mods) - 1, None)); shape = [C, (H - 1) // m.stride[0] + 1, (W - 1) // m.stride[0] + 1]
+            elif kind == "gconv" and C % 2 == 0:
+                m = nn.Conv2d(C, C, 3, 1, 1, groups=2); self.mods.append(m); self.steps.append((kind, len(self.mods) - 1, None))
+            elif kind == "tconv" and H < 16:
+                m = nn.ConvTranspose2d(C, C, 2, 2); self.mods.append(m); self.steps.append((kind, len(self.mods) - 1, None)); shape = [C, 2 * H, 2 * W]
+            elif kind == "act":
+                self.steps.append((kind, rng.choice(["sigmoid", "tanh", "hardswish", "silu", "gelu", "relu", "leaky"]), None))
+            elif kind == "pool" and H >= 4:
+                self.steps.append((kind, None, None)); shape = [C, (H - 2) // 2 + 1, (W - 2) // 2 + 1]
+            elif kind == "avg" and H >= 4:
+                self.steps.append((kind, None, None)); shape = [C, (H + 2 - 3) // 2 + 1, (W + 2 - 3) // 2 + 1]
+            elif kind == "se":
+                a = nn.Conv2d(C, 2, 1); b = nn.Conv2d(2, C, 1); self.mods.append(a); self.mods.append(b)
+                self.steps.append((kind, len(self.mods) - 2, None))
+            elif kind == "cat":
+                self.steps.append((kind, None, None)); shape = [2 * C, H, W]
+            elif kind == "up" and H < 16:
+                self.steps.append((kind, None, None)); shape = [C, 2 * H, 2 * W]
+            elif kind == "pad":
+                self.steps.append((kind, None, None)); shape = [C, H + 1, W + 3]
+        self.fc = nn.Linear(shape[0], 5)
+
+    def forward(self, x):
+        for kind, idx, act in self.steps:
+            if kind in ("conv", "dw", "gconv", "tconv"):
+                x = self.mods[idx](x)
+            elif kind == "res":
+                x = x + self.mods[idx](x)
+            elif kind == "act":
+                x = {"sigmoid": torch.sigmoid, "tanh": torch.tanh, "hardswish": F.hardswish, "silu": F.silu,
+                     "gelu": F.gelu, "relu": F.relu, "leaky": lambda t: F.leaky_relu(t, 0.2)}[idx](x)
+            elif kind == "pool":
+                x = F.max_pool2d(x, 2)
+            elif kind == "avg":
+                x = F.avg_pool2d(x, 3, 2, 1)
+            elif kind == "se":
+                s = F.adaptive_avg_pool2d(x, 1)
+                x = x * torch.sigmoid(self.mods[idx + 1](F.relu(self.mods[idx](s))))
+            elif kind == "cat":
+                x = torch.cat([x, torch.tanh(x)], 1)
+            elif kind == "up":
+                x = F.interpolate(x, scale_factor=2)
+            elif kind == "pad":
+                x = F.pad(x, (1, 2, 0, 1))
+            if act == "relu": x = F.relu(x)
+            elif act == "relu6": x = F.relu6(x)
+        return self.fc(x.mean((2, 3)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_architectures(seed):
+    torch.manual_seed(seed)
+    model = RandomNet(seed + 100).eval()
+    x = torch.randn(1, 4, 12, 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(model, (x,), calibration=4)
+    text = result.module.operation.get_asm()
+    proc = subprocess.run(["tosa-opt", "-", "--tosa-attach-target=profiles=pro_int extensions=doubleround "
+                           "specification_version=1.0", "--tosa-validate", "-o", "/dev/null"],
+                          input=text, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    q = [result.inputs[0].quantize(x.numpy())]
+    (out,) = run_reference(text, q)
+    (want,) = result.reference([result.inputs[0].dequantize(q[0])])
+    assert np.abs(out.astype(np.int64) - result.outputs[0].quantize(want).astype(np.int64)).max() <= 2, model.steps
