@@ -179,6 +179,19 @@ class GroupedAndTransposedConv(nn.Module):
         return self.up(torch.relu(self.grouped(x)) + x)
 
 
+class CnnFlattenLinear(nn.Module):
+    """Convs, then a flatten over C, H, W (not a global pool) into linear layers."""
+
+    def __init__(self, classes=5):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(2, 4, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Conv2d(4, 6, 3, 1, 1), nn.ReLU())
+        self.fc = nn.Sequential(nn.Linear(6 * 4 * 3, 16), nn.ReLU(), nn.Linear(16, classes))
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.features(x), 1))
+
+
 MODELS = {
     "mobilenet_v2": (MobileNetV2Like, [(1, 3, 32, 32)]),
     "mobilenet_v3_small": (MobileNetV3SmallLike, [(1, 3, 32, 32)]),
@@ -187,6 +200,7 @@ MODELS = {
     "yolo_like": (YoloLike, [(1, 3, 32, 32)]),
     "silero_vad_like": (SileroVadLike, [(1, 1, 256)]),
     "grouped_transposed_conv": (GroupedAndTransposedConv, [(1, 8, 8, 8)]),
+    "cnn_flatten_linear": (CnnFlattenLinear, [(1, 2, 8, 6)]),
 }
 
 
@@ -271,3 +285,13 @@ def test_conv1d_variants_laid_out_as_w1(variant):
                if op.operation.name in support.CONVS + ("tosa.max_pool2d", "tosa.avg_pool2d")]
     assert sliding and all(op.operands[0].type.shape[2] == 1 for op in sliding)  # H = L, W = 1
     support.assert_same_outputs(text, module, atol=1e-5)
+
+
+def test_int8_flatten_into_linear_permutes_weights_not_activations():
+    from mcu_mlir.frontend import import_model
+    model, inputs = build("cnn_flatten_linear")
+    text = import_model(model, tuple(inputs), quantize="int8", calibration=2).module.operation.get_asm()
+    module = ir.Module.parse(text, ir.Context())
+    pipeline.run_pipeline(module, "builtin.module(mcu-tosa-layout-pipeline{io-layout=nhwc})")
+    assert count_data_moving_transposes(module) == 0
+    support.assert_same_outputs(text, module)

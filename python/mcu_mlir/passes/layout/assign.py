@@ -58,6 +58,9 @@ class Problem:
     layout: list = field(default_factory=list)        # region id -> chosen perm
     lookup_in: set = field(default_factory=set)       # reshapes flattening a table lookup's input
     lookup_out: set = field(default_factory=set)      # reshapes restoring its output's shape
+    # flattening reshape -> the matmul with constant weights it feeds (any flatten order works:
+    # the weight rows are permuted to match)
+    flatten_into: dict = field(default_factory=dict)
 
     # -- building ---------------------------------------------------------------------------------
     @classmethod
@@ -133,6 +136,10 @@ class Problem:
                 x, y = op.operands[0], op.results[0]
                 perm = tuple(op.attributes["perms"]) if name == "tosa.transpose" else None
                 self.edges.append(_Edge(op, x, y, perm, self.region_of[x], self.region_of[y]))
+                if perm is None:
+                    matmul = _flatten_into_constant_matmul(op)
+                    if matmul is not None:
+                        self.flatten_into[op.operation] = matmul
                 continue
             if data_operands(op) is not None:
                 continue
@@ -184,6 +191,8 @@ class Problem:
             return 0 if P.transpose_is_free(sx, item.perm, px, py) else _ONE_TRANSPOSE + _numel(sx)
         sy = tuple(item.y.type.shape)
         if P.reshape_is_free(sx, px, sy, py):
+            return 0
+        if item.op.operation in self.flatten_into and P.equivalent(sy, py, P.identity(len(sy))):
             return 0
         moves = int(P.moves_data(P.physical_shape(sx, px), P.inverse(px))) + int(P.moves_data(sy, py))
         return max(moves, 1) * (_ONE_TRANSPOSE + _numel(sx))
@@ -308,6 +317,29 @@ def _table_lookup(op):
     return x, y, flatten.operation, restore.operation
 
 
+def _flatten_into_constant_matmul(reshape):
+    """The matmul whose single row of activations is exactly this reshape's output (through more
+    reshapes, each used once), with constant weights [1, K, N]; else None."""
+    value = reshape.results[0]
+    k = _numel(tuple(value.type.shape))
+    while True:
+        uses = list(value.uses)
+        if len(uses) != 1:
+            return None
+        user = uses[0].owner
+        name = user.operation.name
+        if name == "tosa.reshape":
+            value = user.results[0]
+            continue
+        if name not in ("tosa.matmul",) or uses[0].operand_number != 0:
+            return None
+        a, b = user.operands[0], user.operands[1]
+        if tuple(a.type.shape) != (1, 1, k) or not is_constant(b) or len(b.type.shape) != 3 \
+                or b.type.shape[0] != 1 or b.type.shape[1] != k:
+            return None
+        return user
+
+
 def _tensor_type(shape, like):
     return ir.RankedTensorType.get(list(shape), ir.RankedTensorType(like).element_type)
 
@@ -406,6 +438,14 @@ class _Rewriter:
         sx, sy = self.shape(x), tuple(y.type.shape)
         py = self._region_layout(y)
         target = P.physical_shape(sy, py)
+        matmul = self.p.flatten_into.get(op.operation)
+        px = self.layout_of(x)
+        if matmul is not None and P.equivalent(sy, py, P.identity(len(sy))) and \
+                not P.reshape_is_free(sx, px, sy, py) and self._permute_weight_rows(matmul, sx, px, loc):
+            # Flatten x as stored; the matmul's weight rows follow the stored order instead.
+            self.stored[y] = (_reshape(self.value_in(x, px, loc), target, loc), py)
+            self.dead.append(op)
+            return
         # The layout x has now, else the one its region chose (the transpose to it is paid for).
         options = [self.layout_of(x)]
         if x in self.p.region_of:
@@ -422,6 +462,16 @@ class _Rewriter:
                 out = _reshape(out, target, loc)
         self.stored[y] = (out, py)
         self.dead.append(op)
+
+    def _permute_weight_rows(self, matmul, in_shape, layout, loc) -> bool:
+        weight = matmul.operands[1]
+        data = self.consts.array(weight)
+        if data is None:
+            return False
+        # flat position j of the stored tensor holds logical flat element order[j]
+        order = np.arange(_numel(in_shape)).reshape(in_shape).transpose(layout).ravel()
+        matmul.operands[1] = make_constant(np.ascontiguousarray(data[:, order, :]), weight.type, loc=loc)
+        return True
 
     def _agnostic(self, op, loc):
         out = op.results[0]
