@@ -572,8 +572,7 @@ def _lower_conv_transpose(self: Lowering, node, ins, scale, zp, elem, clamp):
     if not isinstance(w, Const) or w.scales is None:
         raise UserError(f"{describe(node)}: the weight is not a quantized constant")
     xq = self.operand(x)
-    if xq.elem != "i8":
-        raise UserError(f"{describe(node)}: int16 transposed convolution is not supported (CMSIS-NN has none)")
+    acc_elem = "i48" if xq.elem == "i16" else "i32"
     wq = np.asarray(w.data)
     n_sp = wq.ndim - 2
     stride, padding = _tuple(a[3] or 1, n_sp), _tuple(a[4] or 0, n_sp)
@@ -604,10 +603,10 @@ def _lower_conv_transpose(self: Lowering, node, ins, scale, zp, elem, clamp):
     oh = (h - 1) * stride[0] + kh + out_pad[0] + out_pad[1]
     ow = (wd - 1) * stride[1] + kw + out_pad[2] + out_pad[3]
     wv = self.w.const(wq.transpose(1, 2, 3, 0), "i8")           # [IC, OC, KH, KW] -> [OC, KH, KW, IC]
-    b = self.w.const(bias_q, "i32", (c_out,))
-    acc = self.w.op("tosa.transpose_conv2d", [nhwc, wv, b, self.w.zp(xq.zp, "i8"), self.w.zp(0, "i8")],
-                    (n, oh, ow, c_out), "i32",
-                    f"acc_type = i32, out_pad = array<i64: {', '.join(map(str, out_pad))}>, "
+    b = self.w.const(bias_q, acc_elem, (c_out,))
+    acc = self.w.op("tosa.transpose_conv2d", [nhwc, wv, b, self.w.zp(xq.zp, xq.elem), self.w.zp(0, "i8")],
+                    (n, oh, ow, c_out), acc_elem,
+                    f"acc_type = {acc_elem}, out_pad = array<i64: {', '.join(map(str, out_pad))}>, "
                     f"stride = array<i64: {stride[0]}, {stride[1]}>")
     out = Q(self.acc_rescale(acc, xq.scale * w_scales / scale, zp, elem), scale, zp)
     out = self.apply_clamp(out, clamp)
