@@ -98,7 +98,7 @@ def dense(arr: np.ndarray, ty: str) -> str:
     flat = ", ".join(str(int(v)) for v in arr.reshape(-1))
     body = f"[{flat}]" if arr.ndim else flat
     if arr.ndim > 1:
-        body = np.array2string(arr, separator=", ", threshold=10 ** 9, max_line_width=10 ** 9)
+        body = np.array2string(arr, separator=", ", threshold=10 ** 9, max_line_width=10 ** 9).replace("\n", "")
     return f"dense<{body}> : tensor<{shape}x{ty}>" if shape else f"dense<{body}> : tensor<{ty}>"
 
 
@@ -331,6 +331,28 @@ def int16_table_mul_graph(rng):
     return func([ty, gty], [ty], body, ["o"]), inputs
 
 
+def dense_resource_graph(rng):
+    """Weights and bias as dense_resource blobs, the way torch-mlir prints large constants."""
+    text, inputs = conv_graph(rng, clamp=False)
+    blobs = {}
+    for name, ty in (("w", "i8"), ("b", "i32")):
+        line = next(ln for ln in text.splitlines() if ln.strip().startswith(f"%{name} = "))
+        attr_text = line[line.index("values = ") + len("values = "):line.rindex("}")]
+        arr, tensor_ty = _parse_dense(attr_text)
+        blobs[f"{name}_blob"] = "0x04000000" + arr.astype({"i8": np.int8, "i32": np.int32}[ty]).tobytes().hex().upper()
+        text = text.replace(line, f'  %{name} = "tosa.const"() {{values = dense_resource<{name}_blob> : {tensor_ty}}} '
+                                  f': () -> {tensor_ty}')
+    entries = ",\n".join(f'      {k}: "{v}"' for k, v in blobs.items())
+    return text + "{-#\n  dialect_resources: {\n    builtin: {\n" + entries + "\n    }\n  }\n#-}\n", inputs
+
+
+def _parse_dense(attr_text: str):
+    body, _, ty = attr_text.rpartition(" : ")
+    dims = [int(d) for d in ty[len("tensor<"):-1].split("x")[:-1]]
+    values = [int(v) for v in __import__("re").findall(r"-?\d+", body[len("dense<"):-1])]
+    return np.array(values).reshape(dims), ty
+
+
 def random_conv_case(seed: int):
     """A conv or depthwise conv with random shape, kernel, stride, padding and dilation."""
     def build(rng):
@@ -378,6 +400,7 @@ CASES = {
     "mul-square": square_graph,
     "transpose-conv2d": transpose_conv_graph,
     "int16-table-mul": int16_table_mul_graph,
+    "dense-resource-weights": dense_resource_graph,
     "data-movement-s8": data_movement_s8_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},

@@ -8,7 +8,7 @@ import importlib
 from .._mlir import ir
 from .base import ModulePass
 from .conversion import FAMILIES
-from .conversion.common import CORE_PATH, Rewriter, is_dead
+from .conversion.common import CORE_PATH, Rewriter, clear_resource_cache, is_dead
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
 # Patterns that absorb several TOSA ops into one kernel call.
@@ -47,6 +47,7 @@ class ConvertTosaToCmsisNN(ModulePass):
         "help": "pattern names not to apply (comma-separated; for debugging)"})
 
     def run(self, module: ir.Operation) -> None:
+        clear_resource_cache()
         rw = Rewriter(self.target, self.backend, frozenset(self.disabled_patterns))
         table: dict[str, list] = {}
         for name, root, fn in patterns():

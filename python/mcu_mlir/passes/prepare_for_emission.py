@@ -8,7 +8,7 @@ import numpy as np
 
 from .._mlir import ir
 from .base import ModulePass
-from .conversion.common import CORE_PATH, const_array
+from .conversion.common import CORE_PATH, clear_resource_cache, const_array
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,6 +24,7 @@ class PrepareForEmission(ModulePass):
     NAME = "mcu-prepare-for-emission"
 
     def run(self, module: ir.Operation) -> None:
+        clear_resource_cache()
         target = str(module.attributes["mcu.target"]).strip('"') if "mcu.target" in module.attributes else "host"
         mve = CORE_PATH.get(target) == "mve"
         for fn in self.functions(module):

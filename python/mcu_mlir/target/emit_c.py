@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from .._mlir import ir
-from ..passes.conversion.common import DTYPE_BYTES, attr_array, module_of
+from ..passes.conversion.common import DTYPE_BYTES, attr_array, clear_resource_cache, module_of
 
 _CTYPE = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "ui8": "uint8_t", "ui16": "uint16_t",
           "i1": "uint8_t", "i48": "int64_t", "i64": "int64_t"}
@@ -140,6 +140,7 @@ def _nbytes(value):
 
 class _Emitter:
     def __init__(self, module, inputs_quant=None, outputs_quant=None):
+        clear_resource_cache()
         self.module_op, self.fn = _entry(module)
         self.block = self.fn.regions[0].blocks[0]
         self.ops = _kernel_ops(self.fn)

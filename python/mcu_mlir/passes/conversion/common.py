@@ -109,9 +109,16 @@ _RESOURCE_RE = re.compile(r'^\s*([\w.$-]+)\s*:\s*"0x([0-9A-Fa-f]*)"', re.M)
 _resource_cache: dict = {}
 
 
+def clear_resource_cache() -> None:
+    """Forgets blobs read so far; called when a pass or the emitter starts on a module."""
+    _resource_cache.clear()
+
+
 def _resource_blobs(module_op) -> dict[str, bytes]:
-    """The module's dense_resource blobs (the bindings cannot read them, the printed IR can)."""
-    key = id(module_op)
+    """The module's dense_resource blobs (the bindings cannot read them, the printed IR can).
+
+    Printed once per module and pass run (callers clear the cache when they start)."""
+    key = hash(module_op)
     if key not in _resource_cache:
         text = module_op.get_asm(large_elements_limit=None)
         blobs = {}
