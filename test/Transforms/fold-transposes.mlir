@@ -313,3 +313,21 @@ func.func @caller(%arg0: tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32> {
   %2 = tosa.max_pool2d %1 {kernel = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x4x2xf32>) -> tensor<1x3x4x2xf32>
   return %2 : tensor<1x3x4x2xf32>
 }
+
+// -----
+
+// A flatten feeding a linear layer with constant weights: the activations are flattened in the
+// order they are stored (NHWC) and the weight rows are permuted at compile time to match.
+// CHECK-LABEL: func.func @flatten_into_linear
+// CHECK-NOT: tosa.transpose
+// CHECK: %[[A:.*]] = tosa.reshape %arg0, %{{.*}} -> tensor<1x1x12xf32>
+// CHECK: tosa.matmul %[[A]], %{{.*}} : (tensor<1x1x12xf32>, tensor<1x12x2xf32>
+func.func @flatten_into_linear(%arg0: tensor<1x2x2x3xf32>) -> tensor<1x1x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[1.0, -1.0], [2.0, 0.5], [3.0, 0.25], [4.0, -2.0], [5.0, 1.5], [6.0, 0.0], [7.0, -0.5], [8.0, 2.5], [9.0, 1.0], [10.0, -3.0], [11.0, 0.75], [12.0, 2.0]]]> : tensor<1x12x2xf32>}> : () -> tensor<1x12x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s = tosa.const_shape {values = dense<[1, 1, 12]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t = tosa.transpose %arg0 {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x2x3xf32>) -> tensor<1x3x2x2xf32>
+  %f = tosa.reshape %t, %s : (tensor<1x3x2x2xf32>, !tosa.shape<3>) -> tensor<1x1x12xf32>
+  %m = tosa.matmul %f, %w, %zp, %zp : (tensor<1x1x12xf32>, tensor<1x12x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x2xf32>
+  return %m : tensor<1x1x2xf32>
+}
