@@ -24,7 +24,9 @@ class FoldTransposes(ModulePass):
     permutation. Choosing that permutation cancels inverse pairs, composes cascades, carries
     transposes through forks (one producer, many users) and joins, through reshapes whose data
     order allows it (the reshape is rewritten), into constants (transposed at compile time,
-    dense_resource included), and turns transposes that only move unit dims into reshapes. A layout
+    dense_resource included), into the weights of a linear layer fed by a flatten (its rows are
+    permuted to the stored order), through table lookups (integer softmax's gather), and turns
+    transposes that only move unit dims into reshapes. A layout
     is changed only when it lowers the number of transposes (then the bytes they move). Finally
     elementwise ops and slices move below the reshapes that feed them, so that chains of views
     between two ops (conv1d -> relu -> conv1d) meet and cancel.
