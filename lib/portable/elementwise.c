@@ -66,12 +66,61 @@ static int64_t binary_value(const mcu_binary_params_t *p, int64_t a, int64_t b, 
   return 0;
 }
 
+/* int32 operands (the common case after widening rescales): the op's switch is taken once per
+ * call instead of once per element. Returns 0 when the op is not one of these. */
+static int binary_i32(const mcu_binary_params_t *p, const int32_t *a, const int32_t *b, void *output,
+                      const int32_t *s1, const int32_t *s2) {
+  int32_t *o32 = (int32_t *)output;
+  uint8_t *o8 = (uint8_t *)output;
+  if (p->out_type == MCU_I32) {
+    switch (p->op) {
+      case MCU_BIN_ADD:
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o32[o] = (int32_t)((uint32_t)a[i1] + (uint32_t)b[i2]); });
+        return 1;
+      case MCU_BIN_SUB:
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o32[o] = (int32_t)((uint32_t)a[i1] - (uint32_t)b[i2]); });
+        return 1;
+      case MCU_BIN_MUL:
+        if (p->shift > 0) return 0;
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o32[o] = (int32_t)((uint32_t)a[i1] * (uint32_t)b[i2]); });
+        return 1;
+      case MCU_BIN_MAXIMUM:
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o32[o] = a[i1] > b[i2] ? a[i1] : b[i2]; });
+        return 1;
+      case MCU_BIN_MINIMUM:
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o32[o] = a[i1] < b[i2] ? a[i1] : b[i2]; });
+        return 1;
+      default:
+        return 0;
+    }
+  }
+  if (p->out_type == MCU_BOOL) {
+    switch (p->op) {
+      case MCU_BIN_EQUAL:
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o8[o] = (uint8_t)(a[i1] == b[i2]); });
+        return 1;
+      case MCU_BIN_GREATER:
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o8[o] = (uint8_t)(a[i1] > b[i2]); });
+        return 1;
+      case MCU_BIN_GREATER_EQUAL:
+        MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, { o8[o] = (uint8_t)(a[i1] >= b[i2]); });
+        return 1;
+      default:
+        return 0;
+    }
+  }
+  return 0;
+}
+
 int mcu_binary(const mcu_binary_params_t *p, const void *in1, const void *in2, void *output) {
   int32_t s1[MCU_PORTABLE_MAX_RANK], s2[MCU_PORTABLE_MAX_RANK];
   int ok = 1;
   if (p->in1.rank != p->out.rank || p->in2.rank != p->out.rank) return MCU_STATUS_BAD_ARGUMENT;
   mcu_strides(&p->in1, s1, 1);
   mcu_strides(&p->in2, s2, 1);
+  if (p->in_type == MCU_I32 &&
+      binary_i32(p, (const int32_t *)in1, (const int32_t *)in2, output, s1, s2))
+    return MCU_STATUS_OK;
   MCU_FOR_EACH_BROADCAST(&p->out, s1, s2, {
     const int64_t v = binary_value(p, mcu_read(in1, p->in_type, i1), mcu_read(in2, p->in_type, i2), &ok);
     mcu_write(output, p->out_type, o, v);
@@ -144,6 +193,18 @@ static int64_t rescale_value(const mcu_rescale_params_t *p, int64_t raw, int32_t
 }
 
 int mcu_rescale(const mcu_rescale_params_t *p, const void *input, void *output) {
+  /* The most common form (int32 accumulator -> int8, one scale) without per-element dispatch. */
+  if (p->in_type == MCU_I32 && p->out_type == MCU_I8 && !p->per_channel && p->scale32) {
+    const int32_t *in = (const int32_t *)input;
+    int8_t *out = (int8_t *)output;
+    const int32_t m = p->multiplier[0], sh = p->shift[0];
+    for (int32_t i = 0; i < p->count; ++i) {
+      const int64_t v = (int64_t)mcu_tosa_apply_scale_32((int32_t)((int64_t)in[i] - p->input_zp), m, sh,
+                                                         p->double_round) + p->output_zp;
+      out[i] = (int8_t)mcu_clip(v, -128, 127);
+    }
+    return MCU_STATUS_OK;
+  }
   for (int32_t i = 0; i < p->count; ++i)
     mcu_write(output, p->out_type, i, rescale_value(p, mcu_read(input, p->in_type, i), i));
   return MCU_STATUS_OK;
