@@ -11,7 +11,7 @@ for NCHW I/O and for NHWC I/O. torch-mlir has no NHWC I/O option, so for its col
 wrapped to take and return channels-last tensors (permutes at the boundary), which is what a user
 of it would write. Models: the zoo (mcu_mlir.zoo) when present, else the layout tests' stand-ins.
 
-    python tools/transpose_table.py [--models a,b] [--markdown]
+    python tools/transpose_table.py [--models a,b] [--stand-ins]
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ UPSTREAM_ORDERS = (
 )
 
 
-def _models():
+def _models(stand_ins: bool = False):
     """name -> factory returning (nn.Module, [example inputs])."""
     try:
         from mcu_mlir import zoo
     except ImportError:
         zoo = None
-    if zoo is not None and getattr(zoo, "MODELS", None):
+    if not stand_ins and zoo is not None and getattr(zoo, "MODELS", None):
         return {name: (lambda n=name: (lambda m, x: (m, list(x)))(*zoo.get(n))) for name in zoo.MODELS}
     import test_layout_models as stand_ins
     return {name: (lambda n=name: stand_ins.build(n)) for name in stand_ins.MODELS}
@@ -115,8 +115,10 @@ def row(name: str, factory) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--models", default="", help="comma-separated subset")
+    p.add_argument("--stand-ins", action="store_true",
+                   help="the layout tests' small stand-ins (test/unit/test_layout_models.py) instead of the zoo")
     args = p.parse_args(argv)
-    models = _models()
+    models = _models(args.stand_ins)
     names = [n for n in (args.models.split(",") if args.models else sorted(models)) if n]
     cols = ["model", "torch-mlir nchw", "upstream nchw", "ours nchw",
             "torch-mlir nhwc", "upstream nhwc", "ours nhwc",

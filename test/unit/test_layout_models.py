@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
