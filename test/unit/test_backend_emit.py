@@ -58,3 +58,17 @@ def test_emitting_an_unplanned_module_is_an_error():
     ctx, module = _planned("mcu-convert-tosa-to-cmsisnn")
     with ctx, pytest.raises(EmissionError, match="mcu-plan-memory"):
         emit_c(module)
+
+
+def test_header_tables_carry_the_io_quantization_given():
+    class Quant:
+        def __init__(self, scale, zero_point):
+            self.scale, self.zero_point = scale, zero_point
+
+    ctx, module = _planned("mcu-tosa-to-cmsisnn-pipeline{backend=portable}")
+    with ctx:
+        c = emit_c(module, [Quant(0.05, -3)], [Quant(0.125, 7)])["model.c"]
+        plain = emit_c(module)["model.c"]
+    assert '{"input0", 4, {1, 8, 8, 8}, 1, 0, 0.05f, -3, 512}' in c
+    assert '{"output0", 4, {1, 8, 8, 8}, 1, 0, 0.125f, 7, 512}' in c
+    assert '{"input0", 4, {1, 8, 8, 8}, 1, 0, 1.0f, 0, 512}' in plain

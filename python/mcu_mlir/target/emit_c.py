@@ -601,9 +601,12 @@ class _Emitter:
             shape = ", ".join(str(d) for d in dims) or "0"
             return (f"  {{\"{name}\", {len(dims)}, {{{shape}}}, {_INFO_ELEM.get(et, 4)}, {int(et.startswith('f'))}, "
                     f"{float(scale)!r}f, {int(zp)}, {_nbytes(value) if not et.startswith('f') else int(np.prod(dims)) * 4}}}")
-        ins = [info(f"input{a.arg_number}", a, (self.inputs_quant or [None] * 99)[a.arg_number])
+        def quant(table, k):
+            return table[k] if table is not None and k < len(table) else None
+
+        ins = [info(f"input{a.arg_number}", a, quant(self.inputs_quant, a.arg_number))
                for a in self.block.arguments]
-        outs = [info(f"output{k}", v, (self.outputs_quant or [None] * 99)[k]) for k, v in enumerate(self.ret.operands)]
+        outs = [info(f"output{k}", v, quant(self.outputs_quant, k)) for k, v in enumerate(self.ret.operands)]
         return ins, outs
 
     def emit(self) -> dict[str, str]:
