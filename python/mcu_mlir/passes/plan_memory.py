@@ -243,10 +243,18 @@ class PlanMemory(ModulePass):
 
     @staticmethod
     def _in_place(op, src, g, ops, index) -> bool:
-        if op.operation.name != "cmsisnn.portable":
+        name = op.operation.name
+        if name == "cmsisnn.portable":
+            kernel = str(op.attributes["kernel"]).strip('"')
+            if kernel not in _IN_PLACE:
+                return False
+        elif name in ("cmsisnn.add", "cmsisnn.mul"):
+            # arm_elementwise_{add,mul}_s8/_s16 read each block of both inputs (1, 4 or 16
+            # elements on the C, DSP and MVE paths) before writing it: input 1 may be the output.
+            kernel = "binary"
+        else:
             return False
-        kernel = str(op.attributes["kernel"]).strip('"')
-        if kernel not in _IN_PLACE or g["input"] is not None:
+        if g["input"] is not None:
             return False
         if value_bytes(src) != value_bytes(op.results[0]):
             return False
