@@ -67,3 +67,15 @@ func.func @table$portable(%arg0: tensor<2x128xi8>) -> tensor<256xi8> {
   %1 = tosa.reshape %0, %s : (tensor<2x128xi8>, !tosa.shape<1>) -> tensor<256xi8>
   return %1 : tensor<256xi8>
 }
+
+// -----
+
+// A 1x1 pooling window with stride 1 copies its input: it becomes a view, not a call.
+// CMSIS-LABEL: func.func @avg_pool$identity
+// CMSIS: "cmsisnn.reshape"(%arg0)
+// CMSIS-NOT: cmsisnn.avg_pool
+func.func @avg_pool$identity(%arg0: tensor<1x1x1x8xi8>) -> tensor<1x1x1x8xi8> {
+  %zp = "tosa.const"() {values = dense<-5> : tensor<1xi8>} : () -> tensor<1xi8>
+  %0 = tosa.avg_pool2d %arg0, %zp, %zp {acc_type = i32, kernel = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x8xi8>
+  return %0 : tensor<1x1x1x8xi8>
+}

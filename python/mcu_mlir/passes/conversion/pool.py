@@ -31,6 +31,13 @@ def _convert(op, rw, avg: bool):
         last = clamp
     in_shape, out_shape = shape(inp), shape(op.results[0])
     loc = fused_location(ops)
+    if kernel == [1, 1] and stride == [1, 1] and not any(pad) and izp == ozp \
+            and act == list(_LIMITS[et]):
+        # A 1x1 window copies every element (the mean of one value is itself): a view.
+        new = make_kernel_op("reshape", [inp], last.results[0].type, {}, before=op, loc=loc,
+                             source_op="+".join(o.operation.name for o in ops))
+        rw.replace(ops, last, new)
+        return CONVERTED
     source = "+".join(o.operation.name for o in ops)
     # CMSIS-NN's average pool has no zero points: exact up to rounding when they are equal.
     cmsis_ok = rw.use_cmsis and (not avg or izp == ozp) and (et == "i8" or izp == ozp == 0)
