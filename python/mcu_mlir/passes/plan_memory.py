@@ -139,7 +139,10 @@ class PlanMemory(ModulePass):
     def run(self, module: ir.Operation) -> None:
         target = self.target or (str(module.attributes["mcu.target"]).strip('"')
                                  if "mcu.target" in module.attributes else "host")
-        path = CORE_PATH.get(target, "c")
+        if target not in CORE_PATH:
+            self.emit_error(module, f"unknown target '{target}' (targets: {', '.join(CORE_PATH)})")
+            return
+        path = CORE_PATH[target]
         arena = lower = 0
         for fn in self.functions(module):
             a, lb = self._plan_function(fn, path)
