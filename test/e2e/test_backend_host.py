@@ -441,7 +441,7 @@ def test_portable_matches_reference(case, tmp_path):
 
 CMSIS_CASES = ["conv2d", "conv2d-per-tensor-no-clamp", "depthwise-conv2d", "fully-connected",
                "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "add", "mul", "mul-square",
-               "add-through-reshape", "data-movement-s8", *RANDOM_CONVS]
+               "add-through-reshape", "data-movement-s8", "add-broadcast", "mul-broadcast", *RANDOM_CONVS]
 # CMSIS-NN's average pool rounds the mean of raw values (no zero point); TOSA rounds the mean of
 # (x - zp). Measured on these tests: at most 1 LSB apart.
 AVG_POOL_MAX_LSB = 1

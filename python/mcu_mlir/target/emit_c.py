@@ -545,14 +545,37 @@ class _Emitter:
     def cmsis_max_pool(self, i, op, p):
         return self._cmsis_pool(i, op, p, p["kernel"])
 
-    def cmsis_add(self, i, op, p):
+    def _elementwise_blocks(self, op, t):
+        """(in1, in2, out, block, repeats): equal shapes are one call; an operand repeated over
+        leading dimensions makes one call per block of the output (CMSIS-NN does not broadcast)."""
         n = int(np.prod(_shape(op.results[0]), dtype=np.int64))
+        sizes = [int(np.prod(_shape(v), dtype=np.int64)) for v in op.operands]
+        block = min(sizes)
+        repeats = n // block
+
+        def at(expr, size):
+            return f"{expr} + r * {block}" if repeats > 1 and size == n else expr
+
+        return (at(self.ptr(op.operands[0], t), sizes[0]), at(self.ptr(op.operands[1], t), sizes[1]),
+                at(self.out(op, t), n), block, repeats)
+
+    @staticmethod
+    def _repeat(call: str, repeats: int) -> list[str]:
+        if repeats == 1:
+            return [call]
+        return [f"for (int32_t r = 0; r < {repeats}; ++r) {{", f"  {call}",
+                "  if (status != 0) return status;", "}"]
+
+    def cmsis_add(self, i, op, p):
         a = p["activation"]
         t = "int16_t" if p["kernel"].endswith("_s16") else "int8_t"
-        return [f"status = {p['kernel']}({self.ptr(op.operands[0], t)}, {self.ptr(op.operands[1], t)}, "
-                f"{p['input1_offset']}, {p['input1_multiplier']}, {p['input1_shift']}, {p['input2_offset']}, "
-                f"{p['input2_multiplier']}, {p['input2_shift']}, {p['left_shift']}, {self.out(op, t)}, "
-                f"{p['output_offset']}, {p['output_multiplier']}, {p['output_shift']}, {a[0]}, {a[1]}, {n});"]
+        in1, in2, out, block, repeats = self._elementwise_blocks(op, t)
+        return self._repeat(
+            f"status = {p['kernel']}({in1}, {in2}, "
+            f"{p['input1_offset']}, {p['input1_multiplier']}, {p['input1_shift']}, {p['input2_offset']}, "
+            f"{p['input2_multiplier']}, {p['input2_shift']}, {p['left_shift']}, {out}, "
+            f"{p['output_offset']}, {p['output_multiplier']}, {p['output_shift']}, {a[0]}, {a[1]}, {block});",
+            repeats)
 
     def cmsis_transpose(self, i, op, p):
         perms = self.array(f"layer{i}_perms", "uint32_t", p["perms"])
@@ -585,12 +608,13 @@ class _Emitter:
         return lines
 
     def cmsis_mul(self, i, op, p):
-        n = int(np.prod(_shape(op.results[0]), dtype=np.int64))
         a = p["activation"]
         t = "int16_t" if p["kernel"].endswith("_s16") else "int8_t"
-        return [f"status = {p['kernel']}({self.ptr(op.operands[0], t)}, {self.ptr(op.operands[1], t)}, "
-                f"{p['input1_offset']}, {p['input2_offset']}, {self.out(op, t)}, "
-                f"{p['output_offset']}, {p['output_multiplier']}, {p['output_shift']}, {a[0]}, {a[1]}, {n});"]
+        in1, in2, out, block, repeats = self._elementwise_blocks(op, t)
+        return self._repeat(
+            f"status = {p['kernel']}({in1}, {in2}, {p['input1_offset']}, {p['input2_offset']}, {out}, "
+            f"{p['output_offset']}, {p['output_multiplier']}, {p['output_shift']}, {a[0]}, {a[1]}, {block});",
+            repeats)
 
     # files ------------------------------------------------------------------------------------
     def io_infos(self):

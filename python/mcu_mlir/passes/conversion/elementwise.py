@@ -206,11 +206,26 @@ def convert_mul_unit(op, rw):
                          suffix="s16" if in_elem == "i16" else "s8")
 
 
+def _leading_repeat(op) -> bool:
+    """One operand has the output's shape; the other repeats over its leading dimensions only."""
+    out = shape(op.results[0])
+    shapes = [shape(op.operands[0]), shape(op.operands[1])]
+    if out not in shapes:
+        return False
+    small = shapes[1] if shapes[0] == out else shapes[0]
+    k = 0
+    while k < len(small) and small[k] == 1:
+        k += 1
+    return small[k:] == out[k:] and k > 0
+
+
 def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8", broadcast=False):
     ops = list(feeder_ops) + [op, rs.op] + ([last] if last is not rs.op else [])
     loc = fused_location(ops)
     source = "+".join(o.operation.name for o in ops)
-    if rw.use_cmsis and not broadcast:  # CMSIS-NN's elementwise kernels do not broadcast
+    # CMSIS-NN's elementwise kernels do not broadcast; a repeat over leading dimensions (a
+    # per-channel vector times every pixel, as in squeeze-excite) is a loop of calls, one per block.
+    if rw.use_cmsis and (not broadcast or _leading_repeat(op)):
         attrs = dict(params)
         attrs["kernel"] = f"arm_elementwise_{kind}_{suffix}"
         new = make_kernel_op(kind, inputs, last.results[0].type, attrs, before=op, loc=loc,
