@@ -83,6 +83,11 @@ def _cmsis_nn_path(options: CompileOptions) -> str | None:
     return options.cmsis_nn_path or os.environ.get("CMSIS_NN_PATH")
 
 
+def _ir(module) -> str:
+    """A stage's IR with its locations, so that layer names survive a compile from this file."""
+    return module.operation.get_asm(enable_debug_info=True)
+
+
 def _write(out: Path, name: str, text: str, result: CompileResult, stage: str) -> Path:
     path = out / name
     path.write_text(text)
@@ -97,11 +102,12 @@ def _frontend(model, example_inputs, options, result, timings):
             raise UserError(f"--emit torch needs a PyTorch model, but {model} is already TOSA")
         with _Timer(timings, "import"):
             module = load_tosa_file(Path(model))
-        _write(result.output_dir, "tosa-import.mlir", str(module), result, "tosa-import")
+        _write(result.output_dir, "tosa-import.mlir", _ir(module), result, "tosa-import")
         return module
     from . import frontend
     fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
-                                 calibration=options.calibration, timings=timings)
+                                 calibration=options.calibration, timings=timings,
+                                 torch_ir=options.emit == "torch")
     result.frontend = fres
     torch_text = getattr(fres, "torch_text", None)
     if torch_text:
@@ -110,7 +116,7 @@ def _frontend(model, example_inputs, options, result, timings):
         if not torch_text:
             raise UserError("this build's frontend does not keep the torch-dialect IR")
         return fres.module
-    _write(result.output_dir, "tosa-import.mlir", str(fres.module), result, "tosa-import")
+    _write(result.output_dir, "tosa-import.mlir", _ir(fres.module), result, "tosa-import")
     result.report["quantization"] = {
         "inputs": [_asdict(t) for t in fres.inputs],
         "outputs": [_asdict(t) for t in fres.outputs],
@@ -156,7 +162,7 @@ def load_tosa_file(path: Path):
 def _run(module, pipeline: str, out: Path, stage: str):
     """Runs a pipeline; a compiler bug leaves the input module on disk with the command to reproduce."""
     from .pipeline import run_pipeline
-    before = str(module)
+    before = _ir(module)
     try:
         with module.context, _location(module):
             run_pipeline(module, pipeline)
@@ -183,31 +189,12 @@ def _tosa_stage(module, options, result, timings):
     out = result.output_dir
     with _Timer(timings, "layout-passes"):
         _run(module, f"{LAYOUT_PIPELINE}{{io-layout={options.io_layout}}}", out, "tosa")
-    text = str(module)
-    if options.emit == "tosa-int" and _has_float_compute(module):
-        raise UserError("--emit tosa-int: the TOSA still computes in float; quantize the model (--quantize int8)")
-    _write(out, "model.tosa.mlir", text, result, "tosa")
+    if options.emit == "tosa-int" or options.reaches("cmsisnn"):
+        # Integer contract of everything below: no float op, double-rounding rescales.
+        _run(module, "mcu-verify-integer-tosa", out, "tosa-int")
+    _write(out, "model.tosa.mlir", _ir(module), result, "tosa")
     from .transposes import count_data_moving_transposes
     result.report["transposes"] = count_data_moving_transposes(module)
-
-
-def _has_float_compute(module) -> bool:
-    """True when an op other than the boundary quantize/dequantize computes in float."""
-    from . import _mlir
-    found = []
-
-    def visit(op):
-        name = op.name
-        if name.startswith("tosa.") and name not in ("tosa.const", "tosa.rescale", "tosa.cast", "tosa.const_shape"):
-            for v in list(op.results):
-                if _mlir.ir.ShapedType.isinstance(v.type) and _mlir.ir.FloatType.isinstance(
-                        _mlir.ir.ShapedType(v.type).element_type):
-                    found.append(name)
-        return _mlir.ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    # Dequantize at the boundary computes in float by nature (cast + mul); anything else is not integer.
-    return any(n not in ("tosa.mul", "tosa.sub", "tosa.add", "tosa.cast") for n in found)
 
 
 def _backend_stage(module, options, result, timings):
@@ -216,7 +203,7 @@ def _backend_stage(module, options, result, timings):
     load_dialect(module.context, "cmsisnn")
     with _Timer(timings, "backend-passes"):
         _run(module, f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend}}}", out, "cmsisnn")
-    _write(out, "cmsisnn.mlir", str(module), result, "cmsisnn")
+    _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
 
 
 def _emit_stage(module, options, result, timings):

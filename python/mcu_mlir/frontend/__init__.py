@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import os
 import sys
 import time
@@ -24,6 +25,11 @@ from .._mlir import ir, new_context
 from ..diagnostics import UserError
 
 DEFAULT_CALIBRATION_SAMPLES = 8
+
+# torchao logs that its optional GPU extensions are absent, and torch that an enum torchao registers
+# is deprecated: neither concerns a CPU-only int8 flow, and both would bury our own messages.
+logging.getLogger("torchao").setLevel(logging.ERROR)
+logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
 
 
 @dataclass

@@ -105,6 +105,12 @@ PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.defa
 
 def node_location(node) -> tuple[str | None, int | None, str]:
     """(file, line, module path) of the PyTorch source of an FX node."""
+    # (De)quantize nodes that PT2E inserted have no source of their own: they belong to the layer
+    # whose value they carry, so the layer is named after the module (e.g. 'features.3.conv').
+    if not node.meta.get("nn_module_stack") and "quantize" in str(getattr(node, "target", "")):
+        src = node.args[0] if node.args else None
+        if isinstance(src, torch.fx.Node) and src.op == "call_function":
+            return node_location(src)
     trace = node.meta.get("stack_trace") or ""
     found = re.findall(r'File "([^"]+)", line (\d+)', trace)
     user = [f for f in found if "/torch/" not in f[0] and "/torchao/" not in f[0]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from ..diagnostics import UserError, repro_command, report_internal_error
 from ..options import BACKENDS, IO_LAYOUTS, QUANTIZE, STAGES, TARGETS
@@ -30,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _shape(text: str) -> tuple[int, ...]:
     try:
-        dims = tuple(int(d) for d in text.replace("x", ",").split(",") if d.strip())
+        dims = tuple(int(d) for d in text.split(","))
     except ValueError:
         raise UserError(f"--input-shape {text!r}: expected comma-separated integers like 1,3,96,96") from None
     if not dims or any(d <= 0 for d in dims):
@@ -82,9 +83,14 @@ def _summary(result, timing: bool) -> None:
             print(f"  {stage:<16} {seconds:8.3f} s")
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"mcu-compile: warning: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
+    warnings.showwarning = _show_warning
     try:
         return run(args)
     except UserError as e:

@@ -1,0 +1,142 @@
+"""mcu-compile's contract: stages, files, report keys, TOSA inputs, determinism and user errors."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+MODEL = '''
+import torch
+from torch import nn
+
+class Small(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4 * 6 * 6, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        return self.fc(torch.flatten(y, 1))
+
+def small():
+    return Small().eval()
+
+def training():
+    return Small().train()
+
+class Sort(nn.Module):
+    def forward(self, x):
+        return torch.sort(x, dim=1).values
+
+def unsupported():
+    return Sort().eval()
+
+def broken():
+    raise RuntimeError("factory failed")
+'''
+
+
+def mcu_compile(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "mcu_mlir.tools.mcu_compile", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=600,
+                          env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("models") / "small.py"
+    path.write_text(MODEL)
+    return path
+
+
+@pytest.fixture(scope="module")
+def compiled(model_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    proc = mcu_compile(f"{model_file}:small", "--input-shape", "1,2,6,6", "--target", "cortex-m4",
+                       "--backend", "portable", "--emit", "c", "--calibration", "4", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_c_stage_writes_every_file_and_report_key(compiled):
+    names = {p.name for p in compiled.iterdir()}
+    assert {"tosa-import.mlir", "model.tosa.mlir", "cmsisnn.mlir", "model.c", "model.h", "report.json"} <= names
+    report = json.loads((compiled / "report.json").read_text())
+    for key in ("arena_bytes", "arena_lower_bound_bytes", "weights_bytes", "transposes", "compile_seconds", "ops"):
+        assert key in report, key
+    assert "flash_bytes" not in report  # the firmware stage was not reached: absent, not zero
+    for op in report["ops"]:
+        assert {"name", "tosa_op", "kernel", "weights_bytes", "arena_offset"} <= set(op)
+    kernels = [op["kernel"] for op in report["ops"]]
+    assert "portable:conv2d_s8" in kernels
+    assert report["arena_lower_bound_bytes"] <= report["arena_bytes"]
+    assert report["transposes"] <= 1   # at most the NCHW input's
+
+
+def test_same_input_gives_byte_identical_c(model_file, compiled, tmp_path):
+    proc = mcu_compile(f"{model_file}:small", "--input-shape", "1,2,6,6", "--target", "cortex-m4",
+                       "--backend", "portable", "--emit", "c", "--calibration", "4", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("model.c", "model.h", "model.tosa.mlir", "cmsisnn.mlir"):
+        assert (tmp_path / name).read_bytes() == (compiled / name).read_bytes(), name
+
+
+def test_tosa_file_compiles_the_same_way(compiled, tmp_path):
+    tosa_file = tmp_path / "in.mlir"
+    tosa_file.write_text((compiled / "model.tosa.mlir").read_text())
+    out = tmp_path / "out"
+    proc = mcu_compile(tosa_file, "--target", "cortex-m4", "--backend", "portable", "--emit", "c", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "model.c").read_text() == (compiled / "model.c").read_text()
+
+
+def test_tosa_flatbuffer_input(compiled, tmp_path):
+    from mcu_mlir.reference import run_reference
+    flat = tmp_path / "m.tosa"
+    subprocess.run(["tosa-opt", str(compiled / "model.tosa.mlir"), "--tosa-serialize",
+                    f"--tosa-flatbuffer-filename={flat}", "-o", os.devnull], check=True,
+                   env={**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]})
+    out = tmp_path / "out"
+    proc = mcu_compile(flat, "--target", "cortex-m4", "--backend", "portable", "--emit", "tosa", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    x = np.random.default_rng(0).integers(-128, 128, size=(1, 2, 6, 6), dtype=np.int8)
+    before = run_reference((compiled / "model.tosa.mlir").read_text(), [x])
+    after = run_reference((out / "model.tosa.mlir").read_text(), [x])
+    np.testing.assert_array_equal(before[0], after[0])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["{m}:small", "--input-shape", "1,2,a,6"], "--input-shape '1,2,a,6': expected comma-separated integers"),
+    (["{m}:small"], "needs --input-shape"),
+    (["{m}:nothing", "--input-shape", "1,2,6,6"], "nothing"),
+    (["{m}:broken", "--input-shape", "1,2,6,6"], "factory failed"),
+    (["{m}:training", "--input-shape", "1,2,6,6"], "eval"),
+    (["{m}:unsupported", "--input-shape", "1,2,6,6"], "sort"),
+    (["{m}:small", "--input-shape", "1,2,6,6", "--quantize", "none", "--emit", "c"], "integer model"),
+    (["missing.py:f", "--input-shape", "1"], "missing.py"),
+    (["{bad}"], "error:"),
+])
+def test_user_errors_exit_1_without_traceback(model_file, tmp_path, args, message):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @main(%a: tensor<2xi8>) -> tensor<2xi8> {\n  return %b : tensor<2xi8>\n}\n")
+    args = [a.format(m=model_file, bad=bad) for a in args]
+    proc = mcu_compile(*args, "-o", tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_malformed_tosa_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @main(%a: tensor<2xi8>) -> tensor<2xi8> {\n  return %b : tensor<2xi8>\n}\n")
+    proc = mcu_compile(bad, "-o", tmp_path / "out")
+    assert proc.returncode == 1
+    assert f"{bad}:2:" in proc.stderr
