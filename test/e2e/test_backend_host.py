@@ -353,6 +353,31 @@ def _parse_dense(attr_text: str):
     return np.array(values).reshape(dims), ty
 
 
+def slice_views_graph(rng):
+    """Slices that are one contiguous run of their input (rows of an NHWC tensor, of the arena and
+    of a graph input) become views at an offset; the others stay copies."""
+    body = const("tab", rand_i8(rng, (256,)), "i8")
+    body += "  %t = tosa.table %arg0, %tab : (tensor<1x6x3x4xi8>, tensor<256xi8>) -> tensor<1x6x3x4xi8>\n"
+    body += '  %st = tosa.const_shape {values = dense<[0, 2, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += '  %sz = tosa.const_shape {values = dense<[1, 3, 3, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += "  %s1 = tosa.slice %t, %st, %sz : (tensor<1x6x3x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x3x3x4xi8>\n"
+    body += "  %u = tosa.table %s1, %tab : (tensor<1x3x3x4xi8>, tensor<256xi8>) -> tensor<1x3x3x4xi8>\n"
+    body += '  %st2 = tosa.const_shape {values = dense<[0, 5, 1, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += '  %sz2 = tosa.const_shape {values = dense<[1, 1, 2, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += "  %s2 = tosa.slice %arg0, %st2, %sz2 : (tensor<1x6x3x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x1x2x4xi8>\n"
+    body += "  %v = tosa.table %s2, %tab : (tensor<1x1x2x4xi8>, tensor<256xi8>) -> tensor<1x1x2x4xi8>\n"
+    body += '  %st4 = tosa.const_shape {values = dense<[0, 4, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += '  %sz4 = tosa.const_shape {values = dense<[1, 2, 3, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += "  %s4 = tosa.slice %arg0, %st4, %sz4 : (tensor<1x6x3x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x2x3x4xi8>\n"
+    body += "  %w = tosa.table %s4, %tab : (tensor<1x2x3x4xi8>, tensor<256xi8>) -> tensor<1x2x3x4xi8>\n"
+    body += '  %st3 = tosa.const_shape {values = dense<[0, 0, 0, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += '  %sz3 = tosa.const_shape {values = dense<[1, 6, 3, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+    body += "  %s3 = tosa.slice %t, %st3, %sz3 : (tensor<1x6x3x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x6x3x2xi8>\n"
+    text = func(["tensor<1x6x3x4xi8>"], ["tensor<1x3x3x4xi8>", "tensor<1x1x2x4xi8>", "tensor<1x2x3x4xi8>",
+                                         "tensor<1x6x3x2xi8>"], body, ["u", "v", "w", "s3"])
+    return text, [rand_i8(rng, (1, 6, 3, 4))]
+
+
 def random_conv_case(seed: int):
     """A conv or depthwise conv with random shape, kernel, stride, padding and dilation."""
     def build(rng):
@@ -401,6 +426,7 @@ CASES = {
     "transpose-conv2d": transpose_conv_graph,
     "int16-table-mul": int16_table_mul_graph,
     "dense-resource-weights": dense_resource_graph,
+    "slice-views": slice_views_graph,
     "data-movement-s8": data_movement_s8_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
@@ -417,7 +443,9 @@ FUSED_KERNEL = {
     "add-through-reshape": "portable:elementwise_add_s8",
 }
 # Cases that become a fixed sequence of kernels.
-KERNEL_SEQUENCE = {"int16-table-mul": ["portable:table_s16_rescale", "portable:elementwise_mul_s16"]}
+KERNEL_SEQUENCE = {"int16-table-mul": ["portable:table_s16_rescale", "portable:elementwise_mul_s16"],
+                   "slice-views": ["portable:table_s8", "view", "portable:table_s8", "portable:slice",
+                                   "portable:table_s8", "view", "portable:table_s8", "portable:slice"]}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -63,6 +63,30 @@ def scratch_bytes(op, path: str) -> int:
     return 0
 
 
+def _contiguous_slice_offset(op) -> int | None:
+    """Byte offset of a portable slice whose output is one contiguous run of its input, else None.
+
+    That holds when every dimension after the first cut one is taken whole and every dimension
+    before it has size 1 in the output (e.g. N=1, H sliced, W and C whole; or gates of a 1x1xK row).
+    """
+    if op.operation.name != "cmsisnn.portable" or str(op.attributes["kernel"]).strip('"') != "slice":
+        return None
+    params = op.attributes["params"]
+    start = [int(x) for x in ir.DenseI32ArrayAttr(params["start"])]
+    in_shape = list(ir.RankedTensorType(op.operands[0].type).shape)
+    out_shape = list(ir.RankedTensorType(op.results[0].type).shape)
+    cut = next((d for d in range(len(in_shape)) if out_shape[d] != in_shape[d]), None)
+    if cut is None:
+        return 0
+    if any(out_shape[d] != 1 for d in range(cut)) or out_shape[cut + 1:] != in_shape[cut + 1:]:
+        return None
+    strides, acc = [], 1
+    for d in reversed(in_shape):
+        strides.insert(0, acc)
+        acc *= d
+    return sum(s * st for s, st in zip(start, strides)) * int(ir.IntegerAttr(params["elem_bytes"]).value)
+
+
 @dataclasses.dataclass
 class _Buffer:
     size: int
@@ -176,28 +200,38 @@ class PlanMemory(ModulePass):
 
         for arg in block.arguments:
             new_group(arg)["input"] = arg.arg_number
+        view_offset: dict = {}  # value -> byte offset inside its group's buffer
         for op in ops:
             v = op.results[0]
             out_index = returned.get(v)
             src = op.operands[0] if len(op.operands) else None
             g = group_of.get(src) if src is not None else None
-            can_alias = g is not None and (
-                op.operation.name == "cmsisnn.reshape"
-                or self._in_place(op, src, g, ops, index))
+            is_reshape = op.operation.name == "cmsisnn.reshape"
+            slice_offset = _contiguous_slice_offset(op)
+            if g is not None and slice_offset is not None and out_index is None:
+                # A slice that is one contiguous run of its input: a view at an offset.
+                g["values"].append(v)
+                group_of[v] = g
+                view_offset[v] = view_offset.get(src, 0) + slice_offset
+                op.attributes["mcu.view"] = ir.UnitAttr.get()
+                continue
+            can_alias = g is not None and (is_reshape or self._in_place(op, src, g, ops, index))
+            if can_alias and view_offset.get(src, 0) and (out_index is not None or not is_reshape):
+                can_alias = False  # a group's output or in-place result starts at its base
             if can_alias and out_index is not None and (g["input"] is not None or g["output"] is not None):
                 can_alias = False
-            if can_alias and out_index is None and g["output"] is not None and \
-                    op.operation.name != "cmsisnn.reshape":
+            if can_alias and out_index is None and g["output"] is not None and not is_reshape:
                 can_alias = False
             if can_alias:
                 g["values"].append(v)
                 group_of[v] = g
+                view_offset[v] = view_offset.get(src, 0)
                 if out_index is not None:
                     g["output"] = out_index
             else:
                 ng = new_group(v)
                 ng["output"] = out_index
-                if op.operation.name == "cmsisnn.reshape":
+                if is_reshape:
                     op.attributes["mcu.copy"] = ir.UnitAttr.get()
 
         # Lifetimes over kernel positions; graph inputs/outputs live outside the arena.
@@ -231,12 +265,13 @@ class PlanMemory(ModulePass):
         i64 = ir.IntegerType.get_signless(64)
         for i, op in enumerate(ops):
             g = group_of[op.results[0]]
+            extra = view_offset.get(op.results[0], 0)
             if g["input"] is not None:
-                storage, offset = f"input:{g['input']}", 0
+                storage, offset = f"input:{g['input']}", extra
             elif g["output"] is not None:
-                storage, offset = f"output:{g['output']}", 0
+                storage, offset = f"output:{g['output']}", extra
             else:
-                storage, offset = "arena", by_group[id(g)].offset
+                storage, offset = "arena", by_group[id(g)].offset + extra
             op.attributes["mcu.storage"] = ir.StringAttr.get(storage)
             op.attributes["mcu.offset"] = ir.IntegerAttr.get(i64, offset)
             if i in scratch:

@@ -89,6 +89,8 @@ def _params(op) -> dict:
 
 
 def _kernel_name(op) -> str:
+    if "mcu.view" in op.attributes:
+        return "view"
     if op.operation.name == "cmsisnn.portable":
         return "portable:" + _str(op, "kernel")
     if op.operation.name == "cmsisnn.reshape":
@@ -182,12 +184,14 @@ class _Emitter:
 
     def storage(self, op) -> str:
         kind = _str(op, "mcu.storage")
+        offset = _int(op, "mcu.offset")
         if kind == "arena":
-            return f"(arena + {_int(op, 'mcu.offset')})"
+            return f"(arena + {offset})"
         what, _, index = kind.partition(":")
+        at = f" + {offset}" if offset else ""  # views into a caller buffer
         if what == "input":
-            return f"((uint8_t *)inputs[{index}])"
-        return f"((uint8_t *)outputs[{index}])"
+            return f"((uint8_t *)inputs[{index}]{at})"
+        return f"((uint8_t *)outputs[{index}]{at})"
 
     def ptr(self, value, ctype: str, hint="t", const=True) -> str:
         b = self.buf(value, hint)
@@ -206,6 +210,8 @@ class _Emitter:
     # calls --------------------------------------------------------------------------------------
     def emit_op(self, i: int, op) -> list[str]:
         name = op.operation.name
+        if "mcu.view" in op.attributes:
+            return []  # a contiguous slice: the planner placed it inside its input
         if name == "cmsisnn.reshape":
             if "mcu.copy" not in op.attributes:
                 return []  # a view: the planner gave it its input's storage
