@@ -147,8 +147,8 @@ class PlanMemory(ModulePass):
     """Plans one static arena for the intermediate tensors and scratch buffers.
 
     Lifetimes come from the kernel order; buffers are placed best-fit (several orders tried, the
-    smallest kept). Reshapes are views of their input; elementwise portable kernels write in place
-    when their input dies there; CMSIS-NN scratch buffers are sized for the target core and share
+    smallest kept). Reshapes, and slices that are one contiguous run of their input, are views
+    (at an offset); elementwise kernels write in place when their input dies there; CMSIS-NN scratch buffers are sized for the target core and share
     the arena. Graph inputs and outputs stay in the caller's buffers. Records `mcu.arena_bytes`
     and `mcu.arena_lower_bound_bytes` (the most bytes live at once) on the module; each kernel op
     gets `mcu.storage` ("arena" / "input:N" / "output:N"), `mcu.offset`, and scratch attributes.
