@@ -59,10 +59,22 @@ def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...]) ->
     out = tempfile.mkdtemp(prefix=f"mcu-bench-{name}-")
     cmsis_nn = os.environ.get("CMSIS_NN_PATH") if backend == "cmsis-nn" else None
     # Code is generated per core (CMSIS-NN scratch sizes differ by kernel path), so compile per target.
+    from mcu_mlir.diagnostics import UserError
     for target in targets:
         tout = os.path.join(out, target)
-        result = compile_model(model, example, target=target, backend=backend, emit="elf" if run else "c",
-                               output_dir=tout, cmsis_nn_path=cmsis_nn)
+        try:
+            result = compile_model(model, example, target=target, backend=backend, emit="elf" if run else "c",
+                                   output_dir=tout, cmsis_nn_path=cmsis_nn)
+        except UserError as e:   # e.g. a model larger than the machine's flash: a figure, not a crash
+            row[f"{target}_instructions"] = "does not fit"
+            row.setdefault("notes", []).append(f"{target}: {e}")
+            if target != targets[0]:
+                continue
+            result = compile_model(model, example, target=target, backend=backend, emit="c",
+                                   output_dir=tout, cmsis_nn_path=cmsis_nn)
+            run_here = False
+        else:
+            run_here = run
         r = result.report
         if target == targets[0]:
             row["compile_s"] = r["compile_seconds"]          # torch model -> C, without the C build
@@ -78,7 +90,7 @@ def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...]) ->
             row["code"] = r.get("code_bytes")
             row["param_int8"] = int8_parameter_bytes(model)
             row["transposes"] = r.get("transposes")
-        if run:
+        if run_here:
             from mcu_mlir.target.run import run as run_firmware
             fw = run_firmware(tout, [t.detach().numpy() for t in example], target=target,
                               count_instructions=True, cmsis_nn_path=cmsis_nn)
@@ -92,6 +104,8 @@ def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...]) ->
 def _fmt(v, spec="{:,}"):
     if v is None:
         return "-"
+    if isinstance(v, str):
+        return v
     return spec.format(v)
 
 
@@ -137,6 +151,9 @@ def main(argv=None) -> int:
         rows.append(bench_model(name, args.backend, not args.no_run, targets))
         print(f"  {name}: done in {rows[-1]['compile_s']:.2f} s compile", file=sys.stderr)
     print_table(rows, targets)
+    for r in rows:
+        for note in r.get("notes", []):
+            print(f"note: {r['model']}: {note}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

@@ -210,7 +210,8 @@ def _emit_stage(module, options, result, timings):
     from .target import emit_c
     out = result.output_dir
     with _Timer(timings, "emit-c"):
-        files = emit_c.emit_c(module)
+        fres = result.frontend
+        files = emit_c.emit_c(module, fres.inputs if fres else None, fres.outputs if fres else None)
         for name, text in sorted(files.items()):
             _write(out, name, text, result, name)
         report = emit_c.model_report(module)

@@ -207,7 +207,7 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
         args = []
         for i, (array, info) in enumerate(zip(inputs, input_params)):
             array = np.asarray(array)
-            if int(np.prod(array.shape)) != int(np.prod(info.shape)):
+            if tuple(array.shape) != tuple(info.shape):   # same size in another layout is still wrong
                 raise UserError(f"input {i} ({info.name}) has shape {tuple(array.shape)}, the model expects {info.shape}")
             q = quantize(array, info)
             (tmp_path / f"input{i}.bin").write_bytes(np.ascontiguousarray(q).tobytes())
