@@ -140,3 +140,16 @@ def test_malformed_tosa_names_file_and_line(tmp_path):
     proc = mcu_compile(bad, "-o", tmp_path / "out")
     assert proc.returncode == 1
     assert f"{bad}:2:" in proc.stderr
+
+
+def test_nhwc_io_layout_reaches_the_header(model_file, compiled, tmp_path):
+    proc = mcu_compile(f"{model_file}:small", "--input-shape", "1,2,6,6", "--target", "cortex-m4",
+                       "--backend", "portable", "--io-layout", "nhwc", "--calibration", "4", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["transposes"] == 0
+    quant = report["quantization"]["inputs"][0]
+    model_c = (tmp_path / "model.c").read_text()
+    # The header describes what the caller passes: NHWC, with the frontend's quantization.
+    assert '{"input0", 4, {1, 6, 6, 2}, 1, 0, ' in model_c
+    assert f"{quant['scale']!r}f, {quant['zero_point']}," in model_c
