@@ -73,6 +73,9 @@ _TORCH_MODULES = (
     "torch.export._trace", "torch._export.non_strict_utils", "torch._functorch.aot_autograd",
     "torch._inductor.compiler_bisector", "torch._inductor.sizevars",
     "torch._inductor.fx_passes.dedupe_symint_uses",
+    "torch._export.passes.replace_set_grad_with_hop_pass",
+    "torch._export.passes.replace_autocast_with_hop_pass", "torch._export.passes._node_metadata_hook",
+    "torch._subclasses.schema_check_mode", "torch.fx.experimental.validator",
     "torchao.quantization.pt2e.quantize_pt2e", "torchao.quantization.pt2e.utils",
 )
 
