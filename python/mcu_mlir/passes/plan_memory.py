@@ -9,6 +9,7 @@ import numpy as np
 
 from .._mlir import ir
 from ..target import cmsis_buffers
+from . import memory_overlap
 from .base import ModulePass
 from .conversion.common import CORE_PATH, DTYPE_BYTES
 
@@ -159,6 +160,9 @@ class PlanMemory(ModulePass):
         "help": "core (default: the module's mcu.target)"})
     ram_bytes: int = dataclasses.field(default=0, metadata={
         "help": "fail when the arena exceeds this many bytes (0: no limit)"})
+    overlap: bool = dataclasses.field(default=True, metadata={
+        "help": "let a conv / depthwise output overwrite the part of its dying input that no later "
+                "output pixel reads (per-kernel access order; records mcu.arena_overlap_bound_bytes)"})
 
     def run(self, module: ir.Operation) -> None:
         target = self.target or (str(module.attributes["mcu.target"]).strip('"')
@@ -167,18 +171,19 @@ class PlanMemory(ModulePass):
             self.emit_error(module, f"unknown target '{target}' (targets: {', '.join(CORE_PATH)})")
             return
         path = CORE_PATH[target]
-        arena = lower = 0
+        arena = lower = overlap_lower = 0
         for fn in self.functions(module):
-            a, lb = self._plan_function(fn, path)
-            arena, lower = max(arena, a), max(lower, lb)
+            a, lb, olb = self._plan_function(fn, path)
+            arena, lower, overlap_lower = max(arena, a), max(lower, lb), max(overlap_lower, olb)
         i64 = ir.IntegerType.get_signless(64)
         module.attributes["mcu.arena_bytes"] = ir.IntegerAttr.get(i64, arena)
         module.attributes["mcu.arena_lower_bound_bytes"] = ir.IntegerAttr.get(i64, lower)
+        module.attributes["mcu.arena_overlap_bound_bytes"] = ir.IntegerAttr.get(i64, overlap_lower)
         if self.ram_bytes and arena > self.ram_bytes:
             self.emit_error(module, f"the model needs a {arena}-byte arena (at least {lower} bytes "
                                     f"live at once); the target has ram-bytes={self.ram_bytes}")
 
-    def _plan_function(self, fn, path: str) -> tuple[int, int]:
+    def _plan_function(self, fn, path: str) -> tuple[int, int, int]:
         block = fn.regions[0].blocks[0]
         ops = kernel_ops(block)
         index = {op.results[0]: i for i, op in enumerate(ops)}
@@ -260,7 +265,14 @@ class PlanMemory(ModulePass):
                 buffers.append(scratch[i])
         lower = max((sum(b.size for b in buffers if b.start <= t <= b.end)
                      for t in range(n_ops + 1)), default=0)
-        arena = place(buffers, lower)
+        pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, path) \
+            if self.overlap else {}
+        overlap_lower = memory_overlap.overlap_bound(buffers, pairs, n_ops + 1)
+        if pairs:
+            arena = memory_overlap.place(buffers, pairs, overlap_lower, RANDOM_ORDERS)
+            memory_overlap.check_placement(buffers, pairs)
+        else:
+            arena = place(buffers, lower)
 
         i64 = ir.IntegerType.get_signless(64)
         for i, op in enumerate(ops):
@@ -277,7 +289,7 @@ class PlanMemory(ModulePass):
             if i in scratch:
                 op.attributes["mcu.scratch_offset"] = ir.IntegerAttr.get(i64, scratch[i].offset)
                 op.attributes["mcu.scratch_bytes"] = ir.IntegerAttr.get(i64, scratch[i].size)
-        return arena, lower
+        return arena, lower, overlap_lower
 
     @staticmethod
     def _in_place(op, src, g, ops, index) -> bool:

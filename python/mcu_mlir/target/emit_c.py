@@ -781,6 +781,7 @@ def model_report(module) -> dict:
                     _str(op, "mcu.storage") == "arena" else None})
     return {"arena_bytes": _int(module_op, "mcu.arena_bytes"),
             "arena_lower_bound_bytes": _int(module_op, "mcu.arena_lower_bound_bytes"),
+            "arena_overlap_bound_bytes": _int(module_op, "mcu.arena_overlap_bound_bytes", None),
             "weights_bytes": weights,
             "target": _str(module_op, "mcu.target") if "mcu.target" in module_op.attributes else None,
             "backend": _str(module_op, "mcu.backend") if "mcu.backend" in module_op.attributes else None,

@@ -1,0 +1,55 @@
+// RUN: mcu-opt %s --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m55},mcu-plan-memory)' | FileCheck %s --check-prefix=MVE
+// RUN: mcu-opt %s --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m55},mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=APART
+// RUN: mcu-opt %s --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m4},mcu-plan-memory)' | FileCheck %s --check-prefix=DSP
+// RUN: mcu-opt %s --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{backend=portable},mcu-plan-memory)' | FileCheck %s --check-prefix=PORTABLE
+
+// conv 3x3 -> depthwise 3x3 -> conv 1x1 -> conv 3x3 on 8x8x16 int8 (1024 B per tensor).
+// The depthwise output may start D bytes before its dying input: a pixel's window starts at most
+// one row and one pixel back, and MVE computes 4 pixels per step, so D = (8 + 1 + 4) * 16 = 208.
+// At the depthwise the classic plan holds input + output + the 4464-byte MVE scratch = 6512 B;
+// overlapped, 208 + 1024 + 4464 = 5696 B.
+// MVE: mcu.arena_bytes = 5696 : i64, mcu.arena_lower_bound_bytes = 6512 : i64, mcu.arena_overlap_bound_bytes = 5696 : i64
+// MVE: "cmsisnn.conv"
+// MVE-SAME: mcu.offset = 208 : i64
+// MVE-SAME: mcu.storage = "arena"
+// MVE: "cmsisnn.depthwise_conv"
+// MVE-SAME: mcu.offset = 0 : i64
+// MVE-SAME: mcu.scratch_offset = 1232 : i64
+
+// Without overlap every live buffer is apart: the classic lower bound.
+// APART: mcu.arena_bytes = 6512 : i64, mcu.arena_lower_bound_bytes = 6512 : i64, mcu.arena_overlap_bound_bytes = 6512 : i64
+
+// On the DSP path the 1x1 conv calls arm_convolve_1x1_s8_fast, whose matrix product loops over
+// output-channel pairs outside the pixels (every input pixel is read again after the first
+// outputs are written): its input and output must stay apart, so both bounds are 2 * 1024 B.
+// DSP: mcu.arena_bytes = 2048 : i64, mcu.arena_lower_bound_bytes = 2048 : i64, mcu.arena_overlap_bound_bytes = 2048 : i64
+
+// The portable kernels compute one pixel at a time: depthwise D = (8 + 1 + 1) * 16 = 160,
+// 1x1 D = 16; the conv 1x1 output, the depthwise output and the first conv output nest.
+// PORTABLE: mcu.arena_bytes = 1200 : i64, mcu.arena_lower_bound_bytes = 2048 : i64, mcu.arena_overlap_bound_bytes = 1184 : i64
+// PORTABLE: kernel = "conv2d_s8"
+// PORTABLE-SAME: mcu.offset = 176 : i64
+// PORTABLE: kernel = "depthwise_conv2d_s8"
+// PORTABLE-SAME: mcu.offset = 16 : i64
+// PORTABLE: kernel = "conv2d_s8"
+// PORTABLE-SAME: mcu.offset = 0 : i64
+// PORTABLE-SAME: mcu.storage = "arena"
+func.func @main(%arg0: tensor<1x8x8x16xi8>) -> tensor<1x8x8x16xi8> {
+  %w = "tosa.const"() {values = dense<1> : tensor<16x3x3x16xi8>} : () -> tensor<16x3x3x16xi8>
+  %dw = "tosa.const"() {values = dense<1> : tensor<3x3x16x1xi8>} : () -> tensor<3x3x16x1xi8>
+  %w1 = "tosa.const"() {values = dense<1> : tensor<16x1x1x16xi8>} : () -> tensor<16x1x1x16xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<16xi32>} : () -> tensor<16xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<38> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %0 = tosa.conv2d %arg0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xi8>, tensor<16x3x3x16xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x16xi32>
+  %1 = tosa.rescale %0, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x16xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x16xi8>
+  %2 = tosa.depthwise_conv2d %1, %dw, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xi8>, tensor<3x3x16x1xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x16xi32>
+  %3 = tosa.rescale %2, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x16xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x16xi8>
+  %4 = tosa.conv2d %3, %w1, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xi8>, tensor<16x1x1x16xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x16xi32>
+  %5 = tosa.rescale %4, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x16xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x16xi8>
+  %6 = tosa.conv2d %5, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xi8>, tensor<16x3x3x16xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x16xi32>
+  %7 = tosa.rescale %6, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x8x16xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x16xi8>
+  return %7 : tensor<1x8x8x16xi8>
+}
