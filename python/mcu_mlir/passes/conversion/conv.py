@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import PassError
-from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
+from .common import (CONVERTED, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_kernel_op, make_portable,
-                     per_channel_params, shape)
+                     op_name, per_channel_params, producer, shape, users)
 
 
 def _operands(op, what: str):
@@ -52,6 +52,48 @@ def _conv_kernel(rw, in_shape, w_shape, out_shape, pad, stride, dilation) -> str
     return "arm_convolve_wrapper_s8"
 
 
+def _trailing_slice_source(op, rw, inp, w_shape, out_shape, pad, stride, dilation):
+    """Reads past a chain of slices that only drop trailing rows / columns the conv never reads.
+
+    A slice at offset 0 that keeps N and C only trims H / W. When the conv's last window ends
+    inside the sliced extent (it never reads the bottom / right padding), reading the unsliced
+    tensor with the same output dims computes the same values: every kernel here loops over the
+    output and takes the input's dims only for its row pitch. Returns (source, slices) or None.
+    """
+    if elem(inp) != "i8":
+        return None
+    in_shape = shape(inp)
+    last_h = (out_shape[1] - 1) * stride[0] - pad[0] + (w_shape[1] - 1) * dilation[0]
+    last_w = (out_shape[2] - 1) * stride[1] - pad[2] + (w_shape[2] - 1) * dilation[1]
+    if last_h >= in_shape[1] or last_w >= in_shape[2]:
+        return None  # the conv reads padding below / right of the slice
+    slices, source = [], inp
+    while True:
+        sl = producer(source)
+        if sl is None or op_name(sl) != "tosa.slice" or len(users(source)) != 1:
+            break
+        src = sl.operands[0]
+        start, src_shape, cut = const_ints(sl.operands[1]), shape(src), shape(sl.results[0])
+        if start is None or any(start) or len(src_shape) != 4 or \
+                src_shape[0] != cut[0] or src_shape[3] != cut[3]:
+            break
+        slices.append(sl)
+        source = src
+    if not slices:
+        return None
+    if rw.use_cmsis:
+        src_shape = shape(source)
+        # The wrapper's 1x1 unit-stride path treats the input as one (H*W) x C matrix, and the
+        # 1xN path derives its padding from the input width: both need the exact input dims.
+        is_1x1 = pad[0] == 0 and pad[2] == 0 and w_shape[1] == 1 and w_shape[2] == 1 and \
+            dilation == [1, 1] and src_shape[3] == w_shape[3]
+        is_1xn = src_shape[1] == 1 and dilation[1] == 1 and w_shape[1] == 1 and \
+            (stride[1] * src_shape[3]) % 4 == 0 and src_shape[3] == w_shape[3]
+        if (is_1x1 and stride == [1, 1]) or (is_1xn and not is_1x1):
+            return None
+    return source, slices
+
+
 def convert_conv2d(op, rw):
     return _convert(op, rw, depthwise=False)
 
@@ -65,6 +107,12 @@ def _convert(op, rw, depthwise: bool):
     inp, weight, bias, izp = _operands(op, what)
     pad, stride, dilation = _window(op)
     in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
+    read_past = None if depthwise else _trailing_slice_source(
+        op, rw, inp, w_shape, out_shape, pad, stride, dilation)
+    absorbed = []
+    if read_past is not None:
+        inp, absorbed = read_past
+        in_shape = shape(inp)
     s16 = elem(inp) == "i16"
     tail = follow_requant_tail(op, "i16" if s16 else "i8")
     if s16 and tail is not None and (tail[0].s16_params() is None or izp != 0 or tail[0].output_zp != 0):
@@ -79,7 +127,7 @@ def _convert(op, rw, depthwise: bool):
     groups = 1 if depthwise else in_shape[3] // w_shape[3]
     if tail is not None and not s16 and not tail[0].requantize_exact():
         tail = None  # keep the exact TOSA rescale as its own kernel
-    ops = [op]
+    ops = absorbed[::-1] + [op]
     if tail is not None:
         rs, last, act = tail
         ops += [rs.op] + ([last] if last is not rs.op else [])
