@@ -77,7 +77,7 @@ def test_c_stage_writes_every_file_and_report_key(compiled):
         assert {"name", "tosa_op", "kernel", "weights_bytes", "arena_offset"} <= set(op)
     kernels = [op["kernel"] for op in report["ops"]]
     assert "portable:conv2d_s8" in kernels
-    assert report["arena_lower_bound_bytes"] <= report["arena_bytes"]
+    assert report["arena_overlap_bound_bytes"] <= report["arena_bytes"]
     assert report["transposes"] <= 1   # at most the NCHW input's
 
 
