@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import PassError
-from .common import (CONVERTED, const_array, const_ints, const_scalar, elem, follow_requant_tail,
+from ..._mlir import ir
+from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_kernel_op, make_portable,
-                     op_name, per_channel_params, producer, shape, users)
+                     op_name, per_channel_params, producer, shape, single_user, users)
 
 
 def _operands(op, what: str):
@@ -173,6 +174,150 @@ def _convert(op, rw, depthwise: bool):
     return CONVERTED
 
 
+def _channel_slice(value):
+    """(source, first channel) when `value` is a slice keeping N, H, W and a run of channels."""
+    sl = producer(value)
+    if sl is None or op_name(sl) != "tosa.slice" or len(users(value)) != 1:
+        return None
+    src, start = sl.operands[0], const_ints(sl.operands[1])
+    src_shape, cut = shape(src), shape(value)
+    if start is None or len(src_shape) != 4 or any(start[:3]) or src_shape[:3] != cut[:3]:
+        return None
+    return src, start[3]
+
+
+def _group_member(slice_op, width: int):
+    """(first channel, conv, requant tail) when `slice_op` cuts `width` channels feeding one conv."""
+    if op_name(slice_op) != "tosa.slice":
+        return None
+    cut = _channel_slice(slice_op.results[0])
+    conv = single_user(slice_op, "tosa.conv2d")
+    if cut is None or conv is None or shape(slice_op.results[0])[3] != width:
+        return None
+    tail = follow_requant_tail(conv, "i8")
+    if tail is None or not tail[0].requantize_exact():
+        return None
+    return cut[1], conv, tail
+
+
+def convert_grouped_conv2d(op, rw):
+    """Channel slices of one tensor, each into a conv2d + rescale [+ clamp] of the same shape and
+    window, are one grouped convolution (arm_convolve_s8 takes groups = input_dims.c /
+    filter_dims.c; the portable conv2d takes `groups`).
+
+    The per-group results may be concatenated along C (that concat becomes the grouped result) or
+    read through channel slices (those become slices of the grouped result, which a following
+    grouped conv can in turn take whole); any other user keeps the convs apart.
+    """
+    if elem(op.operands[0]) != "i8":
+        return NO_MATCH
+    cut = _channel_slice(op.operands[0])
+    if cut is None:
+        return NO_MATCH
+    source, w_shape, window = cut[0], shape(op.operands[1]), _window(op)
+    in_shape = shape(source)
+    width = w_shape[3]
+    if width == 0 or in_shape[3] % width or in_shape[3] // width < 2:
+        return NO_MATCH
+    members = {}
+    for user in users(source):
+        if isinstance(user, ir.Block):
+            continue
+        member = _group_member(user, width)
+        if member is not None and member[0] % width == 0 and member[0] not in members:
+            members[member[0]] = (user,) + member[1:]
+    n_groups = in_shape[3] // width
+    if sorted(members) != [g * width for g in range(n_groups)]:
+        return NO_MATCH
+    groups = [members[g * width] for g in range(n_groups)]
+    izp = _operands(op, "tosa.conv2d")[3]
+    ref_tail = groups[0][2]
+    for _, conv, (rs, _, act) in groups:
+        if (_window(conv) != window or shape(conv.operands[1]) != w_shape
+                or _operands(conv, "tosa.conv2d")[3] != izp
+                or rs.output_zp != ref_tail[0].output_zp or act != ref_tail[2]):
+            return NO_MATCH
+    # Every user of a group's result: the in-order concat along C, or a channel slice.
+    outs = [last.results[0] for _, _, (_, last, _) in groups]
+    concat, slices = None, []
+    for g, value in enumerate(outs):
+        for user in users(value):
+            if isinstance(user, ir.Block):
+                return NO_MATCH
+            if op_name(user) == "tosa.concat" and int(ir.IntegerAttr(user.attributes["axis"]).value) == 3 \
+                    and list(user.operands) == outs:
+                concat = user
+            elif op_name(user) == "tosa.slice" and _channel_slice(user.results[0]) is not None \
+                    and shape(user.results[0])[3] <= shape(value)[3]:
+                slices.append((g, user))
+            else:
+                return NO_MATCH
+
+    out_c = w_shape[0] * n_groups
+    out_shape = shape(op.results[0])[:3] + [out_c]
+    pad, stride, dilation = window
+    mult, shift = [], []
+    for _, _, (rs, _, _) in groups:
+        m, s = per_channel_params(rs, w_shape[0])
+        mult += m if len(m) == w_shape[0] else m * w_shape[0]
+        shift += s if len(s) == w_shape[0] else s * w_shape[0]
+    act, out_offset = ref_tail[2], ref_tail[0].output_zp
+    first = min((conv for _, conv, _ in groups), key=_block_position)
+    loc = fused_location([conv for _, conv, _ in groups])
+    weight = make_const(np.concatenate([np.asarray(const_array(c.operands[1])) for _, c, _ in groups])
+                        .astype(np.int8), first, loc)
+    bias = make_const(np.concatenate([np.asarray(const_array(c.operands[2])).reshape(-1)
+                                      for _, c, _ in groups]).astype(np.int32), first, loc)
+    result_type = ir.RankedTensorType.get(out_shape, ir.IntegerType.get_signless(8))
+    source_op = f"({n_groups} x tosa.slice+tosa.conv2d+tosa.rescale)"
+    if rw.use_cmsis:
+        attrs = {"input_offset": -izp, "output_offset": out_offset, "stride": stride,
+                 "padding": [pad[0], pad[2], pad[1], pad[3]], "dilation": dilation,
+                 "multiplier": mult, "shift": shift, "activation": act, "kernel": "arm_convolve_s8"}
+        new = make_kernel_op("conv", [source, weight, bias], result_type, attrs, before=first,
+                             loc=loc, source_op=source_op)
+    else:
+        params = {"n": in_shape[0], "h": in_shape[1], "w": in_shape[2], "c": in_shape[3],
+                  "out_h": out_shape[1], "out_w": out_shape[2], "out_c": out_c,
+                  "kernel_h": w_shape[1], "kernel_w": w_shape[2], "stride_h": stride[0],
+                  "stride_w": stride[1], "pad_top": pad[0], "pad_left": pad[2],
+                  "dilation_h": dilation[0], "dilation_w": dilation[1], "groups": n_groups,
+                  "ch_mult": 1, "input_offset": -izp, "output_offset": out_offset,
+                  "act_min": act[0], "act_max": act[1], "per_channel": 1,
+                  "multiplier": mult, "shift": shift}
+        new = make_portable("conv2d_s8", [source, weight, bias], result_type, params,
+                            before=first, loc=loc, source_op=source_op)
+    grouped = new.results[0]
+    for g, sl in slices:
+        start = const_ints(sl.operands[1])
+        start[3] += g * w_shape[0]
+        shape_ty = sl.operands[1].type
+        start_v = ir.Operation.create(
+            "tosa.const_shape", results=[shape_ty], loc=sl.location, ip=ir.InsertionPoint(sl),
+            attributes={"values": ir.DenseElementsAttr.get(
+                np.asarray(start, dtype=np.int64), type=ir.RankedTensorType.get(
+                    [4], ir.IndexType.get()))}).results[0]
+        moved = ir.Operation.create("tosa.slice", results=[sl.results[0].type],
+                                    operands=[grouped, start_v, sl.operands[2]],
+                                    loc=sl.location, ip=ir.InsertionPoint(sl))
+        sl.results[0].replace_all_uses_with(moved.results[0])
+        rw.erase(sl)
+    dead = [o for sl_op, conv, (rs, last, _) in groups
+            for o in (sl_op, conv, rs.op) + ((last,) if last.operation != rs.op.operation else ())]
+    if concat is not None:
+        rw.replace(dead + [concat], concat, new)
+    else:
+        rw.erase(*dead)
+    return CONVERTED
+
+
+def _block_position(op) -> int:
+    for i, other in enumerate(op.operation.block.operations):
+        if other.operation == op.operation:
+            return i
+    return -1
+
+
 def convert_transpose_conv2d(op, rw):
     inp, weight, bias, izp_v, wzp_v = op.operands
     if elem(inp) != "i8" or elem(weight) != "i8":
@@ -194,6 +339,7 @@ def convert_transpose_conv2d(op, rw):
 
 
 PATTERNS = [
+    ("grouped-conv2d", "tosa.conv2d", convert_grouped_conv2d),
     ("conv2d", "tosa.conv2d", convert_conv2d),
     ("depthwise-conv2d", "tosa.depthwise_conv2d", convert_depthwise_conv2d),
     ("transpose-conv2d", "tosa.transpose_conv2d", convert_transpose_conv2d),

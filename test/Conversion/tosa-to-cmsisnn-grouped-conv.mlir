@@ -1,0 +1,107 @@
+// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s --check-prefix=CMSIS
+// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
+
+// Two channel slices, a conv + rescale each, concatenated along C: one grouped call on the whole
+// input, weights / biases / multipliers of the groups in order.
+// CMSIS-LABEL: func.func @grouped$concat
+// CMSIS-NOT: kernel = "slice"
+// CMSIS: "cmsisnn.conv"(%arg0,
+// CMSIS-SAME: activation = array<i32: 0, 127>
+// CMSIS-SAME: kernel = "arm_convolve_s8"
+// CMSIS-SAME: multiplier = array<i32: 1073741824, 1073741824, 1500000000, 1500000000>
+// CMSIS-SAME: (tensor<1x4x4x4xi8>, tensor<4x3x3x2xi8>, tensor<4xi32>) -> tensor<1x4x4x4xi8>
+// CMSIS-NOT: concat
+// PORTABLE-LABEL: func.func @grouped$concat
+// PORTABLE-NOT: kernel = "slice"
+// PORTABLE: "cmsisnn.portable"(%arg0,
+// PORTABLE-SAME: kernel = "conv2d_s8"
+// PORTABLE-SAME: groups = 2 : i32
+// PORTABLE-NOT: concat
+func.func @grouped$concat(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8> {
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s1 = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 4, 4, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x0 = tosa.slice %arg0, %s0, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %x1 = tosa.slice %arg0, %s1, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %w0 = "tosa.const"() {values = dense<1> : tensor<2x3x3x2xi8>} : () -> tensor<2x3x3x2xi8>
+  %w1 = "tosa.const"() {values = dense<-2> : tensor<2x3x3x2xi8>} : () -> tensor<2x3x3x2xi8>
+  %b = "tosa.const"() {values = dense<[1, 2]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %izp = "tosa.const"() {values = dense<-7> : tensor<1xi8>} : () -> tensor<1xi8>
+  %wzp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %c0 = tosa.conv2d %x0, %w0, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x3x3x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %c1 = tosa.conv2d %x1, %w1, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x3x3x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %m0 = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %m1 = "tosa.const"() {values = dense<1500000000> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<38> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %ozp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %r0 = tosa.rescale %c0, %m0, %s, %rzp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %r1 = tosa.rescale %c1, %m1, %s, %rzp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %a0 = tosa.clamp %r0 {min_val = 0 : i8, max_val = 127 : i8} : (tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8>
+  %a1 = tosa.clamp %r1 {min_val = 0 : i8, max_val = 127 : i8} : (tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8>
+  %y = tosa.concat %a0, %a1 {axis = 3 : i32} : (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) -> tensor<1x4x4x4xi8>
+  return %y : tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// Group results read through channel slices (a concat folded into the next layer's slices):
+// the slices now cut the grouped result, at the group's channel offset.
+// CMSIS-LABEL: func.func @grouped$sliced_results
+// CMSIS: %[[G:.*]] = "cmsisnn.conv"(%arg0,
+// CMSIS-SAME: kernel = "arm_convolve_s8"
+// CMSIS: "cmsisnn.portable"(%[[G]])
+// CMSIS-SAME: kernel = "slice"
+// CMSIS-SAME: start = array<i32: 0, 0, 0, 3>
+// CMSIS-SAME: -> tensor<1x4x4x1xi8>
+func.func @grouped$sliced_results(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x1xi8> {
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s1 = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s2 = tosa.const_shape {values = dense<[0, 0, 0, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 4, 4, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size1 = tosa.const_shape {values = dense<[1, 4, 4, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x0 = tosa.slice %arg0, %s0, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %x1 = tosa.slice %arg0, %s1, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %w = "tosa.const"() {values = dense<1> : tensor<2x1x1x2xi8>} : () -> tensor<2x1x1x2xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %c0 = tosa.conv2d %x0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %c1 = tosa.conv2d %x1, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<38> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %r0 = tosa.rescale %c0, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %r1 = tosa.rescale %c1, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %y = tosa.slice %r1, %s2, %size1 : (tensor<1x4x4x2xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x1xi8>
+  return %y : tensor<1x4x4x1xi8>
+}
+
+// -----
+
+// Groups whose results have different zero points are not one grouped conv: the slices stay.
+// CMSIS-LABEL: func.func @grouped$different_output_zero_points
+// CMSIS-COUNT-2: kernel = "slice"
+// CMSIS-NOT: arm_convolve_s8"
+// PORTABLE-LABEL: func.func @grouped$different_output_zero_points
+// PORTABLE-COUNT-2: kernel = "slice"
+// PORTABLE-NOT: groups = 2
+func.func @grouped$different_output_zero_points(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8> {
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s1 = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 4, 4, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x0 = tosa.slice %arg0, %s0, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %x1 = tosa.slice %arg0, %s1, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %w = "tosa.const"() {values = dense<1> : tensor<2x1x1x2xi8>} : () -> tensor<2x1x1x2xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %zp5 = "tosa.const"() {values = dense<5> : tensor<1xi8>} : () -> tensor<1xi8>
+  %c0 = tosa.conv2d %x0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %c1 = tosa.conv2d %x1, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<38> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %r0 = tosa.rescale %c0, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %r1 = tosa.rescale %c1, %m, %s, %rzp, %zp5 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %y = tosa.concat %r0, %r1 {axis = 3 : i32} : (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) -> tensor<1x4x4x4xi8>
+  return %y : tensor<1x4x4x4xi8>
+}

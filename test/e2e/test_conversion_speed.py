@@ -1,0 +1,54 @@
+"""Zoo models whose slices the conversion removes (trailing rows a strided conv never reads,
+grouped convs recomposed into one call): the C on the host and under QEMU equals
+tosa_reference_model bit for bit, with both backends, and no slice kernel is left."""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import mcu_mlir  # noqa: E402
+from mcu_mlir import zoo  # noqa: E402
+from mcu_mlir.target import run  # noqa: E402
+
+CROSS_TOOLS = ("cmake", "arm-none-eabi-gcc", "qemu-system-arm")
+CMSIS_NN_PATH = os.environ.get("CMSIS_NN_PATH")
+
+# (backend, target): the portable kernels on the host and M4, CMSIS-NN on its MVE and DSP paths.
+CONFIGS = [("portable", "host"), ("portable", "cortex-m4"), ("cmsis-nn", "cortex-m55"),
+           ("cmsis-nn", "cortex-m4")]
+
+
+def _need(backend, target):
+    tools = ("cmake", "cc") if target == "host" else CROSS_TOOLS
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: needed to build and run the generated C")
+    if backend == "cmsis-nn" and not CMSIS_NN_PATH:
+        pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
+
+
+@pytest.mark.parametrize("backend,target", CONFIGS)
+@pytest.mark.parametrize("name", ["resnet8", "grouped_conv"])
+def test_sliced_inputs_read_in_place_bit_exact(name, backend, target, tmp_path):
+    _need(backend, target)
+    model, example = zoo.get(name)
+    result = mcu_mlir.compile(model, example, target=target, backend=backend, quantize="int8",
+                              calibration=4, emit="c", output_dir=str(tmp_path),
+                              **({"cmsis_nn_path": CMSIS_NN_PATH} if backend == "cmsis-nn" else {}))
+    kernels = [op["kernel"] for op in result.report["ops"]]
+    if name == "resnet8":
+        assert "portable:slice" not in kernels, kernels
+    else:
+        # Both 2-D grouped convs are one call each; the 1-D one reaches its convs through
+        # reshapes and keeps its slices.
+        grouped = [op for op in result.report["ops"] if "x tosa.slice+tosa.conv2d" in op["tosa_op"]]
+        assert len(grouped) == 2, result.report["ops"]
+    inputs = [np.asarray(x) for x in zoo.example_inputs(name, seed=7)]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target=target, cmsis_nn_path=CMSIS_NN_PATH)
+    for g, w in zip(got.outputs_q, want.outputs_q):
+        np.testing.assert_array_equal(g, w.reshape(g.shape))
