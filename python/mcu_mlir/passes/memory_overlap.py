@@ -29,6 +29,8 @@ ALIGN = 16
 
 # arm_depthwise_conv_s8_opt on MVE runs the whole image once per block of this many channels.
 CH_IN_BLOCK_MVE = 124
+# Same arguments as arm_convolve_wrapper_s8, no scratch; writes one output row per call.
+ROW_BY_ROW_1X1 = "arm_convolve_1x1_s8"
 # Output pixels one kernel step may compute together (MVE: 4, DSP: 2; 4 bounds both).
 STEP_PIXELS = 4
 
@@ -162,6 +164,9 @@ def access_group(op, path: str) -> int | None:
         return None  # arm_convolve_s8 sweeps the image once per group
     if kernel == "arm_convolve_s8":
         return STEP_PIXELS  # im2col of 4 (MVE) / 2 (DSP) pixels, then their outputs
+    if kernel == ROW_BY_ROW_1X1:
+        # One arm_nn_mat_mult_nt_t_s8 call per output row: a row is the step.
+        return max(out_shape[2], STEP_PIXELS)
     if kernel != "arm_convolve_wrapper_s8":
         return None
     is_1x1 = pad[0] == 0 and pad[1] == 0 and f[1] == 1 and f[2] == 1 and dil == [1, 1]
@@ -170,8 +175,7 @@ def access_group(op, path: str) -> int | None:
         # time; on DSP / C its outer loop runs over output-channel pairs, so every pixel is read
         # again after the first outputs are written: no overlap there.
         return STEP_PIXELS if path == "mve" else None
-    if is_1x1:
-        # arm_convolve_1x1_s8: one arm_nn_mat_mult_nt_t_s8 call per output row.
+    if is_1x1:  # the wrapper calls arm_convolve_1x1_s8
         return max(out_shape[2], STEP_PIXELS)
     is_1xn = in_shape[1] == 1 and dil[1] == 1 and f[1] == 1 and (stride[1] * in_shape[3]) % 4 == 0
     if is_1xn:
@@ -281,6 +285,17 @@ def overlap_bound(buffers: list, pairs: dict, n_times: int) -> int:
                 for t in range(n_times)), default=0)
 
 
+def _whole_image_1x1(op, path: str) -> bool:
+    """A 1x1 stride-1 s8 conv the wrapper sends to arm_convolve_1x1_s8_fast on the DSP / C path."""
+    if op.operation.name != "cmsisnn.conv" or path == "mve" or \
+            _str(op.attributes["kernel"]) != "arm_convolve_wrapper_s8":
+        return False
+    f, in_shape = _shape(op.operands[1]), _shape(op.operands[0])
+    return (f[1], f[2]) == (1, 1) and in_shape[3] == f[3] and \
+        _ints(op.attributes["padding"]) == [0, 0, 0, 0] and \
+        _ints(op.attributes["stride"]) == [1, 1] and _ints(op.attributes["dilation"]) == [1, 1]
+
+
 def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_offset: dict,
                path: str) -> dict:
     """(id(output buffer), id(input buffer)) -> D for every kernel op whose arena output may
@@ -306,6 +321,13 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
         if any(operand == src for operand in list(op.operands)[1:]):
             continue
         d = op_overlap_distance(op, path)
+        if d is None and _whole_image_1x1(op, path):
+            # arm_convolve_1x1_s8_fast sweeps the whole image per channel pair on this path;
+            # arm_convolve_1x1_s8 runs the same matrix product one output row at a time.
+            op.attributes["kernel"] = ir.StringAttr.get(ROW_BY_ROW_1X1)
+            d = op_overlap_distance(op, path)
+            if d is None:
+                op.attributes["kernel"] = ir.StringAttr.get("arm_convolve_wrapper_s8")
         if d is not None:
             pairs[(id(bout), id(bin_))] = d
     return pairs
