@@ -105,3 +105,76 @@ func.func @grouped$different_output_zero_points(%arg0: tensor<1x4x4x4xi8>) -> te
   %y = tosa.concat %r0, %r1 {axis = 3 : i32} : (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) -> tensor<1x4x4x4xi8>
   return %y : tensor<1x4x4x4xi8>
 }
+
+// -----
+
+// A conv1d's channel split after the layout passes: reshape, slice along W, reshape back. On
+// element indices it is a channel cut, so the groups read one view of the input.
+// CMSIS-LABEL: func.func @grouped$cut_between_reshapes
+// CMSIS-NOT: kernel = "slice"
+// CMSIS: %[[V:.*]] = "cmsisnn.reshape"(%arg0) {{.*}} -> tensor<1x4x1x4xi8>
+// CMSIS: "cmsisnn.conv"(%[[V]],
+// CMSIS-SAME: kernel = "arm_convolve_s8"
+// CMSIS-SAME: -> tensor<1x4x1x4xi8>
+// PORTABLE-LABEL: func.func @grouped$cut_between_reshapes
+// PORTABLE-NOT: kernel = "slice"
+// PORTABLE: groups = 2 : i32
+func.func @grouped$cut_between_reshapes(%arg0: tensor<1x2x2x4xi8>) -> tensor<1x4x1x4xi8> {
+  %flat = tosa.const_shape {values = dense<[1, 4, 4, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x = tosa.reshape %arg0, %flat : (tensor<1x2x2x4xi8>, !tosa.shape<4>) -> tensor<1x4x4x1xi8>
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s1 = tosa.const_shape {values = dense<[0, 0, 2, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 4, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %back = tosa.const_shape {values = dense<[1, 4, 1, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x0 = tosa.slice %x, %s0, %size : (tensor<1x4x4x1xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x2x1xi8>
+  %x1 = tosa.slice %x, %s1, %size : (tensor<1x4x4x1xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x2x1xi8>
+  %v0 = tosa.reshape %x0, %back : (tensor<1x4x2x1xi8>, !tosa.shape<4>) -> tensor<1x4x1x2xi8>
+  %v1 = tosa.reshape %x1, %back : (tensor<1x4x2x1xi8>, !tosa.shape<4>) -> tensor<1x4x1x2xi8>
+  %w = "tosa.const"() {values = dense<1> : tensor<2x3x1x2xi8>} : () -> tensor<2x3x1x2xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %c0 = tosa.conv2d %v0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x1x2xi8>, tensor<2x3x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x1x2xi32>
+  %c1 = tosa.conv2d %v1, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x1x2xi8>, tensor<2x3x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x1x2xi32>
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<38> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %r0 = tosa.rescale %c0, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x1x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x1x2xi8>
+  %r1 = tosa.rescale %c1, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x1x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x1x2xi8>
+  %y = tosa.concat %r0, %r1 {axis = 3 : i32} : (tensor<1x4x1x2xi8>, tensor<1x4x1x2xi8>) -> tensor<1x4x1x4xi8>
+  return %y : tensor<1x4x1x4xi8>
+}
+
+// -----
+
+// Slices along W of a reshape that are not channel cuts of any NHWC view (every other column
+// here): the rule must not fire.
+// CMSIS-LABEL: func.func @grouped$not_a_channel_cut
+// CMSIS-COUNT-2: kernel = "slice"
+// PORTABLE-LABEL: func.func @grouped$not_a_channel_cut
+// PORTABLE-COUNT-2: kernel = "slice"
+func.func @grouped$not_a_channel_cut(%arg0: tensor<1x4x4x1xi8>) -> tensor<1x4x1x4xi8> {
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s1 = tosa.const_shape {values = dense<[0, 0, 2, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 4, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size_h = tosa.const_shape {values = dense<[1, 2, 4, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %back = tosa.const_shape {values = dense<[1, 2, 1, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x0 = tosa.slice %arg0, %s0, %size_h : (tensor<1x4x4x1xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x2x4x1xi8>
+  %x1 = tosa.slice %arg0, %s1, %size : (tensor<1x4x4x1xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x2x1xi8>
+  %v0 = tosa.reshape %x0, %back : (tensor<1x2x4x1xi8>, !tosa.shape<4>) -> tensor<1x2x1x4xi8>
+  %v1 = tosa.reshape %x1, %back : (tensor<1x4x2x1xi8>, !tosa.shape<4>) -> tensor<1x2x1x4xi8>
+  %w = "tosa.const"() {values = dense<1> : tensor<2x1x1x4xi8>} : () -> tensor<2x1x1x4xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %c0 = tosa.conv2d %v0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x1x4xi8>, tensor<2x1x1x4xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x1x2xi32>
+  %c1 = tosa.conv2d %v1, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x1x4xi8>, tensor<2x1x1x4xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x1x2xi32>
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<38> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %r0 = tosa.rescale %c0, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x2x1x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x1x2xi8>
+  %r1 = tosa.rescale %c1, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x2x1x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x1x2xi8>
+  %y = tosa.concat %r0, %r1 {axis = 3 : i32} : (tensor<1x2x1x2xi8>, tensor<1x2x1x2xi8>) -> tensor<1x2x1x4xi8>
+  %f = tosa.const_shape {values = dense<[1, 4, 1, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %z = tosa.reshape %y, %f : (tensor<1x2x1x4xi8>, !tosa.shape<4>) -> tensor<1x4x1x2xi8>
+  %y2 = tosa.concat %z, %z {axis = 3 : i32} : (tensor<1x4x1x2xi8>, tensor<1x4x1x2xi8>) -> tensor<1x4x1x4xi8>
+  return %y2 : tensor<1x4x1x4xi8>
+}

@@ -8,7 +8,8 @@ from ..base import PassError
 from ..._mlir import ir
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_kernel_op, make_portable,
-                     op_name, per_channel_params, producer, shape, single_user, users)
+                     op_name, per_channel_params, producer, shape, single_user, tensor_type,
+                     users)
 
 
 def _operands(op, what: str):
@@ -186,18 +187,78 @@ def _channel_slice(value):
     return src, start[3]
 
 
-def _group_member(slice_op, width: int):
-    """(first channel, conv, requant tail) when `slice_op` cuts `width` channels feeding one conv."""
-    if op_name(slice_op) != "tosa.slice":
+def _only_user(value, name: str):
+    us = users(value)
+    return us[0] if len(us) == 1 and not isinstance(us[0], ir.Block) and op_name(us[0]) == name \
+        else None
+
+
+def _channel_cut(value):
+    """(base, first channel, ops) when `value` (N x H x W x c) holds channels [c0, c0 + c) of
+    `base` viewed as N x H x W x C: a slice, possibly between reshapes (a conv1d's channel split
+    after the layout passes). Checked on element indices, so any reshape / slice combination that
+    amounts to a channel cut qualifies. `ops` are the slice and the reshape after it."""
+    out_shape, ops, v = shape(value), [], value
+    if len(out_shape) != 4:
         return None
-    cut = _channel_slice(slice_op.results[0])
-    conv = single_user(slice_op, "tosa.conv2d")
-    if cut is None or conv is None or shape(slice_op.results[0])[3] != width:
+    inner = producer(v)
+    if inner is not None and op_name(inner) == "tosa.reshape" and len(users(v)) == 1:
+        ops.append(inner)
+        v = inner.operands[0]
+    sl = producer(v)
+    if sl is None or op_name(sl) != "tosa.slice" or len(users(v)) != 1:
+        return None
+    ops.insert(0, sl)
+    src = sl.operands[0]
+    outer = producer(src)
+    base = outer.operands[0] if outer is not None and op_name(outer) == "tosa.reshape" else src
+    start, size = const_ints(sl.operands[1]), const_ints(sl.operands[2])
+    n_hw = out_shape[0] * out_shape[1] * out_shape[2]
+    total = int(np.prod(shape(base), dtype=np.int64))
+    if start is None or size is None or total % n_hw:
+        return None
+    index = np.arange(total, dtype=np.int64).reshape(shape(src))
+    cut = index[tuple(slice(a, a + n) for a, n in zip(start, size))].reshape(out_shape)
+    channels = total // n_hw
+    c0 = int(cut.flat[0]) if cut.size else 0
+    if c0 + out_shape[3] > channels:
+        return None
+    whole = index.reshape(out_shape[:3] + [channels])
+    if not np.array_equal(cut, whole[..., c0:c0 + out_shape[3]]):
+        return None
+    return base, c0, ops
+
+
+def _group_candidates(base):
+    """Convs that may read a channel cut of `base`: base -> [reshape] -> slice -> [reshape] -> conv2d."""
+    heads = [base]
+    for u in users(base):
+        if not isinstance(u, ir.Block) and op_name(u) == "tosa.reshape":
+            heads.append(u.results[0])
+    for head in heads:
+        for u in users(head):
+            if isinstance(u, ir.Block) or op_name(u) != "tosa.slice":
+                continue
+            v = u.results[0]
+            reshape = _only_user(v, "tosa.reshape")
+            if reshape is not None:
+                v = reshape.results[0]
+            conv = _only_user(v, "tosa.conv2d")
+            if conv is not None:
+                yield conv
+
+
+def _group_member(conv, base, width: int):
+    """(first channel, conv, requant tail, cut ops) when `conv` reads `width` channels of `base`."""
+    if shape(conv.operands[0])[3] != width:
+        return None
+    cut = _channel_cut(conv.operands[0])
+    if cut is None or cut[0] != base:
         return None
     tail = follow_requant_tail(conv, "i8")
     if tail is None or not tail[0].requantize_exact():
         return None
-    return cut[1], conv, tail
+    return cut[1], conv, tail, cut[2]
 
 
 def convert_grouped_conv2d(op, rw):
@@ -211,21 +272,21 @@ def convert_grouped_conv2d(op, rw):
     """
     if elem(op.operands[0]) != "i8":
         return NO_MATCH
-    cut = _channel_slice(op.operands[0])
+    cut = _channel_cut(op.operands[0])
     if cut is None:
         return NO_MATCH
     source, w_shape, window = cut[0], shape(op.operands[1]), _window(op)
-    in_shape = shape(source)
+    conv_in = shape(op.operands[0])
     width = w_shape[3]
+    total = int(np.prod(shape(source), dtype=np.int64))
+    in_shape = conv_in[:3] + [total // (conv_in[0] * conv_in[1] * conv_in[2])]
     if width == 0 or in_shape[3] % width or in_shape[3] // width < 2:
         return NO_MATCH
     members = {}
-    for user in users(source):
-        if isinstance(user, ir.Block):
-            continue
-        member = _group_member(user, width)
+    for conv in _group_candidates(source):
+        member = _group_member(conv, source, width)
         if member is not None and member[0] % width == 0 and member[0] not in members:
-            members[member[0]] = (user,) + member[1:]
+            members[member[0]] = (member[3],) + member[1:3]
     n_groups = in_shape[3] // width
     if sorted(members) != [g * width for g in range(n_groups)]:
         return NO_MATCH
@@ -264,6 +325,18 @@ def convert_grouped_conv2d(op, rw):
     act, out_offset = ref_tail[2], ref_tail[0].output_zp
     first = min((conv for _, conv, _ in groups), key=_block_position)
     loc = fused_location([conv for _, conv, _ in groups])
+    cut_ops = [o for cut_ops, _, _ in groups for o in cut_ops]
+    outer = producer(cut_ops[0].operands[0])
+    if shape(source) != in_shape:
+        # The cuts were taken of a reshape of `source`: read it as N x H x W x C (a view).
+        shape_v = ir.Operation.create(
+            "tosa.const_shape", results=[ir.Type.parse("!tosa.shape<4>")], loc=loc,
+            ip=ir.InsertionPoint(first), attributes={"values": ir.DenseElementsAttr.get(
+                np.asarray(in_shape, dtype=np.int64),
+                type=ir.RankedTensorType.get([4], ir.IndexType.get()))}).results[0]
+        source = ir.Operation.create(
+            "tosa.reshape", results=[ir.RankedTensorType.get(in_shape, tensor_type(source).element_type)],
+            operands=[source, shape_v], loc=loc, ip=ir.InsertionPoint(first)).results[0]
     weight = make_const(np.concatenate([np.asarray(const_array(c.operands[1])) for _, c, _ in groups])
                         .astype(np.int8), first, loc)
     bias = make_const(np.concatenate([np.asarray(const_array(c.operands[2])).reshape(-1)
@@ -302,8 +375,11 @@ def convert_grouped_conv2d(op, rw):
                                     loc=sl.location, ip=ir.InsertionPoint(sl))
         sl.results[0].replace_all_uses_with(moved.results[0])
         rw.erase(sl)
-    dead = [o for sl_op, conv, (rs, last, _) in groups
-            for o in (sl_op, conv, rs.op) + ((last,) if last.operation != rs.op.operation else ())]
+    dead = cut_ops + [o for _, conv, (rs, last, _) in groups
+                      for o in (conv, rs.op) + ((last,) if last.operation != rs.op.operation else ())]
+    if outer is not None and op_name(outer) == "tosa.reshape" and all(
+            any(u.operation == c.operation for c in cut_ops) for u in users(outer.results[0])):
+        dead.append(outer)  # the reshape only the cuts read
     if concat is not None:
         rw.replace(dead + [concat], concat, new)
     else:
