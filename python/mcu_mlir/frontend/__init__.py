@@ -284,8 +284,12 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
-    from .decompose import decompose_modules
-    ep = export(decompose_modules(model), example_inputs)
+    from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
+    to_export = decompose_modules(model)
+    folded, folds = fold_sequential_batch_norms(to_export) if quantize != "none" else (to_export, {})
+    ep = export(folded, example_inputs)
+    if not sequential_folds_hold(ep.graph, folds):
+        ep = export(to_export, example_inputs)
     gm = fold_batch_norm(ep.module())
     timings["export"] = time.perf_counter() - t0
     eager = _runner(model)
