@@ -179,7 +179,15 @@ def access_group(op, path: str) -> int | None:
         return max(out_shape[2], STEP_PIXELS)
     is_1xn = in_shape[1] == 1 and dil[1] == 1 and f[1] == 1 and (stride[1] * in_shape[3]) % 4 == 0
     if is_1xn:
-        return None  # arm_convolve_1_x_n_s8 (padding copied through the buffer): not modelled
+        if path != "mve":
+            return STEP_PIXELS  # arm_convolve_1_x_n_s8 calls arm_convolve_s8 there
+        # MVE: the left-padded pixels as one step (their windows copied to the buffer first),
+        # the unpadded ones 4 rows per step, then the right-padded ones as one step.
+        pad_w, stride_w, k_w, out_w = pad[1], stride[1], f[2], out_shape[2]
+        asym = ((out_w - 1) * stride_w + k_w - in_shape[2]) % 2
+        right = max(1, (pad_w + asym + stride_w - 1) // stride_w) if pad_w + asym else 0
+        left = max(1, (pad_w + stride_w - 1) // stride_w) if pad_w else 0
+        return max(STEP_PIXELS, left, right)
     return STEP_PIXELS  # arm_convolve_s8
 
 
