@@ -264,6 +264,25 @@ typedef struct {
 
 int mcu_resize(const mcu_resize_params_t *p, const void *input, void *output);
 
+/* The integer log_softmax the frontend emits (reduce_max, exp table, reduce_sum, clz-normalised
+   log table, RESCALE), fused: per (outer, inner) column of the input viewed as outer x axis x inner,
+     d = max - x;  s = sum(exp_table[d]);  z = clz(s)
+     l = mul(exp_bits - z, exp_mul, exp_shift) + log_table[(s >>> (norm_bits - z)) & norm_mask]
+     y = rescale((base - (mul(d, diff_mul, diff_shift) + l - bias)) >> out_shift)
+   with TOSA's MUL (int64 product, rounded shift) and RESCALE, bit for bit. */
+typedef struct {
+  int32_t outer, axis, inner;
+  int32_t table_size;          /* entries of each table */
+  int32_t diff_mul, diff_shift;
+  int32_t norm_bits, norm_mask;
+  int32_t exp_bits, exp_mul, exp_shift;
+  int32_t bias, base, out_shift;
+  int32_t multiplier, shift, output_zp, double_round; /* RESCALE int32 -> int8, per tensor */
+} mcu_log_softmax_params_t;
+
+int mcu_log_softmax_s8(const mcu_log_softmax_params_t *p, const int32_t *exp_table,
+                       const int32_t *log_table, const int32_t *input, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

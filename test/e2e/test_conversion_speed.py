@@ -1,6 +1,6 @@
 """Zoo models whose slices the conversion removes (trailing rows a strided conv never reads,
-grouped convs recomposed into one call): the C on the host and under QEMU equals
-tosa_reference_model bit for bit, with both backends, and no slice kernel is left."""
+grouped convs recomposed into one call) or whose integer log_softmax becomes one fused kernel:
+the C on the host and under QEMU equals tosa_reference_model bit for bit, with both backends."""
 
 import os
 import shutil
@@ -32,8 +32,8 @@ def _need(backend, target):
 
 
 @pytest.mark.parametrize("backend,target", CONFIGS)
-@pytest.mark.parametrize("name", ["resnet8", "grouped_conv"])
-def test_sliced_inputs_read_in_place_bit_exact(name, backend, target, tmp_path):
+@pytest.mark.parametrize("name", ["resnet8", "grouped_conv", "wav2letter_small"])
+def test_fused_patterns_bit_exact(name, backend, target, tmp_path):
     _need(backend, target)
     model, example = zoo.get(name)
     result = mcu_mlir.compile(model, example, target=target, backend=backend, quantize="int8",
@@ -42,13 +42,18 @@ def test_sliced_inputs_read_in_place_bit_exact(name, backend, target, tmp_path):
     kernels = [op["kernel"] for op in result.report["ops"]]
     if name == "resnet8":
         assert "portable:slice" not in kernels, kernels
+    elif name == "wav2letter_small":
+        # The whole log_softmax (19 TOSA ops after the int8 -> int32 cast) is one call.
+        assert kernels.count("portable:log_softmax_s8") == 1, kernels
+        assert not any(k in kernels for k in ("portable:gather", "portable:reduce", "portable:binary")), kernels
     else:
         # Three grouped convs (2-D, 2-D strided, 1-D through reshapes), one call each.
         grouped = [op for op in result.report["ops"] if "x tosa.slice+tosa.conv2d" in op["tosa_op"]]
         assert len(grouped) == 3, result.report["ops"]
         assert not any(k in kernels for k in ("portable:slice", "portable:concat")), kernels
-    inputs = [np.asarray(x) for x in zoo.example_inputs(name, seed=7)]
-    want = run.run_reference_outdir(tmp_path, inputs)
-    got = run.run(tmp_path, inputs, target=target, cmsis_nn_path=CMSIS_NN_PATH)
-    for g, w in zip(got.outputs_q, want.outputs_q):
-        np.testing.assert_array_equal(g, w.reshape(g.shape))
+    for seed in (7, 8):
+        inputs = [np.asarray(x) for x in zoo.example_inputs(name, seed=seed)]
+        want = run.run_reference_outdir(tmp_path, inputs)
+        got = run.run(tmp_path, inputs, target=target, cmsis_nn_path=CMSIS_NN_PATH)
+        for g, w in zip(got.outputs_q, want.outputs_q):
+            np.testing.assert_array_equal(g, w.reshape(g.shape))

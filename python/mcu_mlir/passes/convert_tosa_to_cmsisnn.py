@@ -13,7 +13,7 @@ from .conversion.common import CORE_PATH, Rewriter, clear_resource_cache, is_dea
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
 # Patterns that absorb several TOSA ops into one kernel call.
 UNIT_PATTERNS = frozenset({"grouped-conv2d", "conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
-                           "add-s8", "mul-s8", "table-s16-rescale"})
+                           "add-s8", "mul-s8", "table-s16-rescale", "log-softmax"})
 
 LEGAL_OPS = ("tosa.const", "tosa.const_shape", "func.return", "func.func")
 

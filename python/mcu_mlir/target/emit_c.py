@@ -323,6 +323,13 @@ class _Emitter:
         return [f"status = mcu_table_s8({p['count']}, {self.const_name(op.operands[1], f'layer{i}_table')}, "
                 f"{self.ptr(op.operands[0], 'int8_t')}, {self.out(op, 'int8_t')});"]
 
+    def portable_log_softmax_s8(self, i, op, p):
+        s = self.struct("mcu_log_softmax_params_t", f"layer{i}_params", p)
+        return [s, f"status = mcu_log_softmax_s8(&layer{i}_params, "
+                   f"{self.const_name(op.operands[1], f'layer{i}_exp_table')}, "
+                   f"{self.const_name(op.operands[2], f'layer{i}_log_table')}, "
+                   f"{self.ptr(op.operands[0], 'int32_t')}, {self.out(op, 'int8_t')});"]
+
     def portable_table_s16_rescale(self, i, op, p):
         rs = {k[len("rescale_"):]: v for k, v in p.items() if k.startswith("rescale_")}
         fields = {k: v for k, v in rs.items() if k not in ("multiplier", "shift")}

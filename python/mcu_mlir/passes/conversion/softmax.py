@@ -1,0 +1,168 @@
+"""The integer log_softmax decomposition the frontend emits, matched whole and lowered to one
+portable kernel (mcu_log_softmax_s8) computing the same TOSA ops bit for bit.
+
+    m = reduce_max(x, axis)          d = sub(m, x)
+    s = reduce_sum(reshape(gather(exp_table, reshape(d))), axis)
+    z = clz(s)
+    l = add(mul(sub(exp_bits, z), exp_mul), reshape(gather(log_table, reshape(
+            bitwise_and(logical_right_shift(s, sub(norm_bits, z)), norm_mask)))))
+    y = rescale(arithmetic_right_shift(sub(base, sub(add(mul(d, diff_mul), l), bias)), out_shift))
+
+Every intermediate must be read only inside the pattern; anything else is left to the per-op
+kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._mlir import ir
+from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_portable, op_name,
+                     producer, read_rescale, shape, users)
+
+
+def _def(value, name: str):
+    op = producer(value)
+    return op if op is not None and op_name(op) == name else None
+
+
+def _scalar(value) -> int | None:
+    vals = const_ints(value)
+    return vals[0] if vals is not None and len(vals) == 1 else None
+
+
+def _same(a, b) -> bool:
+    return a == b
+
+
+def _table_lookup(value, ops):
+    """reshape(gather(table [1, K, 1], reshape(index))) -> (table const, index value)."""
+    back = _def(value, "tosa.reshape")
+    gather = _def(back.operands[0], "tosa.gather") if back is not None else None
+    if gather is None:
+        return None
+    table_v, idx = gather.operands
+    flat = _def(idx, "tosa.reshape")
+    table = const_array(table_v)
+    if flat is None or table is None or elem(table_v) != "i32":
+        return None
+    t_shape = shape(table_v)
+    if len(t_shape) != 3 or t_shape[0] != 1 or t_shape[2] != 1 or shape(idx)[0] != 1:
+        return None
+    ops += [back, gather, flat]
+    return table_v, flat.operands[0]
+
+
+def _mul(value, ops):
+    """mul(a, constant b, constant shift) -> (a, b, shift)."""
+    mul = _def(value, "tosa.mul")
+    if mul is None:
+        return None
+    b, shift = _scalar(mul.operands[1]), _scalar(mul.operands[2])
+    if b is None or shift is None:
+        return None
+    ops.append(mul)
+    return mul.operands[0], b, shift
+
+
+def convert_log_softmax(op, rw):
+    x = op.operands[0]
+    if elem(x) != "i32":
+        return NO_MATCH
+    axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
+    m = op.results[0]
+    ops = [op]
+    # Forward from the max to the rescale: d -> mul -> add -> sub -> sub -> shift -> rescale.
+    subs = [u for u in users(m) if not isinstance(u, ir.Block) and op_name(u) == "tosa.sub"]
+    if len(subs) != 1 or len(users(m)) != 1 or not (_same(subs[0].operands[0], m) and _same(subs[0].operands[1], x)):
+        return NO_MATCH
+    d = subs[0].results[0]
+    muls = [u for u in users(d) if not isinstance(u, ir.Block) and op_name(u) == "tosa.mul"]
+    if len(muls) != 1:
+        return NO_MATCH
+    chain = [muls[0]]
+    for name in ("tosa.add", "tosa.sub", "tosa.sub", "tosa.arithmetic_right_shift", "tosa.rescale"):
+        us = users(chain[-1].results[0])
+        if len(us) != 1 or isinstance(us[0], ir.Block) or op_name(us[0]) != name:
+            return NO_MATCH
+        chain.append(us[0])
+    mul_d, add_v, sub_bias, sub_base, shift_op, rescale = chain
+    if not (_same(add_v.operands[0], mul_d.results[0]) and _same(sub_bias.operands[0], add_v.results[0])
+            and _same(sub_base.operands[1], sub_bias.results[0])
+            and _same(shift_op.operands[0], sub_base.results[0])):
+        return NO_MATCH
+    if "round" in shift_op.attributes and ir.BoolAttr(shift_op.attributes["round"]).value:
+        return NO_MATCH
+    got = _mul(mul_d.results[0], ops)
+    if got is None or not _same(got[0], d):
+        return NO_MATCH
+    _, diff_mul, diff_shift = got
+    bias, base, out_shift = (_scalar(sub_bias.operands[1]), _scalar(sub_base.operands[0]),
+                             _scalar(shift_op.operands[1]))
+    rs = read_rescale(rescale)
+    if any(v is None for v in (bias, base, out_shift)) or rs is None or rs.per_channel or not rs.scale32 or \
+            rs.input_zp != 0 or rs.input_unsigned or rs.output_unsigned or elem(rescale.results[0]) != "i8":
+        return NO_MATCH
+    ops += [subs[0], add_v, sub_bias, sub_base, shift_op, rescale]
+    # l = add(mul(sub(exp_bits, z), exp_mul), log_table[...])
+    l_add = _def(add_v.operands[1], "tosa.add")
+    if l_add is None:
+        return NO_MATCH
+    ops.append(l_add)
+    got = _mul(l_add.operands[0], ops)
+    if got is None:
+        return NO_MATCH
+    n2, exp_mul, exp_shift = got
+    sub_exp = _def(n2, "tosa.sub")
+    lookup = _table_lookup(l_add.operands[1], ops)
+    if sub_exp is None or lookup is None:
+        return NO_MATCH
+    exp_bits = _scalar(sub_exp.operands[0])
+    z = sub_exp.operands[1]
+    clz = _def(z, "tosa.clz")
+    log_table, idx = lookup
+    band = _def(idx, "tosa.bitwise_and")
+    lrs = _def(band.operands[0], "tosa.logical_right_shift") if band is not None else None
+    norm_mask = _scalar(band.operands[1]) if band is not None else None
+    sub_norm = _def(lrs.operands[1], "tosa.sub") if lrs is not None else None
+    if any(v is None for v in (exp_bits, clz, band, lrs, norm_mask, sub_norm)) or \
+            not _same(sub_norm.operands[1], z):
+        return NO_MATCH
+    norm_bits = _scalar(sub_norm.operands[0])
+    s = clz.operands[0]
+    if norm_bits is None or not _same(lrs.operands[0], s):
+        return NO_MATCH
+    ops += [sub_exp, clz, band, lrs, sub_norm]
+    reduce_sum = _def(s, "tosa.reduce_sum")
+    if reduce_sum is None or int(ir.IntegerAttr(reduce_sum.attributes["axis"]).value) != axis:
+        return NO_MATCH
+    ops.append(reduce_sum)
+    lookup = _table_lookup(reduce_sum.operands[0], ops)
+    if lookup is None or not _same(lookup[1], d):
+        return NO_MATCH
+    exp_table = lookup[0]
+    if shape(exp_table) != shape(log_table) or shape(m) != shape(s) or shape(x) != shape(rescale.results[0]):
+        return NO_MATCH
+    # Nothing outside the pattern may read an intermediate.
+    inside = {o.operation for o in ops}
+    for o in ops:
+        if o.operation == rescale.operation:
+            continue
+        if any(isinstance(u, ir.Block) or u.operation not in inside for u in users(o.results[0])):
+            return NO_MATCH
+    dims = shape(x)
+    params = {"outer": int(np.prod(dims[:axis], dtype=np.int64)), "axis": dims[axis],
+              "inner": int(np.prod(dims[axis + 1:], dtype=np.int64)),
+              "table_size": shape(exp_table)[1], "diff_mul": diff_mul, "diff_shift": diff_shift,
+              "norm_bits": norm_bits, "norm_mask": norm_mask, "exp_bits": exp_bits,
+              "exp_mul": exp_mul, "exp_shift": exp_shift, "bias": bias, "base": base,
+              "out_shift": out_shift, "multiplier": rs.multiplier[0], "shift": rs.shift[0],
+              "output_zp": rs.output_zp, "double_round": int(rs.double_round)}
+    new = make_portable("log_softmax_s8", [x, exp_table, log_table], rescale.results[0].type, params,
+                        before=rescale, loc=ir.Location.fused([o.location for o in ops]),
+                        source_op="log_softmax")
+    rw.replace(ops, rescale, new)
+    return CONVERTED
+
+
+PATTERNS = [("log-softmax", "tosa.reduce_max", convert_log_softmax)]
