@@ -135,3 +135,54 @@ def test_flushing_subnormals_keeps_every_quantization_parameter():
     assert any(0 < e < 1e-37 for e in plain_extremes) and 0.0 in flushed_extremes
     assert len(plain) >= 4
     assert plain == flushed
+
+
+class _SeqNet(torch.nn.Module):
+    """Conv -> BatchNorm in a Sequential; `use` says how else the model touches the pair."""
+
+    def __init__(self, use: str = "sequential"):
+        super().__init__()
+        torch.manual_seed(1)
+        bn = torch.nn.BatchNorm2d(3)
+        with torch.no_grad():   # BN statistics far from identity, so a wrong fold shows
+            bn.running_mean.uniform_(-1, 1)
+            bn.running_var.uniform_(0.2, 3)
+            bn.weight.uniform_(0.5, 2)
+            bn.bias.uniform_(-1, 1)
+        self.seq = torch.nn.Sequential(torch.nn.Conv2d(2, 3, 3, padding=1), bn, torch.nn.ReLU())
+        self.use = use
+
+    def forward(self, x):
+        y = self.seq(x)
+        if self.use == "conv-alone":
+            return y + self.seq[0](x)
+        if self.use == "bn-alone":
+            return y + self.seq[1](y)
+        if self.use == "twice":
+            return self.seq(y[:, :2])
+        return y
+
+
+@pytest.mark.parametrize("use,holds", [("sequential", True), ("twice", True),
+                                       ("conv-alone", False), ("bn-alone", False)])
+def test_sequential_fold_is_checked_after_export(use, holds):
+    from mcu_mlir.frontend.decompose import fold_sequential_batch_norms, sequential_folds_hold
+    model = _SeqNet(use).eval()
+    folded, folds = fold_sequential_batch_norms(model)
+    assert list(folds) == ["seq.0"]
+    assert isinstance(model.seq[1], torch.nn.BatchNorm2d)     # the user's model is untouched
+    ep = frontend.export(folded, (torch.randn(1, 2, 5, 5),))
+    assert sequential_folds_hold(ep.graph, folds) is holds
+
+
+@pytest.mark.parametrize("use", ["sequential", "conv-alone"])
+def test_folding_before_export_gives_the_same_tosa(use, monkeypatch):
+    # Oracle: the same import with the BatchNorms left to the exported graph's folding.
+    from mcu_mlir.frontend import decompose
+    example = (torch.randn(1, 2, 5, 5),)
+    fast = frontend.import_model(_SeqNet(use).eval(), example, calibration=3)
+    monkeypatch.setattr(decompose, "fold_sequential_batch_norms", lambda m: (m, {}))
+    plain = frontend.import_model(_SeqNet(use).eval(), example, calibration=3)
+    text = str(fast.module.operation.get_asm(enable_debug_info=True))
+    assert text == str(plain.module.operation.get_asm(enable_debug_info=True))
+    assert [o.scale for o in fast.outputs] == [o.scale for o in plain.outputs]
