@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import io_quant
 from .diagnostics import UserError
 from .options import CompileOptions
 
@@ -120,6 +121,7 @@ def _frontend(model, example_inputs, options, result, timings):
         if not torch_text:
             raise UserError("this build's frontend does not keep the torch-dialect IR")
         return fres.module
+    io_quant.annotate(fres.module, fres.inputs, fres.outputs)
     _write(result.output_dir, "tosa-import.mlir", _ir(fres.module), result, "tosa-import")
     result.report["quantization"] = {
         "inputs": [_asdict(t) for t in fres.inputs],
@@ -214,8 +216,7 @@ def _emit_stage(module, options, result, timings):
     from .target import emit_c
     out = result.output_dir
     with _Timer(timings, "emit-c"):
-        fres = result.frontend
-        files = emit_c.emit_c(module, fres.inputs if fres else None, fres.outputs if fres else None)
+        files = emit_c.emit_c(module)
         for name, text in sorted(files.items()):
             _write(out, name, text, result, name)
         report = emit_c.model_report(module)

@@ -751,7 +751,11 @@ class _Emitter:
 
 def emit_c(module, inputs_quant=None, outputs_quant=None) -> dict[str, str]:
     """model.c / model.h for a planned cmsisnn module. `inputs_quant` / `outputs_quant`: optional
-    lists of objects with `.scale` / `.zero_point` (e.g. the frontend's TensorQuant) for the header."""
+    lists of objects with `.scale` / `.zero_point` for the header; by default the entry function's
+    `mcu.scale` / `mcu.zero_point` argument and result attributes (see `mcu_mlir.io_quant`)."""
+    if inputs_quant is None and outputs_quant is None:
+        from ..io_quant import read
+        inputs_quant, outputs_quant = read(module)
     return _Emitter(module, inputs_quant, outputs_quant).emit()
 
 
