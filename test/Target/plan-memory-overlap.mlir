@@ -10,12 +10,13 @@
 // At the depthwise the classic plan holds input + output + the 4464-byte MVE scratch = 6512 B;
 // overlapped, 208 + 1024 + 4464 = 5696 B.
 // MVE: mcu.arena_bytes = 5696 : i64, mcu.arena_lower_bound_bytes = 6512 : i64, mcu.arena_overlap_bound_bytes = 5696 : i64
+// The depthwise output sits exactly 208 B below its input; the scratch apart from both.
 // MVE: "cmsisnn.conv"
-// MVE-SAME: mcu.offset = 208 : i64
+// MVE-SAME: mcu.offset = 4672 : i64
 // MVE-SAME: mcu.storage = "arena"
 // MVE: "cmsisnn.depthwise_conv"
-// MVE-SAME: mcu.offset = 0 : i64
-// MVE-SAME: mcu.scratch_offset = 1232 : i64
+// MVE-SAME: mcu.offset = 4464 : i64
+// MVE-SAME: mcu.scratch_offset = 0 : i64
 
 // Without overlap every live buffer is apart: the classic lower bound.
 // APART: mcu.arena_bytes = 6512 : i64, mcu.arena_lower_bound_bytes = 6512 : i64, mcu.arena_overlap_bound_bytes = 6512 : i64

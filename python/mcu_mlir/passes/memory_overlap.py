@@ -227,7 +227,9 @@ def forbidden_starts(b, p, pairs: dict) -> tuple[int, int]:
 def _place_one(b, placed, pairs) -> int:
     intervals = [forbidden_starts(b, p, pairs) for p in placed
                  if p.start <= b.end and b.start <= p.end]
-    candidates = sorted({0} | {hi for _, hi in intervals if hi > 0})
+    # Just above a forbidden range, or right at its low end (tight below a buffer, or an output
+    # exactly D below its input).
+    candidates = sorted({0} | {x for lo_hi in intervals for x in lo_hi if x > 0 and x % ALIGN == 0})
     best = None
     for s in candidates:
         if any(lo < s < hi for lo, hi in intervals):
@@ -247,6 +249,10 @@ def place(buffers: list, pairs: dict, lower_bound: int = 0, random_orders: int =
         lambda b: (-(b.end - b.start), -b.size),
         lambda b: (b.start, -b.size),
         lambda b: (-b.size * (b.end - b.start + 1), b.start),
+        # Latest first: a chain of overlapped layers then stacks upward, each input D above its
+        # output, instead of needing a free gap below every input.
+        lambda b: (-b.start, -b.size),
+        lambda b: (-b.end, -b.start, -b.size),
     ]
     orders = [sorted(buffers, key=key) for key in keys]
     rng = random.Random(len(buffers))
