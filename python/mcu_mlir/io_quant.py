@@ -15,7 +15,9 @@ class IOQuant:
 
 
 def _entry(module):
-    funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+    """The entry function of a Module or a builtin.module Operation."""
+    body = getattr(module, "operation", module).regions[0].blocks[0]
+    funcs = [op for op in body.operations if op.operation.name == "func.func"]
     return funcs[0] if len(funcs) == 1 else next(
         (f for f in funcs if ir.StringAttr(f.attributes["sym_name"]).value == "main"), funcs[0] if funcs else None)
 
