@@ -1,0 +1,56 @@
+"""Overlapped arena plans run bit-exact: DS-CNN (a chain of depthwise / pointwise layers, every one
+overlapping its input) on the MVE and DSP paths of CMSIS-NN under QEMU, and on the portable kernels.
+
+The arena must be below the classic lower bound (so overlap is really exercised) and the outputs
+equal to tosa_reference_model's, bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import mcu_mlir  # noqa: E402
+from mcu_mlir import zoo  # noqa: E402
+from mcu_mlir.target import run  # noqa: E402
+
+CROSS_TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm", "cmake")
+
+
+def _need(tools):
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: needed to build and run the generated C")
+
+
+def _check(tmp_path, backend, target, cmsis_nn_path=None):
+    model, example = zoo.get("ds_cnn")
+    extra = {"cmsis_nn_path": cmsis_nn_path} if cmsis_nn_path else {}
+    result = mcu_mlir.compile(model, example, target=target, backend=backend, emit="c",
+                              output_dir=str(tmp_path), **extra)
+    report = result.report
+    assert report["arena_overlap_bound_bytes"] <= report["arena_bytes"] < report["arena_lower_bound_bytes"]
+    inputs = [np.asarray(x) for x in example]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target=target, **extra)
+    assert len(got.outputs_q) == len(want.outputs_q) == 1
+    np.testing.assert_array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
+def test_ds_cnn_overlapped_on_cmsis_nn(tmp_path, target):
+    path = os.environ.get("CMSIS_NN_PATH")
+    if not path:
+        pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
+    _need(CROSS_TOOLS)
+    _check(tmp_path, "cmsis-nn", target, path)
+
+
+def test_ds_cnn_overlapped_on_portable_kernels(tmp_path):
+    _need(("cmake", "cc"))
+    _check(tmp_path, "portable", "host")
