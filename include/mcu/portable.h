@@ -278,10 +278,11 @@ typedef struct {
   int32_t exp_bits, exp_mul, exp_shift;
   int32_t bias, base, out_shift;
   int32_t multiplier, shift, output_zp, double_round; /* RESCALE int32 -> int8, per tensor */
+  int32_t input_s8;            /* 1: int8 input (its CAST to int32 absorbed), 0: int32 input */
 } mcu_log_softmax_params_t;
 
 int mcu_log_softmax_s8(const mcu_log_softmax_params_t *p, const int32_t *exp_table,
-                       const int32_t *log_table, const int32_t *input, int8_t *output);
+                       const int32_t *log_table, const void *input, int8_t *output);
 
 #ifdef __cplusplus
 }

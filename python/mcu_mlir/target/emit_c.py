@@ -328,7 +328,7 @@ class _Emitter:
         return [s, f"status = mcu_log_softmax_s8(&layer{i}_params, "
                    f"{self.const_name(op.operands[1], f'layer{i}_exp_table')}, "
                    f"{self.const_name(op.operands[2], f'layer{i}_log_table')}, "
-                   f"{self.ptr(op.operands[0], 'int32_t')}, {self.out(op, 'int8_t')});"]
+                   f"{self.buf(op.operands[0])}, {self.out(op, 'int8_t')});"]
 
     def portable_table_s16_rescale(self, i, op, p):
         rs = {k[len("rescale_"):]: v for k, v in p.items() if k.startswith("rescale_")}

@@ -150,6 +150,15 @@ def convert_log_softmax(op, rw):
             continue
         if any(isinstance(u, ir.Block) or u.operation not in inside for u in users(o.results[0])):
             return NO_MATCH
+    # An int8 -> int32 CAST (through a reshape, a view) before it: read the int8 values directly.
+    source, input_s8 = x, 0
+    view = _def(x, "tosa.reshape")
+    cast = _def(view.operands[0] if view is not None else x, "tosa.cast")
+    if cast is not None and elem(cast.operands[0]) == "i8" and \
+            (view is None or len(users(cast.results[0])) == 1) and \
+            all(not isinstance(u, ir.Block) and u.operation in inside for u in users(x)):
+        source, input_s8 = cast.operands[0], 1
+        ops += [cast] + ([view] if view is not None else [])
     dims = shape(x)
     params = {"outer": int(np.prod(dims[:axis], dtype=np.int64)), "axis": dims[axis],
               "inner": int(np.prod(dims[axis + 1:], dtype=np.int64)),
@@ -157,8 +166,9 @@ def convert_log_softmax(op, rw):
               "norm_bits": norm_bits, "norm_mask": norm_mask, "exp_bits": exp_bits,
               "exp_mul": exp_mul, "exp_shift": exp_shift, "bias": bias, "base": base,
               "out_shift": out_shift, "multiplier": rs.multiplier[0], "shift": rs.shift[0],
-              "output_zp": rs.output_zp, "double_round": int(rs.double_round)}
-    new = make_portable("log_softmax_s8", [x, exp_table, log_table], rescale.results[0].type, params,
+              "output_zp": rs.output_zp, "double_round": int(rs.double_round),
+              "input_s8": input_s8}
+    new = make_portable("log_softmax_s8", [source, exp_table, log_table], rescale.results[0].type, params,
                         before=rescale, loc=ir.Location.fused([o.location for o in ops]),
                         source_op="log_softmax")
     rw.replace(ops, rescale, new)
