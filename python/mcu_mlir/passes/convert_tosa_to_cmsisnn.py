@@ -33,7 +33,10 @@ class ConvertTosaToCmsisNN(ModulePass):
 
     Conv / depthwise / matmul with their rescale and clamp, add / mul with their rescales, and
     pools with a clamp each become one kernel call; every other TOSA op becomes a portable C
-    kernel. `backend=portable` maps everything to portable kernels. A CMSIS-NN call that would
+    kernel. `backend=portable` maps everything to portable kernels. Copies are avoided where the
+    kernel can read in place: a conv reads past slices that only drop rows / columns it never
+    reads, and channel slices into same-shaped convs whose results are concatenated (or sliced
+    again) become one grouped conv. The frontend's integer log_softmax becomes one fused kernel. A CMSIS-NN call that would
     fail at run time for its parameters (e.g. arm_convolve_1_x_n_s8's padding rule on MVE) is
     replaced at compile time by one that accepts them. An op with no kernel is an error naming it.
     """
