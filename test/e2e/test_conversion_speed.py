@@ -58,3 +58,20 @@ def test_fused_patterns_bit_exact(name, backend, target, tmp_path):
         got = run.run(tmp_path, inputs, target=target, cmsis_nn_path=CMSIS_NN_PATH)
         for g, w in zip(got.outputs_q, want.outputs_q):
             np.testing.assert_array_equal(g, w.reshape(g.shape))
+
+
+@pytest.mark.parametrize("backend,target", [("portable", "host"), ("cmsis-nn", "cortex-m55")])
+def test_channel_split_conv_bit_exact(backend, target, tmp_path):
+    """YOLO's C3k2 splits: each half of the 1x1 conv (+ rescale + SiLU table) is its own chain."""
+    _need(backend, target)
+    model, example = zoo.get("yolo11n_like")
+    result = mcu_mlir.compile(model, example, target=target, backend=backend, quantize="int8",
+                              calibration=2, emit="c", output_dir=str(tmp_path),
+                              **({"cmsis_nn_path": CMSIS_NN_PATH} if backend == "cmsis-nn" else {}))
+    kernels = [op["kernel"] for op in result.report["ops"]]
+    assert "portable:slice" not in kernels, kernels
+    inputs = [np.asarray(x) for x in zoo.example_inputs("yolo11n_like", seed=7)]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target=target, cmsis_nn_path=CMSIS_NN_PATH)
+    for g, w in zip(got.outputs_q, want.outputs_q):
+        np.testing.assert_array_equal(g, w.reshape(g.shape))

@@ -8,6 +8,7 @@ import importlib
 from .._mlir import ir
 from .base import ModulePass
 from .conversion import FAMILIES
+from .conversion.channel_split import split_sliced_convs
 from .conversion.common import CORE_PATH, Rewriter, clear_resource_cache, is_dead
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
@@ -36,7 +37,9 @@ class ConvertTosaToCmsisNN(ModulePass):
     kernel. `backend=portable` maps everything to portable kernels. Copies are avoided where the
     kernel can read in place: a conv reads past slices that only drop rows / columns it never
     reads, and channel slices into same-shaped convs whose results are concatenated (or sliced
-    again) become one grouped conv. The frontend's integer log_softmax becomes one fused kernel. A CMSIS-NN call that would
+    again) become one grouped conv; a conv read only through channel slices is split into one conv
+    per slice (pattern `split-sliced-conv`). The frontend's integer log_softmax becomes one fused
+    kernel. A CMSIS-NN call that would
     fail at run time for its parameters (e.g. arm_convolve_1_x_n_s8's padding rule on MVE) is
     replaced at compile time by one that accepts them. An op with no kernel is an error naming it.
     """
@@ -60,6 +63,8 @@ class ConvertTosaToCmsisNN(ModulePass):
         module.attributes["mcu.backend"] = ir.StringAttr.get(self.backend)
         for fn in self.functions(module):
             block = fn.regions[0].blocks[0]
+            if "split-sliced-conv" not in rw.disabled:
+                split_sliced_convs(block, rw)
             # Units first: a unit's root (e.g. tosa.add) may come after ops it absorbs (its input
             # rescales), which the single-op patterns would otherwise take first.
             for phase in (UNIT_PATTERNS, None):
