@@ -255,6 +255,21 @@ def flush_denormals():
             torch.set_flush_denormal(False)
 
 
+@contextlib.contextmanager
+def one_thread():
+    """One intra-op thread for elementwise work on MCU-sized tensors (PT2E's convert): too small to
+    share, and with more threads than free cores OpenMP's waiting turns milliseconds into seconds
+    (DS-CNN's 8 calibration forwards on a busy 2-core machine: 0.013 s on one thread, 0.2-3.4 s on
+    two). Elementwise results do not depend on the thread count."""
+    import torch
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def _flush_denormal_enabled() -> bool:
     import torch
     tiny = torch.tensor([1e-40], dtype=torch.float32)   # subnormal; a multiply flushes it when on
@@ -319,10 +334,13 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         for s in samples:
             if len(s) != len(example_inputs):
                 raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
+        # The forwards keep torch's thread count: a conv's float sums, so the observed ranges,
+        # differ in the last bit between one and two threads.
         with flush_denormals():
             for s in samples:
                 prepared(*s)
-        converted = convert_pt2e(prepared)
+        with one_thread():
+            converted = convert_pt2e(prepared)
     timings["quantize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     lowered = lower_quantized_graph(converted, quantize)
@@ -366,4 +384,4 @@ def _torch_dialect_text(converted, example_inputs) -> str:
 
 
 __all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export",
-           "calibration_samples", "preload_torch", "flush_denormals"]
+           "calibration_samples", "preload_torch", "flush_denormals", "one_thread"]
