@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir
-from .common import (const_array, const_ints, elem, make_const, op_name, producer, read_rescale,
-                     shape, users)
+from .common import (const_array, const_ints, elem, is_dead, make_const, op_name, producer,
+                     read_rescale, shape, users)
 
 # Per-element ops that commute with a channel slice (per-tensor parameters).
 _PER_ELEMENT = ("tosa.table", "tosa.clamp")
@@ -117,7 +117,7 @@ def split_sliced_convs(block, rw) -> None:
     """Runs before the patterns: each conv chain read only through channel slices is split."""
     seen = set()
     for op in list(block.operations):
-        if op_name(op) != "tosa.slice" or DEAD_KEY in op.attributes:
+        if op_name(op) != "tosa.slice" or is_dead(op):
             continue
         value = op.operands[0]
         src = producer(value)
@@ -126,5 +126,3 @@ def split_sliced_convs(block, rw) -> None:
         seen.add(src.operation)
         _split_one(value, rw)
 
-
-DEAD_KEY = "mcu.dead"

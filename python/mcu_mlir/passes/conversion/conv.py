@@ -8,8 +8,7 @@ from ..base import PassError
 from ..._mlir import ir
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_kernel_op, make_portable,
-                     op_name, per_channel_params, producer, shape, single_user, tensor_type,
-                     users)
+                     op_name, per_channel_params, producer, shape, tensor_type, users)
 
 
 def _operands(op, what: str):
