@@ -334,12 +334,12 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         for s in samples:
             if len(s) != len(example_inputs):
                 raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
-        # The forwards keep torch's thread count: a conv's float sums, so the observed ranges,
-        # differ in the last bit between one and two threads.
-        with flush_denormals():
+        # One thread also for the forwards: a conv's float sums, so the observed ranges and in
+        # the end the generated C, differ in the last bit between thread counts; one thread makes
+        # the C the same on every machine.
+        with flush_denormals(), one_thread():
             for s in samples:
                 prepared(*s)
-        with one_thread():
             converted = convert_pt2e(prepared)
     timings["quantize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
