@@ -4,6 +4,7 @@ run (QEMU for the cores), and compared with tosa_reference_model on the same int
 The portable backend runs in CI; the CMSIS-NN tier runs wherever CMSIS_NN_PATH names a checkout.
 """
 
+import json
 import os
 import shutil
 
@@ -20,8 +21,9 @@ from mcu_mlir.target import run  # noqa: E402
 MODELS = sorted(n for n in zoo.MODELS if n not in zoo.LARGE)
 
 # Where CMSIS-NN's integer semantics differ from TOSA's (DESIGN.md), the measured bound in LSB:
-# its average pool rounds without zero points and differently from TOSA in MobileNetV3's pools.
-CMSIS_NN_LSB = {"mobilenet_v3_small": 2}
+# arm_avgpool_s8 rounds differently from TOSA's avg_pool2d (1 LSB at the pool, measured; up to 2 LSB
+# at the output of MobileNetV3-small after later layers). Every other kernel must be bit-exact.
+AVGPOOL_LSB = 2
 
 
 def _need(*tools):
@@ -87,4 +89,6 @@ def test_cmsis_nn_firmware_equals_reference(tmp_path, name, target):
     model, example = zoo.get(name)
     compile_model(model, example, target=target, backend="cmsis-nn", emit="c", calibration=_calibration(name),
                   output_dir=str(tmp_path), cmsis_nn_path=path)
-    _check(tmp_path, name, target, CMSIS_NN_LSB.get(name, 0))
+    report = json.loads((tmp_path / "report.json").read_text())
+    uses_avgpool = any(op["kernel"] == "arm_avgpool_s8" for op in report["ops"])
+    _check(tmp_path, name, target, AVGPOOL_LSB if uses_avgpool else 0)
