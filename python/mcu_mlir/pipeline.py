@@ -88,7 +88,10 @@ def element_steps(element: str, options: str | None = None) -> list[Step]:
         except base.OptionError as e:
             raise UserError(str(e)) from None
     if name in registry.PIPELINES:
-        return parse_pipeline(registry.get_pipeline(name)(opts))
+        try:
+            return parse_pipeline(registry.get_pipeline(name)(opts))
+        except base.OptionError as e:
+            raise UserError(str(e)) from None
     if inner and any(registry.is_ours(p) for p in _names_in(inner)):
         raise UserError(f"mcu-mlir passes run on the module: put them at the top level, not in '{name}(...)'")
     return [Step(name, text=element if options is None else f"{name}{{{options}}}")]

@@ -11,6 +11,9 @@
 // MISSING: error: cannot read input file '{{.*}}bad-options.mlir.missing'
 // RUN: not mcu-opt %s stray-argument 2>&1 | FileCheck %s --check-prefix=STRAY
 // STRAY: error: unexpected argument 'stray-argument'
+// RUN: not mcu-opt %s --mcu-tosa-to-cmsisnn-pipeline=colour=red 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// PIPELINE: error: pipeline 'mcu-tosa-to-cmsisnn-pipeline' has no option 'colour'
+// PIPELINE-NOT: Traceback
 // UNKNOWN-NOT: Traceback
 // UPSTREAM-NOT: Traceback
 
