@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -33,6 +34,7 @@ def main(argv=None) -> int:
     p.add_argument("--backend", default=None, help="cmsis-nn when CMSIS_NN_PATH is set, else portable")
     p.add_argument("-o", "--output-dir", default=None)
     args = p.parse_args(argv)
+    warnings.showwarning = lambda message, *rest, **kw: print(f"  warning: {message}", file=sys.stderr)
     try:
         return _demo(args)
     except UserError as e:
