@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import random
 
 import numpy as np
 
@@ -102,45 +101,9 @@ RANDOM_ORDERS = 64  # extra seeded orders tried on top of the sorted ones (deter
 def place(buffers: list[_Buffer], lower_bound: int = 0) -> int:
     """Best-fit placement, trying several orders; returns the arena size and sets offsets.
 
-    Sorted orders (largest first, longest-lived first, ...) usually reach the lower bound; when
-    they do not, seeded random orders are tried too. The search stops at the lower bound.
+    The overlap-aware placer with no overlapping pairs: one placer for both plans.
     """
-    keys = [
-        lambda b: (-b.size, b.start),
-        lambda b: (-(b.end - b.start), -b.size),
-        lambda b: (b.start, -b.size),
-        lambda b: (-b.size * (b.end - b.start + 1), b.start),
-    ]
-    orders = [sorted(buffers, key=key) for key in keys]
-    rng = random.Random(len(buffers))
-    for _ in range(RANDOM_ORDERS if len(buffers) <= 400 else 0):
-        order = list(orders[0])
-        rng.shuffle(order)
-        orders.append(order)
-    best, best_offsets = None, None
-    for order in orders:
-        if best is not None and best <= _align(lower_bound):
-            break
-        placed: list[_Buffer] = []
-        offsets = {}
-        for b in order:
-            busy = sorted((p.offset, p.offset + _align(p.size)) for p in placed
-                          if p.start <= b.end and b.start <= p.end)
-            need = _align(b.size)
-            gap_choice, cursor = None, 0
-            for lo, hi in busy:
-                if lo - cursor >= need and (gap_choice is None or lo - cursor < gap_choice[1]):
-                    gap_choice = (cursor, lo - cursor)
-                cursor = max(cursor, hi)
-            b.offset = gap_choice[0] if gap_choice else cursor
-            offsets[id(b)] = b.offset
-            placed.append(b)
-        total = max((p.offset + _align(p.size) for p in placed), default=0)
-        if best is None or total < best:
-            best, best_offsets = total, offsets
-    for b in buffers:
-        b.offset = best_offsets[id(b)]
-    return best or 0
+    return memory_overlap.place(buffers, {}, lower_bound, RANDOM_ORDERS)
 
 
 @dataclasses.dataclass(frozen=True)
