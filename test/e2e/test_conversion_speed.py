@@ -19,9 +19,7 @@ CROSS_TOOLS = ("cmake", "arm-none-eabi-gcc", "qemu-system-arm")
 CMSIS_NN_PATH = os.environ.get("CMSIS_NN_PATH")
 
 # (backend, target): the portable kernels on the host and M4, CMSIS-NN on its MVE and DSP paths.
-# arm_avgpool_s8 rounds its mean unlike TOSA's avg_pool2d (at most 1 LSB, measured on the zoo);
-# a model that calls it is compared with that bound after the pool, bit for bit otherwise.
-AVG_POOL_MAX_LSB = 1
+# Bit for bit on every backend and core (average pools included: see test_zoo_firmware).
 
 CONFIGS = [("portable", "host"), ("portable", "cortex-m4"), ("cmsis-nn", "cortex-m55"),
            ("cmsis-nn", "cortex-m4")]
@@ -65,10 +63,9 @@ def test_fused_patterns_bit_exact(name, backend, target, tmp_path):
 def _assert_matches_reference(outdir, inputs, target, kernels):
     want = run.run_reference_outdir(outdir, inputs)
     got = run.run(outdir, inputs, target=target, cmsis_nn_path=CMSIS_NN_PATH)
-    bound = AVG_POOL_MAX_LSB if "arm_avgpool_s8" in kernels else 0
     for g, w in zip(got.outputs_q, want.outputs_q):
         diff = np.abs(g.astype(np.int64) - w.reshape(g.shape).astype(np.int64)).max()
-        assert diff <= bound, f"max |C - reference| = {diff} LSB (allowed {bound})"
+        assert diff == 0, f"max |C - reference| = {diff} LSB (kernels: {kernels})"
 
 
 @pytest.mark.parametrize("backend,target", [("portable", "host"), ("cmsis-nn", "cortex-m55")])

@@ -1028,7 +1028,10 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
     ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
     pads, nhwc = _exact_pads(self, nhwc, k, stride, pad, (1, 1))
-    zp = self.w.zp(q.zp, q.elem)
+    # The mean of the raw integers, zero points 0: with one zero point on both sides,
+    # mean(x - zp) + zp == mean(x), and this form rounds ties away from zero as TFLite and
+    # CMSIS-NN's arm_avgpool_* do, so the kernel computes these integers bit for bit.
+    zp = self.w.zp(0, q.elem)
     acc = "i32"     # TOSA accumulates int8 and int16 average pools in int32
     y = self.w.op("tosa.avg_pool2d", [nhwc, zp, zp], (n, oh, ow, c), q.elem,
                   f"acc_type = {acc}, kernel = array<i64: {k[0]}, {k[1]}>, "

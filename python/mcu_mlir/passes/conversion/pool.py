@@ -39,7 +39,8 @@ def _convert(op, rw, avg: bool):
         rw.replace(ops, last, new)
         return CONVERTED
     source = "+".join(o.operation.name for o in ops)
-    # CMSIS-NN's average pool has no zero points: exact up to rounding when they are equal.
+    # CMSIS-NN's average pool has no zero points: bit for bit when both are 0 (what the frontend
+    # emits); with equal non-zero ones a tie may round the other way (1 LSB).
     cmsis_ok = rw.use_cmsis and (not avg or izp == ozp) and (et == "i8" or izp == ozp == 0)
     suffix = "s8" if et == "i8" else "s16"
     if cmsis_ok:
