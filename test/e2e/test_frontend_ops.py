@@ -117,7 +117,9 @@ CASES = {
     "transposed_convs": (TransposedConvs, [(1, 4, 5, 5)], 1),
     "attention": (Attention, [(2, 5, 8)], 1),
     "pad_sum_mean": (PadSum, [(1, 3, 6, 6)], 1),
-    "pools": (Pools, [(1, 3, 15, 15)], 1),
+    # A 2x2 mean is a tie for a quarter of the windows: PT2E rounds ties to even, the integer
+    # average pool away from zero (as TFLite and arm_avgpool_s8): 0.875 exact measured.
+    "pools": (Pools, [(1, 3, 15, 15)], 1, 0.85),
     "conv1d_variants": (Conv1dVariants, [(1, 1, 200)], 1),
     "nonlinear": (Nonlinear, [(2, 16)], 1),
 }

@@ -1,7 +1,7 @@
 """The layout pipeline on every zoo model (but the large ones), integer and float.
 
-Integer TOSA comes from the frontend (int8, NCHW as PyTorch lays it out), float TOSA from
-torch-mlir's conversion. Acceptance: no data-moving transpose inside the model; with NCHW I/O at
+Integer and float TOSA come from the frontend (`--quantize int8` / `none`, NCHW as PyTorch lays
+it out; its decompositions let torch-mlir convert every zoo model, nearest upsampling included). Acceptance: no data-moving transpose inside the model; with NCHW I/O at
 most one per input and output; with NHWC I/O none; tosa_reference_model outputs bit-identical
 (integer) or within 1e-5 (float) before and after.
 """
@@ -26,10 +26,8 @@ MODELS = sorted(n for n in zoo.MODELS if n not in zoo.LARGE)
 @functools.lru_cache(maxsize=None)
 def tosa_text(name: str, kind: str) -> str:
     model, inputs = zoo.get(name)
-    if kind == "float":
-        return support.torch_to_tosa(model, list(inputs), "raw")
     from mcu_mlir.frontend import import_model
-    result = import_model(model, inputs, quantize="int8", calibration=2)
+    result = import_model(model, inputs, quantize="int8" if kind == "int8" else "none", calibration=2)
     return result.module.operation.get_asm()
 
 
