@@ -5,7 +5,8 @@ planned memory where published), flash (weights + constants vs int8 parameter by
 left, compile seconds (torch model -> C), instructions per inference on Cortex-M55 and M4 and the share
 spent outside kernels; plus `mcu-opt` start-up. Figures, not pass/fail: ratios are measured in one run.
 
-Usage: python tools/benchmark.py [--models a,b] [--backend cmsis-nn|portable] [--quick] [--no-run] [--json F]
+Usage: python tools/benchmark.py [--models a,b] [--backend cmsis-nn|portable] [--quick] [--no-run] [--prefer speed|memory]
+       [--json F]
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def mcu_opt_startup_seconds(repeats: int = 3) -> float:
     return best
 
 
-def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...]) -> dict:
+def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...], prefer: str = "speed") -> dict:
     from mcu_mlir import zoo
     from mcu_mlir.driver import compile as compile_model
 
@@ -64,14 +65,14 @@ def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...]) ->
         tout = os.path.join(out, target)
         try:
             result = compile_model(model, example, target=target, backend=backend, emit="elf" if run else "c",
-                                   output_dir=tout, cmsis_nn_path=cmsis_nn)
+                                   output_dir=tout, cmsis_nn_path=cmsis_nn, prefer=prefer)
         except UserError as e:   # e.g. a model larger than the machine's flash: a figure, not a crash
             row[f"{target}_instructions"] = "does not fit"
             row.setdefault("notes", []).append(f"{target}: {e}")
             if target != targets[0]:
                 continue
             result = compile_model(model, example, target=target, backend=backend, emit="c",
-                                   output_dir=tout, cmsis_nn_path=cmsis_nn)
+                                   output_dir=tout, cmsis_nn_path=cmsis_nn, prefer=prefer)
             run_here = False
         else:
             run_here = run
@@ -93,6 +94,11 @@ def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...]) ->
             row["code"] = r.get("code_bytes")
             row["param_int8"] = int8_parameter_bytes(model)
             row["transposes"] = r.get("transposes")
+            # The same model with memory before speed: scratch-free kernels where a scratch buffer
+            # raises the arena (what it costs in instructions shows with --prefer memory).
+            mem = compile_model(model, example, target=target, backend=backend, emit="c", prefer="memory",
+                                output_dir=tout + "-memory", cmsis_nn_path=cmsis_nn)
+            row["arena_memory"] = mem.report.get("arena_bytes")
         if run_here:
             from mcu_mlir.target.run import run as run_firmware
             fw = run_firmware(tout, [t.detach().numpy() for t in example], target=target,
@@ -115,7 +121,7 @@ def _fmt(v, spec="{:,}"):
 
 
 def print_table(rows: list[dict], targets) -> None:
-    head = ["model", "calls cmsis/port", "arena B", "lower B", "arena/LB", "overlap LB", "arena/OLB", "vs ExecuTorch", "weights B",
+    head = ["model", "calls cmsis/port", "arena B", "lower B", "arena/LB", "overlap LB", "arena/OLB", "vs ExecuTorch", "arena B (memory first)", "weights B",
             "w/int8 params", "code B", "transposes", "compile s"] + [f"{t} instr" for t in targets] + \
            [f"{t} outside kernels %" for t in targets] + [f"{t} outside CMSIS-NN %" for t in targets]
     lines = [head]
@@ -126,7 +132,8 @@ def print_table(rows: list[dict], targets) -> None:
             r["model"], f"{r['cmsis_calls']}/{r['portable_calls']}", _fmt(r["arena"]), _fmt(r["lower_bound"]),
             _fmt(ratio, "{:.3f}"), _fmt(r.get("overlap_bound")),
             _fmt(r["arena"] / r["overlap_bound"] if r.get("arena") and r.get("overlap_bound") else None, "{:.3f}"),
-            (f"{r['arena'] / et:.2f}x of {et:,}" if et and r.get("arena") else "-"),
+            (f"{r['arena'] / et:.3f}x of {et:,}" if et and r.get("arena") else "-"),
+            _fmt(r.get("arena_memory")) + (f" ({r['arena_memory'] / et:.3f}x)" if et and r.get("arena_memory") else ""),
             _fmt(r["weights"]), _fmt(r["weights"] / r["param_int8"] if r.get("weights") else None, "{:.3f}"),
             _fmt(r.get("code")),
             _fmt(r["transposes"]), _fmt(r["compile_s"], "{:.2f}") + (
@@ -148,16 +155,18 @@ def main(argv=None) -> int:
     p.add_argument("--targets", default="cortex-m55,cortex-m4")
     p.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_MODELS)}")
     p.add_argument("--no-run", action="store_true", help="compile only; no build, no QEMU")
+    p.add_argument("--prefer", choices=("speed", "memory"), default="speed",
+                   help="kernel choice of the main columns (the memory-first arena is always printed)")
     p.add_argument("--json", default=None, help="also write the rows as JSON")
     args = p.parse_args(argv)
     from mcu_mlir import zoo
     names = args.models.split(",") if args.models else (QUICK_MODELS if args.quick else tuple(zoo.MODELS))
     targets = tuple(args.targets.split(","))
-    print(f"backend: {args.backend}   targets: {', '.join(targets)}")
+    print(f"backend: {args.backend}   targets: {', '.join(targets)}   prefer: {args.prefer}")
     print(f"mcu-opt start-up on a small file: {mcu_opt_startup_seconds():.3f} s (target < 0.5 s)")
     rows = []
     for name in names:
-        rows.append(bench_model(name, args.backend, not args.no_run, targets))
+        rows.append(bench_model(name, args.backend, not args.no_run, targets, args.prefer))
         print(f"  {name}: done in {rows[-1]['compile_s']:.2f} s compile", file=sys.stderr)
     print_table(rows, targets)
     for r in rows:

@@ -208,7 +208,7 @@ def _backend_stage(module, options, result, timings):
     from .dialects import load as load_dialect
     load_dialect(module.context, "cmsisnn")
     with _Timer(timings, "backend-passes"):
-        _run(module, f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend}}}", out, "cmsisnn")
+        _run(module, f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend} prefer={options.prefer}}}", out, "cmsisnn")
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
 
 

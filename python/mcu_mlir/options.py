@@ -8,6 +8,8 @@ TARGETS = ("host", "cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m
 BACKENDS = ("cmsis-nn", "portable")
 QUANTIZE = ("int8", "int16", "none")
 IO_LAYOUTS = ("nchw", "nhwc")
+# speed: the fastest kernels; memory: scratch-free kernels where their scratch raises the arena.
+PREFER = ("speed", "memory")
 # Stages in order; `--emit X` stops after X.
 STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "elf")
 
@@ -19,6 +21,7 @@ class CompileOptions:
     quantize: str = "int8"
     calibration: object = None      # None, int N, path to .npz, or an iterable of input tuples
     io_layout: str = "nchw"
+    prefer: str = "speed"
     emit: str = "c"
     output_dir: str | None = None
     cmsis_nn_path: str | None = None
@@ -29,7 +32,8 @@ class CompileOptions:
         from .diagnostics import UserError
         for name, value, allowed in (("target", self.target, TARGETS), ("backend", self.backend, BACKENDS),
                                      ("quantize", self.quantize, QUANTIZE),
-                                     ("io-layout", self.io_layout, IO_LAYOUTS), ("emit", self.emit, STAGES)):
+                                     ("io-layout", self.io_layout, IO_LAYOUTS), ("prefer", self.prefer, PREFER),
+                                     ("emit", self.emit, STAGES)):
             if value not in allowed:
                 raise UserError(f"--{name} {value!r} is not one of: {', '.join(allowed)}")
         if self.emit == "tosa-int" and self.quantize == "none":

@@ -3,6 +3,9 @@
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m4},mcu-plan-memory)' | FileCheck %s --check-prefix=DSP
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m4},mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=DSP-APART
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{backend=portable},mcu-plan-memory)' | FileCheck %s --check-prefix=PORTABLE
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m55},mcu-plan-memory{prefer=memory})' | FileCheck %s --check-prefix=MEM
+// RUN: not mcu-opt %s --split-input-file --mcu-plan-memory=prefer=fast 2>&1 | FileCheck %s --check-prefix=PREFER
+// PREFER: error: prefer='fast': expected 'speed' or 'memory'
 
 // conv 3x3 -> depthwise 3x3 -> conv 1x1 -> conv 3x3 on 8x8x16 int8 (1024 B per tensor).
 // The depthwise output may start D bytes before its dying input: a pixel's window starts at most
@@ -17,6 +20,17 @@
 // MVE: "cmsisnn.depthwise_conv"
 // MVE-SAME: mcu.offset = 4464 : i64
 // MVE-SAME: mcu.scratch_offset = 0 : i64
+
+// prefer=memory: the depthwise's scratch holds the arena's top bytes, so it calls the scratch-free
+// arm_depthwise_conv_s8 (same arguments, raster order, so still overlapped): the 3x3 convs'
+// 576-byte im2col buffers fit beside their tensors and the arena drops to 1600 B.
+// MEM: mcu.arena_bytes = 1600 : i64, mcu.arena_lower_bound_bytes = 2048 : i64
+// MEM: kernel = "arm_convolve_wrapper_s8"
+// MEM-SAME: mcu.scratch_bytes = 576 : i64
+// MEM: "cmsisnn.depthwise_conv"
+// MEM-SAME: kernel = "arm_depthwise_conv_s8"
+// MEM-NOT: mcu.scratch_bytes = 4464
+// MEM: kernel = "arm_convolve_wrapper_s8"
 
 // Without overlap every live buffer is apart: the classic lower bound.
 // APART: mcu.arena_bytes = 6512 : i64, mcu.arena_lower_bound_bytes = 6512 : i64, mcu.arena_overlap_bound_bytes = 6512 : i64
@@ -73,6 +87,10 @@ func.func @main(%arg0: tensor<1x8x8x16xi8>) -> tensor<1x8x8x16xi8> {
 // On the DSP path arm_depthwise_conv_3x3_s8 goes pixel by pixel: D = (4 + 1 + 4) * 128 = 1152.
 // MVE: mcu.arena_bytes = 8560 : i64, mcu.arena_lower_bound_bytes = 8560 : i64, mcu.arena_overlap_bound_bytes = 8560 : i64
 // DSP: mcu.arena_bytes = 3200 : i64, mcu.arena_lower_bound_bytes = 4096 : i64, mcu.arena_overlap_bound_bytes = 3200 : i64
+// prefer=memory, M55: arm_depthwise_conv_s8 goes pixel by pixel over all channels, so it
+// overlaps like the DSP kernel and needs no scratch: 8560 -> 3200 B.
+// MEM: mcu.arena_bytes = 3200 : i64
+// MEM: kernel = "arm_depthwise_conv_s8"
 func.func @main(%arg0: tensor<1x4x4x128xi8>) -> tensor<1x4x4x128xi8> {
   %w = "tosa.const"() {values = dense<1> : tensor<128x1x1x128xi8>} : () -> tensor<128x1x1x128xi8>
   %dw = "tosa.const"() {values = dense<1> : tensor<3x3x128x1xi8>} : () -> tensor<3x3x128x1xi8>

@@ -22,6 +22,7 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
         assert r["overlap_bound"] <= r["arena"], r        # no plan beats the overlap-aware bound
         assert r["overlap_bound"] <= r["lower_bound"], r
         assert r["arena"] <= 1.05 * r["lower_bound"], r   # issue 6's target, on the classic bound
+        assert r["arena_memory"] <= r["arena"], r         # memory first never plans a larger arena
         assert r["weights"] >= r["param_int8"] * 0.99, r  # every parameter is in flash
         assert r["flash"] > r["weights"], r
         assert r["cortex-m55_instructions"] > 0, r

@@ -54,3 +54,26 @@ def test_ds_cnn_overlapped_on_cmsis_nn(tmp_path, target):
 def test_ds_cnn_overlapped_on_portable_kernels(tmp_path):
     _need(("cmake", "cc"))
     _check(tmp_path, "portable", "host")
+
+
+def test_memory_first_kernels_on_mve(tmp_path):
+    """prefer=memory on the M55: MobileNetV2's peak depthwise calls arm_depthwise_conv_s8 (no
+    scratch) and the arena shrinks; the outputs stay bit-exact under QEMU."""
+    path = os.environ.get("CMSIS_NN_PATH")
+    if not path:
+        pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
+    _need(CROSS_TOOLS)
+    model, example = zoo.get("mobilenet_v2")
+    arenas = {}
+    for prefer in ("speed", "memory"):
+        out = tmp_path / prefer
+        result = mcu_mlir.compile(model, example, target="cortex-m55", backend="cmsis-nn", emit="c",
+                                  calibration=2, output_dir=str(out), cmsis_nn_path=path, prefer=prefer)
+        arenas[prefer] = result.report["arena_bytes"]
+    kernels = [op["kernel"] for op in result.report["ops"]]
+    assert "arm_depthwise_conv_s8" in kernels
+    assert arenas["memory"] < arenas["speed"], arenas
+    inputs = [np.asarray(x) for x in example]
+    want = run.run_reference_outdir(out, inputs)
+    got = run.run(out, inputs, target="cortex-m55", cmsis_nn_path=path)
+    np.testing.assert_array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))

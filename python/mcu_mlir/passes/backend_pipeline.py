@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from .base import _split_options, OptionError
 
-_DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true"}
+_DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true", "prefer": "speed"}
 
 
 def tosa_to_cmsisnn_pipeline(options: str) -> str:
-    """Converts to kernel calls, plans the arena and prepares emission (options: target=, backend=, ram-bytes=, overlap=)."""
+    """Converts to kernel calls, plans the arena and prepares emission (options: target=, backend=, ram-bytes=, overlap=, prefer=)."""
     opts = dict(_DEFAULTS)
     for key, value in _split_options(options):
         if key not in opts:
@@ -17,5 +17,5 @@ def tosa_to_cmsisnn_pipeline(options: str) -> str:
         opts[key] = value
     return ("builtin.module("
             f"mcu-convert-tosa-to-cmsisnn{{target={opts['target']} backend={opts['backend']}}},"
-            f"mcu-plan-memory{{target={opts['target']} ram-bytes={opts['ram-bytes']} overlap={opts['overlap']}}},"
+            f"mcu-plan-memory{{target={opts['target']} ram-bytes={opts['ram-bytes']} overlap={opts['overlap']} prefer={opts['prefer']}}},"
             "mcu-prepare-for-emission)")

@@ -53,6 +53,8 @@ def scratch_bytes(op, path: str) -> int:
             return cmsis_buffers.depthwise_wrapper_s16(path, ch_mult, dil, in_shape[3], f[1], f[2])
         if name == "cmsisnn.conv":
             return cmsis_buffers.conv_wrapper_s8(path, kernel, stride, pad, dil, in_shape, f, out_shape)
+        if kernel == "arm_depthwise_conv_s8":
+            return 0  # called directly, not through the wrapper: no scratch
         return cmsis_buffers.depthwise_wrapper_s8(path, stride, pad, dil, in_shape, f, out_shape)
     if name == "cmsisnn.avg_pool":
         channels = ir.RankedTensorType(op.operands[0].type).shape[-1]
@@ -95,6 +97,9 @@ class _Buffer:
     offset: int = -1
 
 
+# Kernels with a scratch-free variant of the same signature and integers (prefer=memory).
+SCRATCH_FREE = {"cmsisnn.depthwise_conv": {"arm_depthwise_conv_wrapper_s8": "arm_depthwise_conv_s8"}}
+
 RANDOM_ORDERS = 64  # extra seeded orders tried on top of the sorted ones (deterministic)
 
 
@@ -116,7 +121,8 @@ class PlanMemory(ModulePass):
     the arena. With overlap (the default) a conv / depthwise output may start just far enough
     before its dying input that no output pixel overwrites input a later pixel still reads (per
     kernel and core path, from its access order; unknown kernels keep their buffers apart).
-    Graph inputs and outputs stay in the caller's buffers. Records `mcu.arena_bytes`,
+    With prefer=memory, a kernel whose scratch buffer holds the arena's top bytes is swapped for
+    its scratch-free variant when that shrinks the arena. Graph inputs and outputs stay in the caller's buffers. Records `mcu.arena_bytes`,
     `mcu.arena_lower_bound_bytes` (the most bytes live at once) and
     `mcu.arena_overlap_bound_bytes` (the same, pairs overlapped as allowed) on the module; each kernel op
     gets `mcu.storage` ("arena" / "input:N" / "output:N"), `mcu.offset`, and scratch attributes.
@@ -130,6 +136,9 @@ class PlanMemory(ModulePass):
     overlap: bool = dataclasses.field(default=True, metadata={
         "help": "let a conv / depthwise output overwrite the part of its dying input that no later "
                 "output pixel reads (per-kernel access order; records mcu.arena_overlap_bound_bytes)"})
+    prefer: str = dataclasses.field(default="speed", metadata={
+        "help": "speed: keep the fastest kernels; memory: where a kernel's scratch buffer raises the "
+                "arena, call its scratch-free variant instead (e.g. arm_depthwise_conv_s8)"})
 
     def run(self, module: ir.Operation) -> None:
         target = self.target or (str(module.attributes["mcu.target"]).strip('"')
@@ -138,6 +147,9 @@ class PlanMemory(ModulePass):
             self.emit_error(module, f"unknown target '{target}' (targets: {', '.join(CORE_PATH)})")
             return
         path = CORE_PATH[target]
+        if self.prefer not in ("speed", "memory"):
+            self.emit_error(module, f"prefer='{self.prefer}': expected 'speed' or 'memory'")
+            return
         arena = lower = overlap_lower = 0
         for fn in self.functions(module):
             a, lb, olb = self._plan_function(fn, path)
@@ -224,22 +236,29 @@ class PlanMemory(ModulePass):
             b = _Buffer(max(value_bytes(g["values"][0]), 1), min(defs), last)
             buffers.append(b)
             by_group[id(g)] = b
-        scratch = {}
-        for i, op in enumerate(ops):
-            size = scratch_bytes(op, path)
-            if size:
-                scratch[i] = _Buffer(size, i, i)
-                buffers.append(scratch[i])
-        lower = max((sum(b.size for b in buffers if b.start <= t <= b.end)
-                     for t in range(n_ops + 1)), default=0)
-        pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, path) \
-            if self.overlap else {}
-        overlap_lower = memory_overlap.overlap_bound(buffers, pairs, n_ops + 1)
-        if pairs:
-            arena = memory_overlap.place(buffers, pairs, overlap_lower, RANDOM_ORDERS)
-            memory_overlap.check_placement(buffers, pairs)
-        else:
-            arena = place(buffers, lower)
+        def plan() -> tuple[int, int, int, dict]:
+            """Places the tensors and the scratch buffers the current kernels need."""
+            scratch = {}
+            for i, op in enumerate(ops):
+                size = scratch_bytes(op, path)
+                if size:
+                    scratch[i] = _Buffer(size, i, i)
+            every = buffers + list(scratch.values())
+            lower = max((sum(b.size for b in every if b.start <= t <= b.end)
+                         for t in range(n_ops + 1)), default=0)
+            pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, path) \
+                if self.overlap else {}
+            overlap_lower = memory_overlap.overlap_bound(every, pairs, n_ops + 1)
+            if pairs:
+                arena = memory_overlap.place(every, pairs, overlap_lower, RANDOM_ORDERS)
+                memory_overlap.check_placement(every, pairs)
+            else:
+                arena = place(every, lower)
+            return arena, lower, overlap_lower, scratch
+
+        arena, lower, overlap_lower, scratch = plan()
+        if self.prefer == "memory" and self._use_scratch_free_kernels(ops, buffers, scratch, arena, plan):
+            arena, lower, overlap_lower, scratch = plan()
 
         i64 = ir.IntegerType.get_signless(64)
         for i, op in enumerate(ops):
@@ -257,6 +276,31 @@ class PlanMemory(ModulePass):
                 op.attributes["mcu.scratch_offset"] = ir.IntegerAttr.get(i64, scratch[i].offset)
                 op.attributes["mcu.scratch_bytes"] = ir.IntegerAttr.get(i64, scratch[i].size)
         return arena, lower, overlap_lower
+
+    @staticmethod
+    def _use_scratch_free_kernels(ops, buffers, scratch, arena, plan) -> bool:
+        """Greedily swaps kernels for their scratch-free variants while that shrinks the arena;
+        only scratch buffers live when the arena's top byte is in use can matter."""
+        def at_peak(i):
+            live = [b for b in buffers if b.start <= i <= b.end] + [scratch[i]]
+            return max(b.offset + _align(b.size) for b in live) == arena
+
+        changed = False
+        for i in sorted((i for i in scratch if ops[i].operation.name in SCRATCH_FREE), key=lambda i: (-scratch[i].size, i)):
+            op = ops[i]
+            kernel = str(op.attributes["kernel"]).strip('"')
+            variant = SCRATCH_FREE[op.operation.name].get(kernel)
+            if variant is None or not at_peak(i):
+                continue
+            op.attributes["kernel"] = ir.StringAttr.get(variant)
+            trial, _, _, trial_scratch = plan()
+            if trial < arena:
+                arena, scratch, changed = trial, trial_scratch, True
+            else:
+                op.attributes["kernel"] = ir.StringAttr.get(kernel)
+                plan_again = plan()  # offsets back to the kept kernels' plan
+                scratch = plan_again[3]
+        return changed
 
     @staticmethod
     def _in_place(op, src, g, ops, index) -> bool:

@@ -501,6 +501,8 @@ class _Emitter:
                 self._quant_arrays(i, p, out_s[3]), self.dims(f"layer{i}_input_dims", in_s),
                 self.dims(f"layer{i}_filter_dims", f_s), self.dims(f"layer{i}_bias_dims", [1, 1, 1, out_s[3]]),
                 self.dims(f"layer{i}_output_dims", out_s),
+                # arm_depthwise_conv_s8 (the scratch-free kernel) has no size function: it needs none.
+                "" if p["kernel"] == "arm_depthwise_conv_s8" else
                 self.check_scratch(i, op, p["kernel"] + "_get_buffer_size(&layer{i}_params, &layer{i}_input_dims, &layer{i}_filter_dims, &layer{i}_output_dims)"),
                 f"status = {p['kernel']}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
                 f"&layer{i}_input_dims, {self.ptr(op.operands[0], in_t)}, &layer{i}_filter_dims, "
@@ -655,7 +657,7 @@ class _Emitter:
             body.append(f"  /* layer {i}: {_layer_name(op)} ({_source_op(op)} -> {_kernel_name(op)}) */")
             body.append("  mcu_layer_marker(%d);" % i)
             body.append("  {")
-            body += ["    " + line for line in lines]
+            body += ["    " + line for line in lines if line]
             body.append("    if (status != 0) return status;")
             body.append("  }")
         # Outputs that are graph inputs or constants are copied.

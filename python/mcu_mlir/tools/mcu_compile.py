@@ -7,7 +7,7 @@ import sys
 import warnings
 
 from ..diagnostics import UserError, repro_command, report_internal_error
-from ..options import BACKENDS, IO_LAYOUTS, QUANTIZE, STAGES, TARGETS
+from ..options import BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, STAGES, TARGETS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -22,6 +22,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--calibration", default=None, metavar="N|FILE.npz",
                    help="calibration: N random samples (default 8, with a warning) or inputs from an .npz")
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
+    p.add_argument("--prefer", choices=PREFER, default="speed",
+                   help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
     p.add_argument("--emit", choices=STAGES, default="c", help="last stage to produce")
     p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
     p.add_argument("--timing", action="store_true", help="print the time of each stage")
@@ -52,7 +54,7 @@ def _calibration(text):
 def run(args) -> int:
     from ..driver import compile as compile_model
     options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
-                   calibration=_calibration(args.calibration), io_layout=args.io_layout, emit=args.emit,
+                   calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
