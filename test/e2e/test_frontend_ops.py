@@ -112,11 +112,23 @@ class Recurrent(nn.Module):
         return y, self.gru(y[:, -1], h)
 
 
+class ZeroPads(nn.Module):
+    """aten.pad (mode and value given): nn.ZeroPad2d and F.pad with an explicit constant."""
+    def __init__(self):
+        super().__init__()
+        self.pad = nn.ZeroPad2d((1, 0, 2, 1))
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return self.conv(self.pad(x)), F.pad(x, (2, 2), mode="constant", value=0.0)
+
+
 CASES = {
     "recurrent": (Recurrent, [(1, 4, 6), (1, 8)], 2, 0.75),
     "transposed_convs": (TransposedConvs, [(1, 4, 5, 5)], 1),
     "attention": (Attention, [(2, 5, 8)], 1),
     "pad_sum_mean": (PadSum, [(1, 3, 6, 6)], 1),
+    "zero_pads": (ZeroPads, [(1, 3, 6, 6)], 1),
     # A 2x2 mean is a tie for a quarter of the windows: PT2E rounds ties to even, the integer
     # average pool away from zero (as TFLite and arm_avgpool_s8): 0.875 exact measured.
     "pools": (Pools, [(1, 3, 15, 15)], 1, 0.85),

@@ -898,8 +898,12 @@ def _resize_params(out_size: int, in_size: int):
 def _eager_pad(self, node, ins):
     q = ins[0].q
     pads = list(node.args[1])
-    value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0.0)
-    mode = node.kwargs.get("mode", "constant")
+    if node.target == aten.pad.default:   # pad(input, pad, mode="constant", value=None)
+        mode = node.args[2] if len(node.args) > 2 else node.kwargs.get("mode", "constant")
+        value = node.args[3] if len(node.args) > 3 else node.kwargs.get("value", 0.0)
+    else:                                 # constant_pad_nd(input, pad, value=0)
+        mode = "constant"
+        value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0.0)
     if mode != "constant" or any(p < 0 for p in pads):
         return None
     rank = len(q.shape)
