@@ -1,4 +1,5 @@
 // RUN: mcu-opt %s --mcu-verify-integer-tosa | FileCheck %s
+// RUN: mcu-opt %s --mcu-verify-integer-tosa=double-round=true | FileCheck %s --check-prefix=STRICT
 
 // An int8 conv + per-channel double-rounding rescale + clamp, as the frontend writes it, passes.
 // CHECK-LABEL: func.func @conv$int8
@@ -34,4 +35,21 @@ func.func @fc$int16(%arg0: tensor<2x1x1x4xi16>) -> tensor<2x1x1x3xi16> {
   %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
   %1 = tosa.rescale %0, %m, %s, %z48, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = false} : (tensor<2x1x1x3xi48>, tensor<1xi16>, tensor<1xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<2x1x1x3xi16>
   return %1 : tensor<2x1x1x3xi16>
+}
+
+// An int16 TABLE's int32 result carries 7 fraction bits, not an accumulator: its rescale to int16
+// rounds once even where double rounding is required.
+// CHECK-LABEL: func.func @table$int16
+// STRICT-LABEL: func.func @table$int16
+// STRICT: tosa.table
+// STRICT: SINGLE_ROUND
+func.func @table$int16(%arg0: tensor<1x8xi16>) -> tensor<1x8xi16> {
+  %t = "tosa.const"() <{values = dense<3> : tensor<513xi16>}> : () -> tensor<513xi16>
+  %0 = tosa.table %arg0, %t : (tensor<1x8xi16>, tensor<513xi16>) -> tensor<1x8xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<37> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %z16 = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %1 = tosa.rescale %0, %m, %s, %z32, %z16 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi16>) -> tensor<1x8xi16>
+  return %1 : tensor<1x8xi16>
 }

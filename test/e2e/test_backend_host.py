@@ -572,3 +572,24 @@ def test_zoo_cmsis_nn_matches_reference(name, quantize, tmp_path, cmsis_nn_lib):
     for op in result.report["ops"]:
         if any(f in op["tosa_op"] for f in ("conv2d", "matmul", "pool", "add")):
             assert op["kernel"].startswith("arm_"), op
+
+
+def test_int16_table_activations_compile_and_match_reference(tmp_path):
+    """int16 sigmoid / tanh / hardswish: TOSA's interpolated TABLE and its one-rounding rescale pass
+    the integer contract and the portable C equals the reference model bit for bit."""
+    torch = pytest.importorskip("torch")
+    import mcu_mlir
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(4, 8, 3), nn.Sigmoid(), nn.Conv2d(8, 8, 1), nn.Tanh(),
+                          nn.Conv2d(8, 4, 1), nn.Hardswish()).eval()
+    example = (torch.randn(1, 4, 8, 8),)
+    result = mcu_mlir.compile(model, example, target="host", backend="portable", quantize="int16",
+                              calibration=4, emit="c", output_dir=str(tmp_path / "out"))
+    assert sum(op["kernel"] == "portable:table_s16_rescale" for op in result.report["ops"]) == 3
+    q = [result.frontend.inputs[0].quantize(np.asarray(example[0]))]
+    expected = run_reference(str(tmp_path / "out" / "model.tosa.mlir"), q)
+    got = _build_outdir(tmp_path / "out", q, len(expected))
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(np.frombuffer(g, dtype=e.dtype).reshape(e.shape), e)
