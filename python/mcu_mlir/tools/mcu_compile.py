@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from pathlib import Path
 
 from ..diagnostics import UserError, repro_command, report_internal_error
 from ..options import BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, STAGES, TARGETS
@@ -75,7 +76,9 @@ def run(args) -> int:
 
 def _summary(result, timing: bool) -> None:
     r = result.report
-    print(f"wrote {result.output_dir}: " + ", ".join(sorted(p.name for p in result.files.values())))
+    out = Path(result.output_dir)
+    names = sorted(str(p.relative_to(out)) if p.is_relative_to(out) else str(p) for p in map(Path, result.files.values()))
+    print(f"wrote {result.output_dir}: " + ", ".join(names))
     figures = [f"{k}={r[k]}" for k in ("transposes", "arena_bytes", "arena_lower_bound_bytes", "weights_bytes",
                                        "flash_bytes", "compile_seconds") if k in r]
     if figures:
