@@ -40,7 +40,10 @@ def torch_to_tosa(model, inputs, form: str = "raw") -> str:
     `reduce-first` (its pipeline with tosa-reduce-transposes first)."""
     from torch_mlir import fx
     from torch_mlir import passmanager as torch_pm
-    module = fx.export_and_import(model, *inputs, output_type="torch")
+
+    from mcu_mlir.frontend.float_import import decomposition_table
+    # With the frontend's decompositions (nearest upsampling), as every column of the table sees it.
+    module = fx.export_and_import(model, *inputs, output_type="torch", decomposition_table=decomposition_table())
     with module.context:
         torch_pm.PassManager.parse(_FORMS[form]).run(module.operation)
     return str(module)

@@ -27,10 +27,7 @@ def import_float(ep, example_inputs):
         folded = ep
     ctx = new_context()
     torch_d.register_dialect(ctx)
-    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
-    table = dict(get_decomposition_table())
-    for op in _UPSAMPLE_NEAREST:
-        table[op] = _upsample_nearest
+    table = decomposition_table()
     from torch_mlir.compiler_utils import OutputType, lower_mlir_module
     try:
         module = export_and_import(folded, output_type="torch", func_name="main",
@@ -44,6 +41,15 @@ def import_float(ep, example_inputs):
     import torch.utils._pytree as pytree
     outs = pytree.tree_leaves(outs)
     return module, [tuple(x.shape) for x in example_inputs], [tuple(o.shape) for o in outs], torch_text
+
+
+def decomposition_table() -> dict:
+    """torch-mlir's FX decompositions, plus nearest upsampling its TOSA conversion cannot lower."""
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = dict(get_decomposition_table())
+    for op in _UPSAMPLE_NEAREST:
+        table[op] = _upsample_nearest
+    return table
 
 
 def _upsample_nearest(x, output_size=None, scale_factors=None, *rest):
