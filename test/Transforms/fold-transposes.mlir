@@ -331,3 +331,53 @@ func.func @flatten_into_linear(%arg0: tensor<1x2x2x3xf32>) -> tensor<1x1x2xf32> 
   %m = tosa.matmul %f, %w, %zp, %zp : (tensor<1x1x12xf32>, tensor<1x12x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x2xf32>
   return %m : tensor<1x1x2xf32>
 }
+
+// -----
+
+// A channel shuffle (view 1x2x2x4 as 2 groups of 2 channels, swap them, flatten) into a 1x1
+// conv: no layout removes that copy, but the conv's weights can read the channels where they
+// are. Input channel c of the new weights is old channel perm^-1(c), perm = [0, 2, 1, 3].
+// CHECK-LABEL: func.func @channel_shuffle_into_conv
+// CHECK-NOT: tosa.transpose
+// CHECK-NOT: tosa.reshape
+// CHECK: dense<{{\[\[\[\[}}1, 3, 2, 4]]], {{\[\[\[}}5, 7, 6, 8]]]]> : tensor<2x1x1x4xi8>
+// CHECK: tosa.conv2d %arg0
+// NHWC-LABEL: func.func @channel_shuffle_into_conv
+// NHWC-NOT: tosa.transpose
+func.func @channel_shuffle_into_conv(%arg0: tensor<1x2x2x4xi8>) -> tensor<1x2x2x2xi32> {
+  %w = "tosa.const"() <{values = dense<[[[[1, 2, 3, 4]]], [[[5, 6, 7, 8]]]]> : tensor<2x1x1x4xi8>}> : () -> tensor<2x1x1x4xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s5 = tosa.const_shape {values = dense<[1, 2, 2, 2, 2]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %s4 = tosa.const_shape {values = dense<[1, 2, 2, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %0 = tosa.reshape %arg0, %s5 : (tensor<1x2x2x4xi8>, !tosa.shape<5>) -> tensor<1x2x2x2x2xi8>
+  %1 = tosa.transpose %0 {perms = array<i32: 0, 1, 2, 4, 3>} : (tensor<1x2x2x2x2xi8>) -> tensor<1x2x2x2x2xi8>
+  %2 = tosa.reshape %1, %s4 : (tensor<1x2x2x2x2xi8>, !tosa.shape<4>) -> tensor<1x2x2x4xi8>
+  %3 = tosa.conv2d %2, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x4xi8>, tensor<2x1x1x4xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x2xi32>
+  return %3 : tensor<1x2x2x2xi32>
+}
+
+// -----
+
+// The same shuffle also read by a clamp: the conv reads the unshuffled tensor, the clamp keeps
+// the shuffled copy (one transpose left, not two).
+// CHECK-LABEL: func.func @channel_shuffle_shared
+// NHWC-LABEL: func.func @channel_shuffle_shared
+// CHECK: tosa.transpose
+// CHECK-NOT: tosa.transpose
+// CHECK: tosa.conv2d %arg0
+// CHECK-NOT: tosa.transpose
+// CHECK: return
+func.func @channel_shuffle_shared(%arg0: tensor<1x2x2x4xi8>) -> (tensor<1x2x2x2xi32>, tensor<1x2x2x4xi8>) {
+  %w = "tosa.const"() <{values = dense<[[[[1, 2, 3, 4]]], [[[5, 6, 7, 8]]]]> : tensor<2x1x1x4xi8>}> : () -> tensor<2x1x1x4xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s5 = tosa.const_shape {values = dense<[1, 2, 2, 2, 2]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %s4 = tosa.const_shape {values = dense<[1, 2, 2, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %0 = tosa.reshape %arg0, %s5 : (tensor<1x2x2x4xi8>, !tosa.shape<5>) -> tensor<1x2x2x2x2xi8>
+  %1 = tosa.transpose %0 {perms = array<i32: 0, 1, 2, 4, 3>} : (tensor<1x2x2x2x2xi8>) -> tensor<1x2x2x2x2xi8>
+  %2 = tosa.reshape %1, %s4 : (tensor<1x2x2x2x2xi8>, !tosa.shape<4>) -> tensor<1x2x2x4xi8>
+  %3 = tosa.conv2d %2, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x4xi8>, tensor<2x1x1x4xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x2xi32>
+  %4 = tosa.clamp %2 {max_val = 100 : i8, min_val = -100 : i8} : (tensor<1x2x2x4xi8>) -> tensor<1x2x2x4xi8>
+  return %3, %4 : tensor<1x2x2x2xi32>, tensor<1x2x2x4xi8>
+}

@@ -191,8 +191,31 @@ class CnnFlattenLinear(nn.Module):
         return self.fc(torch.flatten(self.features(x), 1))
 
 
+class ShuffleNetBlockLike(nn.Module):
+    """Channel split, a depthwise branch, concat, then a channel shuffle read by 1x1 convs (folded
+    into their weights). A shuffle read by a split or a depthwise conv still costs one copy."""
+
+    def __init__(self, c=16):
+        super().__init__()
+        self.stem = nn.Conv2d(3, c, 3, 2, 1)
+        self.branch = nn.Sequential(nn.Conv2d(c // 2, c // 2, 1), nn.ReLU(),
+                                    nn.Conv2d(c // 2, c // 2, 3, 1, 1, groups=c // 2),
+                                    nn.Conv2d(c // 2, c // 2, 1), nn.ReLU())
+        self.mix = nn.ModuleList(nn.Conv2d(c, c, 1) for _ in range(2))
+
+    def forward(self, x):
+        x = torch.relu(self.stem(x))
+        for mix in self.mix:
+            a, b = x.chunk(2, dim=1)
+            x = torch.cat([a, self.branch(b)], 1)
+            n, c, h, w = x.shape
+            x = mix(x.view(n, 2, c // 2, h, w).transpose(1, 2).reshape(n, c, h, w))
+        return x
+
+
 MODELS = {
     "mobilenet_v2": (MobileNetV2Like, [(1, 3, 32, 32)]),
+    "shufflenet_like": (ShuffleNetBlockLike, [(1, 3, 16, 16)]),
     "mobilenet_v3_small": (MobileNetV3SmallLike, [(1, 3, 32, 32)]),
     "wav2letter": (Wav2LetterLike, [(1, 8, 64)]),
     "ds_cnn": (DsCnnLike, [(1, 1, 49, 10)]),

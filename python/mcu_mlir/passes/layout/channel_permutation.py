@@ -1,0 +1,100 @@
+"""Channel permutations folded into the weights of the convolutions that read them.
+
+A chain of reshapes and transposes whose only effect is to reorder the channels of an NHWC tensor
+(the channel shuffle of ShuffleNet: view as [.., groups, C / groups], swap, flatten) is a full copy
+at run time, and no choice of layout removes it. A convolution reading it computes the same as
+one reading the unshuffled tensor with its weights' input channels permuted, which costs nothing
+at run time: the weights are constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._mlir import ir
+from .constants import ConstantData, make_constant
+from .roles import is_constant, is_static_tensor
+
+_VIEWS = ("tosa.reshape", "tosa.transpose")
+# Ops whose operand 0 is an NHWC input and operand 1 constant weights with input channels last
+# (OHWI); depthwise weights pair input and output channels, so they do not qualify.
+_CONSUMERS = ("tosa.conv2d",)
+
+
+def _view_chain(value) -> list:
+    """The reshape / transpose ops producing `value`, nearest last, up to the first other op."""
+    chain = []
+    while True:
+        owner = value.owner
+        if isinstance(owner, ir.Block) or owner.operation.name not in _VIEWS:
+            return chain[::-1]
+        chain.append(owner)
+        value = owner.operands[0]
+
+
+def channel_gather(src_shape, chain) -> np.ndarray | None:
+    """`perm` with out[..., c] == src[..., perm[c]] if the chain only reorders the last axis of a
+    tensor of `src_shape` (and gives back that shape); None otherwise."""
+    idx = np.arange(int(np.prod(src_shape, dtype=np.int64))).reshape(src_shape)
+    for op in chain:
+        if op.operation.name == "tosa.transpose":
+            idx = idx.transpose(tuple(op.attributes["perms"]))
+        else:
+            idx = idx.reshape(tuple(ir.RankedTensorType(op.results[0].type).shape))
+    if idx.shape != tuple(src_shape) or not src_shape:
+        return None
+    c = src_shape[-1]
+    rows = idx.reshape(-1, c) - (np.arange(idx.size // c) * c)[:, None]
+    perm = rows[0]
+    if not (rows == perm).all() or not np.array_equal(np.sort(perm), np.arange(c)):
+        return None
+    return perm
+
+
+def fold_channel_permutations(fn, consts: ConstantData) -> int:
+    """Rewires each conv fed by a channel-reordering view chain to the chain's source, with its
+    weights' input channels permuted to match; returns how many convs were rewired."""
+    folded = 0
+    block = fn.regions[0].blocks[0]
+    for op in list(block.operations):
+        if op.operation.name not in _CONSUMERS or not is_constant(op.operands[1]):
+            continue
+        chain = _view_chain(op.operands[0])
+        weights = consts.array(op.operands[1])
+        if weights is None:
+            continue
+        # The farthest source first: the longest chain that is a channel gather.
+        for start in range(len(chain)):
+            links = chain[start:]
+            src = links[0].operands[0]
+            if not any(o.operation.name == "tosa.transpose" for o in links) or not is_static_tensor(src):
+                continue
+            shape = tuple(ir.RankedTensorType(src.type).shape)
+            perm = channel_gather(shape, links)
+            if perm is None or weights.shape[-1] != shape[-1]:
+                continue
+            inverse = np.argsort(perm)
+            with ir.InsertionPoint(op), op.location as loc:
+                new_weights = make_constant(np.ascontiguousarray(weights[..., inverse]),
+                                            op.operands[1].type, loc=loc)
+            op.operands[0] = src
+            op.operands[1] = new_weights
+            _erase_unused(links[::-1])
+            folded += 1
+            break
+    if folded:
+        _erase_dead_constants(block)
+    return folded
+
+
+def _erase_unused(ops) -> None:
+    for o in ops:
+        if all(len(list(r.uses)) == 0 for r in o.results):
+            o.operation.erase()
+
+
+def _erase_dead_constants(block) -> None:
+    for o in list(block.operations):
+        if o.operation.name in ("tosa.const", "tosa.const_shape") and \
+                all(len(list(r.uses)) == 0 for r in o.results):
+            o.operation.erase()
