@@ -381,3 +381,21 @@ func.func @channel_shuffle_shared(%arg0: tensor<1x2x2x4xi8>) -> (tensor<1x2x2x2x
   %4 = tosa.clamp %2 {max_val = 100 : i8, min_val = -100 : i8} : (tensor<1x2x2x4xi8>) -> tensor<1x2x2x4xi8>
   return %3, %4 : tensor<1x2x2x2xi32>, tensor<1x2x2x4xi8>
 }
+
+// -----
+
+// The same with a batch of 2: each batch element is one row of the matmul, its features
+// flattened as stored (NHWC); the weight rows are permuted once for all rows.
+// CHECK-LABEL: func.func @batched_flatten_into_linear
+// CHECK-NOT: tosa.transpose
+// CHECK: %[[A:.*]] = tosa.reshape %arg0, %{{.*}} -> tensor<1x2x12xf32>
+// CHECK: tosa.matmul %[[A]], %{{.*}} : (tensor<1x2x12xf32>, tensor<1x12x2xf32>
+func.func @batched_flatten_into_linear(%arg0: tensor<2x2x2x3xf32>) -> tensor<1x2x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[1.0, -1.0], [2.0, 0.5], [3.0, 0.25], [4.0, -2.0], [5.0, 1.5], [6.0, 0.0], [7.0, -0.5], [8.0, 2.5], [9.0, 1.0], [10.0, -3.0], [11.0, 0.75], [12.0, 2.0]]]> : tensor<1x12x2xf32>}> : () -> tensor<1x12x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s = tosa.const_shape {values = dense<[1, 2, 12]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %t = tosa.transpose %arg0 {perms = array<i32: 0, 3, 1, 2>} : (tensor<2x2x2x3xf32>) -> tensor<2x3x2x2xf32>
+  %f = tosa.reshape %t, %s : (tensor<2x3x2x2xf32>, !tosa.shape<3>) -> tensor<1x2x12xf32>
+  %m = tosa.matmul %f, %w, %zp, %zp : (tensor<1x2x12xf32>, tensor<1x12x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+  return %m : tensor<1x2x2xf32>
+}

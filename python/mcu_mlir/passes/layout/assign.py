@@ -318,8 +318,8 @@ def _table_lookup(op):
 
 
 def _flatten_into_constant_matmul(reshape):
-    """The matmul whose single row of activations is exactly this reshape's output (through more
-    reshapes, each used once), with constant weights [1, K, N]; else None."""
+    """The matmul whose rows of activations (one per batch element) are exactly this reshape's
+    output (through more reshapes, each used once), with constant weights [1, K, N]; else None."""
     value = reshape.results[0]
     k = _numel(tuple(value.type.shape))
     while True:
@@ -334,8 +334,10 @@ def _flatten_into_constant_matmul(reshape):
         if name not in ("tosa.matmul",) or uses[0].operand_number != 0:
             return None
         a, b = user.operands[0], user.operands[1]
-        if tuple(a.type.shape) != (1, 1, k) or not is_constant(b) or len(b.type.shape) != 3 \
-                or b.type.shape[0] != 1 or b.type.shape[1] != k:
+        if not is_constant(b) or len(b.type.shape) != 3 or b.type.shape[0] != 1:
+            return None
+        rows, depth = k // b.type.shape[1], b.type.shape[1]
+        if tuple(a.type.shape) != (1, rows, depth) or rows * depth != k:
             return None
         return user
 
@@ -468,7 +470,13 @@ class _Rewriter:
         data = self.consts.array(weight)
         if data is None:
             return False
-        # flat position j of the stored tensor holds logical flat element order[j]
+        rows = tuple(matmul.operands[0].type.shape)[1]
+        if rows > 1:
+            # One row per batch element: the batch stays outermost, each row is permuted alike.
+            if in_shape[0] != rows or layout[0] != 0:
+                return False
+            in_shape, layout = in_shape[1:], [d - 1 for d in layout[1:]]
+        # flat position j of the stored tensor (row) holds logical flat element order[j]
         order = np.arange(_numel(in_shape)).reshape(in_shape).transpose(layout).ravel()
         matmul.operands[1] = make_constant(np.ascontiguousarray(data[:, order, :]), weight.type, loc=loc)
         return True
