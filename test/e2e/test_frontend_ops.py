@@ -327,3 +327,26 @@ def test_random_architectures(seed):
     (out,) = run_reference(text, q)
     (want,) = result.reference([result.inputs[0].dequantize(q[0])])
     assert np.abs(out.astype(np.int64) - result.outputs[0].quantize(want).astype(np.int64)).max() <= 2, model.steps
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y * torch.sigmoid(y) + x
+
+
+def test_layers_outside_modules_are_named_after_their_op():
+    """A functional op at the top level names its layer ('sigmoid', 'mul', 'add'), never the
+    PT2E quantize node that carries its value."""
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(Gate().eval(), (torch.randn(1, 4, 5, 5),), calibration=2)
+    text = result.module.operation.get_asm(enable_debug_info=True)
+    for name in ("conv", "sigmoid", "mul", "add"):
+        assert f'loc("{name}"' in text, name
+    assert 'loc("quantize_per_tensor' not in text

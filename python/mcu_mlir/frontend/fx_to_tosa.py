@@ -126,6 +126,15 @@ def node_location(node) -> tuple[str | None, int | None, str]:
     return file, line, path
 
 
+def _source_node(node):
+    """The op whose value a PT2E (de)quantize node carries (itself for any other node), so that a
+    layer outside any module is named after its op ('sigmoid', 'add'), not 'quantize_..._5'."""
+    while not node.meta.get("nn_module_stack") and "quantize" in str(getattr(node, "target", "")) \
+            and node.args and isinstance(node.args[0], torch.fx.Node) and node.args[0].op == "call_function":
+        node = node.args[0]
+    return node
+
+
 def describe(node) -> str:
     file, line, path = node_location(node)
     where = f"{file}:{line}" if file else "unknown source line"
@@ -163,8 +172,9 @@ class Lowering:
         for node in self.gm.graph.nodes:
             self.node = node
             file, line, path = node_location(node)
-            self.w.loc = (f'loc("{escape(path or node.name)}"("{escape(file)}":{line}:0))' if file
-                          else f'loc("{escape(path or node.name)}")')
+            name = path or _source_node(node).name
+            self.w.loc = (f'loc("{escape(name)}"("{escape(file)}":{line}:0))' if file
+                          else f'loc("{escape(name)}")')
             if node.op == "placeholder":
                 val = node.meta.get("val")
                 if not isinstance(val, torch.Tensor):
