@@ -5,7 +5,7 @@
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{backend=portable},mcu-plan-memory)' | FileCheck %s --check-prefix=PORTABLE
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m55},mcu-plan-memory{prefer=memory})' | FileCheck %s --check-prefix=MEM
 // RUN: not mcu-opt %s --split-input-file --mcu-plan-memory=prefer=fast 2>&1 | FileCheck %s --check-prefix=PREFER
-// PREFER: error: prefer='fast': expected 'speed' or 'memory'
+// PREFER: error: pass 'mcu-plan-memory': bad value 'fast' for option 'prefer' (expected one of speed, memory)
 
 // conv 3x3 -> depthwise 3x3 -> conv 1x1 -> conv 3x3 on 8x8x16 int8 (1024 B per tensor).
 // The depthwise output may start D bytes before its dying input: a pixel's window starts at most

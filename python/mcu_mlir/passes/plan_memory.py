@@ -122,7 +122,8 @@ class PlanMemory(ModulePass):
     before its dying input that no output pixel overwrites input a later pixel still reads (per
     kernel and core path, from its access order; unknown kernels keep their buffers apart).
     With prefer=memory, a kernel whose scratch buffer holds the arena's top bytes is swapped for
-    its scratch-free variant when that shrinks the arena. Graph inputs and outputs stay in the caller's buffers. Records `mcu.arena_bytes`,
+    its scratch-free variant when that shrinks the arena. Graph inputs and outputs stay in the
+    caller's buffers. Records `mcu.arena_bytes`,
     `mcu.arena_lower_bound_bytes` (the most bytes live at once) and
     `mcu.arena_overlap_bound_bytes` (the same, pairs overlapped as allowed) on the module; each kernel op
     gets `mcu.storage` ("arena" / "input:N" / "output:N"), `mcu.offset`, and scratch attributes.
@@ -137,6 +138,7 @@ class PlanMemory(ModulePass):
         "help": "let a conv / depthwise output overwrite the part of its dying input that no later "
                 "output pixel reads (per-kernel access order; records mcu.arena_overlap_bound_bytes)"})
     prefer: str = dataclasses.field(default="speed", metadata={
+        "choices": ("speed", "memory"),
         "help": "speed: keep the fastest kernels; memory: where a kernel's scratch buffer raises the "
                 "arena, call its scratch-free variant instead (e.g. arm_depthwise_conv_s8)"})
 
@@ -147,9 +149,6 @@ class PlanMemory(ModulePass):
             self.emit_error(module, f"unknown target '{target}' (targets: {', '.join(CORE_PATH)})")
             return
         path = CORE_PATH[target]
-        if self.prefer not in ("speed", "memory"):
-            self.emit_error(module, f"prefer='{self.prefer}': expected 'speed' or 'memory'")
-            return
         arena = lower = overlap_lower = 0
         for fn in self.functions(module):
             a, lb, olb = self._plan_function(fn, path)
@@ -236,6 +235,7 @@ class PlanMemory(ModulePass):
             b = _Buffer(max(value_bytes(g["values"][0]), 1), min(defs), last)
             buffers.append(b)
             by_group[id(g)] = b
+
         def plan() -> tuple[int, int, int, dict]:
             """Places the tensors and the scratch buffers the current kernels need."""
             scratch = {}
@@ -286,7 +286,8 @@ class PlanMemory(ModulePass):
             return max(b.offset + _align(b.size) for b in live) == arena
 
         changed = False
-        for i in sorted((i for i in scratch if ops[i].operation.name in SCRATCH_FREE), key=lambda i: (-scratch[i].size, i)):
+        candidates = [i for i in scratch if ops[i].operation.name in SCRATCH_FREE]
+        for i in sorted(candidates, key=lambda i: (-scratch[i].size, i)):
             op = ops[i]
             kernel = str(op.attributes["kernel"]).strip('"')
             variant = SCRATCH_FREE[op.operation.name].get(kernel)
@@ -298,8 +299,7 @@ class PlanMemory(ModulePass):
                 arena, scratch, changed = trial, trial_scratch, True
             else:
                 op.attributes["kernel"] = ir.StringAttr.get(kernel)
-                plan_again = plan()  # offsets back to the kept kernels' plan
-                scratch = plan_again[3]
+                scratch = plan()[3]  # offsets back to the kept kernels' plan
         return changed
 
     @staticmethod
