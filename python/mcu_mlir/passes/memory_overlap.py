@@ -149,7 +149,7 @@ def access_group(op, path: str) -> int | None:
         return None  # not modelled
     if name == "cmsisnn.depthwise_conv":
         if kernel == "arm_depthwise_conv_s8":
-            return STEP_PIXELS  # called directly (prefer=memory): raster order, one pixel a step
+            return STEP_PIXELS  # called directly (prefer=memory): raster order, one pixel a step (4 is safe)
         if kernel != "arm_depthwise_conv_wrapper_s8":
             return None
         if path == "mve" and in_shape[3] == 1 and out_shape[3] > 1:
