@@ -162,6 +162,10 @@ def load_tosa_file(path: Path):
         for d in diags:
             d.file = str(path) if d.file in (None, "-") else d.file
         raise UserError(diagnostics=diags) from None
+    body = [op for op in module.body.operations
+            if op.operation.name == "func.func" and op.regions[0].blocks]
+    if not body:
+        raise UserError("no function with a body to compile: the file holds no model")
     return module
 
 
@@ -194,6 +198,8 @@ class InternalError(Exception):
 def _tosa_stage(module, options, result, timings):
     out = result.output_dir
     with _Timer(timings, "layout-passes"):
+        # A static memory plan needs static shapes (a TOSA file may have dynamic ones).
+        _run(module, "mcu-verify-static-shapes", out, "tosa")
         _run(module, f"{LAYOUT_PIPELINE}{{io-layout={options.io_layout}}}", out, "tosa")
     if options.emit == "tosa-int" or options.reaches("cmsisnn"):
         # Integer contract of everything below: no float op, double-rounding rescales.

@@ -53,3 +53,7 @@ func.func @table$int16(%arg0: tensor<1x8xi16>) -> tensor<1x8xi16> {
   %1 = tosa.rescale %0, %m, %s, %z32, %z16 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi16>) -> tensor<1x8xi16>
   return %1 : tensor<1x8xi16>
 }
+
+// A declaration has no body to check.
+// CHECK-LABEL: func.func private @declared
+func.func private @declared(tensor<1x4xi8>) -> tensor<1x4xi8>

@@ -134,6 +134,24 @@ def test_user_errors_exit_1_without_traceback(model_file, tmp_path, args, messag
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize("text, message", [
+    ("", "no function with a body"),
+    ("func.func private @helper(%a: tensor<1x4xi8>) -> tensor<1x4xi8>\n", "no function with a body"),
+    ("func.func @main(%a: tensor<?x4xi8>) -> tensor<?x4xi8> {\n"
+     "  %0 = tosa.abs %a : (tensor<?x4xi8>) -> tensor<?x4xi8>\n  return %0 : tensor<?x4xi8>\n}\n",
+     "model.mlir:1:1: error: argument #0 has dynamic shape ?x4"),
+])
+def test_tosa_file_without_a_static_model_is_refused(tmp_path, text, message):
+    """An empty file, a declaration only, or dynamic shapes: a user error naming the file, never
+    a crash or C for a shape that does not exist."""
+    src = tmp_path / "model.mlir"
+    src.write_text(text)
+    proc = mcu_compile(src, "--backend", "portable", "--emit", "c", "-o", tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out" / "model.c").exists()
+
+
 def test_malformed_tosa_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @main(%a: tensor<2xi8>) -> tensor<2xi8> {\n  return %b : tensor<2xi8>\n}\n")

@@ -51,7 +51,8 @@ class ModulePass:
     @staticmethod
     def functions(module: ir.Operation) -> Iterator[ir.OpView]:
         for op in module.regions[0].blocks[0].operations:
-            if op.operation.name == "func.func":
+            # A declaration (no body) has nothing to check or rewrite.
+            if op.operation.name == "func.func" and op.regions[0].blocks:
                 yield op
 
     # -- metadata -----------------------------------------------------------------------------
