@@ -399,3 +399,38 @@ func.func @batched_flatten_into_linear(%arg0: tensor<2x2x2x3xf32>) -> tensor<1x2
   %m = tosa.matmul %f, %w, %zp, %zp : (tensor<1x2x12xf32>, tensor<1x12x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
   return %m : tensor<1x2x2xf32>
 }
+
+// -----
+
+// A per-channel rescale moves below a reshape that keeps the channels innermost (a conv on an
+// H = 1 input laid out as W = 1 and viewed back): the conv's rescale then follows it directly.
+// CHECK-LABEL: func.func @per_channel_rescale_below_reshape
+// CHECK: %[[R:.*]] = tosa.rescale %arg0, {{.*}} -> tensor<1x4x1x2xi8>
+// CHECK: tosa.reshape %[[R]], {{.*}} -> tensor<1x1x4x2xi8>
+func.func @per_channel_rescale_below_reshape(%arg0: tensor<1x4x1x2xi32>) -> tensor<1x1x4x2xi8> {
+  %s = tosa.const_shape {values = dense<[1, 1, 4, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %m = "tosa.const"() <{values = dense<[1073741824, 1500000000]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %sh = "tosa.const"() <{values = dense<[35, 36]> : tensor<2xi8>}> : () -> tensor<2xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %z8 = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.reshape %arg0, %s : (tensor<1x4x1x2xi32>, !tosa.shape<4>) -> tensor<1x1x4x2xi32>
+  %1 = tosa.rescale %0, %m, %sh, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x1x4x2xi32>, tensor<2xi32>, tensor<2xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x4x2xi8>
+  return %1 : tensor<1x1x4x2xi8>
+}
+
+// -----
+
+// Where the reshape moves channels out of the innermost dim, the per-channel rescale stays.
+// CHECK-LABEL: func.func @per_channel_rescale_stays
+// CHECK: tosa.reshape %arg0
+// CHECK: tosa.rescale
+func.func @per_channel_rescale_stays(%arg0: tensor<1x2x4xi32>) -> tensor<1x4x2xi8> {
+  %s = tosa.const_shape {values = dense<[1, 4, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %m = "tosa.const"() <{values = dense<[1073741824, 1500000000]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %sh = "tosa.const"() <{values = dense<[35, 36]> : tensor<2xi8>}> : () -> tensor<2xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %z8 = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.reshape %arg0, %s : (tensor<1x2x4xi32>, !tosa.shape<3>) -> tensor<1x4x2xi32>
+  %1 = tosa.rescale %0, %m, %sh, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x2xi32>, tensor<2xi32>, tensor<2xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x2xi8>
+  return %1 : tensor<1x4x2xi8>
+}

@@ -80,3 +80,32 @@ def test_channel_split_conv_bit_exact(backend, target, tmp_path):
     assert "portable:slice" not in kernels, kernels
     inputs = [np.asarray(x) for x in zoo.example_inputs("yolo11n_like", seed=7)]
     _assert_matches_reference(tmp_path, inputs, target, kernels)
+
+
+class _RowConvs(torch.nn.Module):
+    """2-D convs with 1xK kernels on an H = 1 input (laid out as W = 1, viewed back)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 8, (1, 3), padding=(0, 1))
+        self.dw = torch.nn.Conv2d(8, 8, (1, 3), padding=(0, 1), groups=8)
+
+    def forward(self, x):
+        return self.dw(torch.relu(self.conv(x)))
+
+
+def test_convs_on_a_single_row_stay_fused(tmp_path):
+    """The view back to H = 1 sits after each conv's rescale, not between them, so both convs are
+    one CMSIS-NN call each; the portable build of the same model equals the reference."""
+    torch.manual_seed(0)
+    model, example = _RowConvs().eval(), (torch.randn(1, 4, 1, 20),)
+    result = mcu_mlir.compile(model, example, target="cortex-m55", backend="cmsis-nn", calibration=4,
+                              emit="c", output_dir=str(tmp_path / "cmsis"))
+    kernels = [op["kernel"] for op in result.report["ops"]]
+    assert "arm_convolve_wrapper_s8" in kernels and "arm_depthwise_conv_wrapper_s8" in kernels, kernels
+    assert not any(k.startswith("portable:") for k in kernels), kernels
+    _need("portable", "host")
+    result = mcu_mlir.compile(model, example, target="host", backend="portable", calibration=4,
+                              emit="c", output_dir=str(tmp_path / "portable"))
+    kernels = [op["kernel"] for op in result.report["ops"]]
+    _assert_matches_reference(tmp_path / "portable", [np.asarray(x) for x in example], "host", kernels)

@@ -55,7 +55,7 @@ def sink_reshapes(fn, consts: ConstantData) -> int:
 def _sink_one(op, consts) -> bool:
     idx = data_operands(op)
     name = op.operation.name
-    if idx is None or channel_pinned(op) or name in AXIS_OPS:
+    if idx is None or name in AXIS_OPS:
         return False
     if name in SHAPE_OPERANDS and name != "tosa.slice":
         return False
@@ -80,6 +80,8 @@ def _sink_one(op, consts) -> bool:
     if source_shape is None:
         return False
     in_shape = tuple(op.operands[idx[0]].type.shape)
+    if channel_pinned(op) and source_shape[-1:] != in_shape[-1:]:
+        return False  # a per-channel rescale moves only where the channels stay innermost
     new_out_shape = source_shape
     new_shape_operands = {}
     if name == "tosa.slice":
