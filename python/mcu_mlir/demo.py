@@ -76,7 +76,8 @@ def _demo(args) -> int:
     _row(f"firmware on {args.target}", fw.outputs_float[0], pt2e[0])
     exact = np.array_equal(np.asarray(fw.outputs_q[0]).ravel(), np.asarray(tosa_q[0]).ravel())
     print(f"firmware == reference model, bit for bit: {'yes' if exact else 'NO'}")
-    print(f"arena {r.get('arena_bytes')} B (lower bound {r.get('arena_lower_bound_bytes')} B), "
+    print(f"arena {r.get('arena_bytes')} B (tensors live at once: {r.get('arena_lower_bound_bytes')} B; "
+          f"with outputs overlapping their dying inputs: {r.get('arena_overlap_bound_bytes')} B), "
           f"weights {r.get('weights_bytes')} B, flash {r.get('flash_bytes')} B, "
           f"transposes {r.get('transposes')}, compile {r.get('compile_seconds')} s")
     if fw.instructions:
