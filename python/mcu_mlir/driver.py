@@ -214,7 +214,8 @@ def _backend_stage(module, options, result, timings):
     from .dialects import load as load_dialect
     load_dialect(module.context, "cmsisnn")
     with _Timer(timings, "backend-passes"):
-        _run(module, f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend} prefer={options.prefer}}}", out, "cmsisnn")
+        options_text = f"target={options.target} backend={options.backend} prefer={options.prefer}"
+        _run(module, f"{BACKEND_PIPELINE}{{{options_text}}}", out, "cmsisnn")
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
 
 
