@@ -185,7 +185,31 @@ static int32_t floor_div(int32_t a, int32_t b) {
   return q;
 }
 
+/* Nearest neighbour with one element type in and out: a pixel's channels are copied whole. */
+static void resize_nearest_copy(const mcu_resize_params_t *p, const uint8_t *in, uint8_t *out) {
+  const size_t pixel = (size_t)p->c * (size_t)mcu_type_bytes(p->in_type);
+  for (int32_t b = 0; b < p->n; ++b)
+    for (int32_t oy = 0; oy < p->out_h; ++oy) {
+      const int32_t y = oy * p->scale_y_d + p->offset_y;
+      const int32_t iy = floor_div(y, p->scale_y_n), dy = y - iy * p->scale_y_n;
+      const int32_t iy0 = iy > 0 ? iy : 0, iy1 = iy + 1 < p->h - 1 ? iy + 1 : p->h - 1;
+      const int32_t ny = (2 * dy >= p->scale_y_n) ? iy1 : iy0;
+      for (int32_t ox = 0; ox < p->out_w; ++ox) {
+        const int32_t x = ox * p->scale_x_d + p->offset_x;
+        const int32_t ix = floor_div(x, p->scale_x_n), dx = x - ix * p->scale_x_n;
+        const int32_t ix0 = ix > 0 ? ix : 0, ix1 = ix + 1 < p->w - 1 ? ix + 1 : p->w - 1;
+        const int32_t nx = (2 * dx >= p->scale_x_n) ? ix1 : ix0;
+        memcpy(out + ((size_t)(b * p->out_h + oy) * p->out_w + ox) * pixel,
+               in + ((size_t)(b * p->h + ny) * p->w + nx) * pixel, pixel);
+      }
+    }
+}
+
 int mcu_resize(const mcu_resize_params_t *p, const void *input, void *output) {
+  if (!p->bilinear && p->in_type == p->out_type) {
+    resize_nearest_copy(p, (const uint8_t *)input, (uint8_t *)output);
+    return MCU_STATUS_OK;
+  }
   for (int32_t b = 0; b < p->n; ++b)
     for (int32_t oy = 0; oy < p->out_h; ++oy)
       for (int32_t ox = 0; ox < p->out_w; ++ox) {
