@@ -185,20 +185,29 @@ static int32_t floor_div(int32_t a, int32_t b) {
   return q;
 }
 
+/* Where output coordinate o samples one input axis of `size`: its two neighbours (clamped) and
+   the distance from the first, in units of 1 / scale_n (TOSA RESIZE). */
+typedef struct {
+  int32_t i0, i1, frac;
+} resize_sample_t;
+
+static resize_sample_t resize_sample(int32_t o, int32_t scale_n, int32_t scale_d, int32_t offset, int32_t size) {
+  const int32_t v = o * scale_d + offset;
+  const int32_t i = floor_div(v, scale_n);
+  const resize_sample_t s = {i > 0 ? i : 0, i + 1 < size - 1 ? i + 1 : size - 1, v - i * scale_n};
+  return s;
+}
+
+static int32_t resize_nearest(resize_sample_t s, int32_t scale_n) { return 2 * s.frac >= scale_n ? s.i1 : s.i0; }
+
 /* Nearest neighbour with one element type in and out: a pixel's channels are copied whole. */
 static void resize_nearest_copy(const mcu_resize_params_t *p, const uint8_t *in, uint8_t *out) {
   const size_t pixel = (size_t)p->c * (size_t)mcu_type_bytes(p->in_type);
   for (int32_t b = 0; b < p->n; ++b)
     for (int32_t oy = 0; oy < p->out_h; ++oy) {
-      const int32_t y = oy * p->scale_y_d + p->offset_y;
-      const int32_t iy = floor_div(y, p->scale_y_n), dy = y - iy * p->scale_y_n;
-      const int32_t iy0 = iy > 0 ? iy : 0, iy1 = iy + 1 < p->h - 1 ? iy + 1 : p->h - 1;
-      const int32_t ny = (2 * dy >= p->scale_y_n) ? iy1 : iy0;
+      const int32_t ny = resize_nearest(resize_sample(oy, p->scale_y_n, p->scale_y_d, p->offset_y, p->h), p->scale_y_n);
       for (int32_t ox = 0; ox < p->out_w; ++ox) {
-        const int32_t x = ox * p->scale_x_d + p->offset_x;
-        const int32_t ix = floor_div(x, p->scale_x_n), dx = x - ix * p->scale_x_n;
-        const int32_t ix0 = ix > 0 ? ix : 0, ix1 = ix + 1 < p->w - 1 ? ix + 1 : p->w - 1;
-        const int32_t nx = (2 * dx >= p->scale_x_n) ? ix1 : ix0;
+        const int32_t nx = resize_nearest(resize_sample(ox, p->scale_x_n, p->scale_x_d, p->offset_x, p->w), p->scale_x_n);
         memcpy(out + ((size_t)(b * p->out_h + oy) * p->out_w + ox) * pixel,
                in + ((size_t)(b * p->h + ny) * p->w + nx) * pixel, pixel);
       }
@@ -213,27 +222,21 @@ int mcu_resize(const mcu_resize_params_t *p, const void *input, void *output) {
   for (int32_t b = 0; b < p->n; ++b)
     for (int32_t oy = 0; oy < p->out_h; ++oy)
       for (int32_t ox = 0; ox < p->out_w; ++ox) {
-        const int32_t y = oy * p->scale_y_d + p->offset_y;
-        const int32_t x = ox * p->scale_x_d + p->offset_x;
-        const int32_t iy = floor_div(y, p->scale_y_n), ix = floor_div(x, p->scale_x_n);
-        const int32_t dy = y - iy * p->scale_y_n, dx = x - ix * p->scale_x_n;
-        const int32_t iy0 = iy > 0 ? iy : 0, ix0 = ix > 0 ? ix : 0;
-        const int32_t iy1 = iy + 1 < p->h - 1 ? iy + 1 : p->h - 1;
-        const int32_t ix1 = ix + 1 < p->w - 1 ? ix + 1 : p->w - 1;
+        const resize_sample_t sy = resize_sample(oy, p->scale_y_n, p->scale_y_d, p->offset_y, p->h);
+        const resize_sample_t sx = resize_sample(ox, p->scale_x_n, p->scale_x_d, p->offset_x, p->w);
         for (int32_t c = 0; c < p->c; ++c) {
           const int32_t out_index = ((b * p->out_h + oy) * p->out_w + ox) * p->c + c;
 #define MCU_AT(yy, xx) mcu_read(input, p->in_type, ((b * p->h + (yy)) * p->w + (xx)) * p->c + c)
           if (p->bilinear) {
-            const int64_t uy = p->scale_y_n, ux = p->scale_x_n;
-            int64_t acc = MCU_AT(iy0, ix0) * (uy - dy) * (ux - dx);
-            acc += MCU_AT(iy0, ix1) * (uy - dy) * dx;
-            acc += MCU_AT(iy1, ix0) * dy * (ux - dx);
-            acc += MCU_AT(iy1, ix1) * dy * dx;
+            const int64_t uy = p->scale_y_n, ux = p->scale_x_n, dy = sy.frac, dx = sx.frac;
+            int64_t acc = MCU_AT(sy.i0, sx.i0) * (uy - dy) * (ux - dx);
+            acc += MCU_AT(sy.i0, sx.i1) * (uy - dy) * dx;
+            acc += MCU_AT(sy.i1, sx.i0) * dy * (ux - dx);
+            acc += MCU_AT(sy.i1, sx.i1) * dy * dx;
             mcu_write(output, p->out_type, out_index, acc);
           } else {
-            const int32_t ny = (2 * dy >= p->scale_y_n) ? iy1 : iy0;
-            const int32_t nx = (2 * dx >= p->scale_x_n) ? ix1 : ix0;
-            mcu_write(output, p->out_type, out_index, MCU_AT(ny, nx));
+            mcu_write(output, p->out_type, out_index,
+                      MCU_AT(resize_nearest(sy, p->scale_y_n), resize_nearest(sx, p->scale_x_n)));
           }
 #undef MCU_AT
         }

@@ -408,7 +408,22 @@ def random_conv_case(seed: int):
 
 RANDOM_CONVS = [f"random-conv-{seed}" for seed in range(8)]
 
+def resize_graph(rng, bilinear: bool):
+    """TOSA RESIZE with a fractional scale and an offset (nearest: int8 out; bilinear: int32 out)."""
+    ty, out_elem = "tensor<1x4x5x2xi8>", "i32" if bilinear else "i8"
+    oty = f"tensor<1x5x12x2x{out_elem}>"
+    body = ('  %sc = tosa.const_shape {values = dense<[4, 3, 5, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>\n'
+            '  %of = tosa.const_shape {values = dense<[0, -1]> : tensor<2xindex>} : () -> !tosa.shape<2>\n'
+            '  %bo = tosa.const_shape {values = dense<[0, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>\n')
+    mode = "BILINEAR" if bilinear else "NEAREST_NEIGHBOR"
+    body += (f"  %r = tosa.resize %arg0, %sc, %of, %bo {{mode = {mode}}} : ({ty}, !tosa.shape<4>, "
+             f"!tosa.shape<2>, !tosa.shape<2>) -> {oty}\n")
+    return func([ty], [oty], body, ["r"]), [rand_i8(rng, (1, 4, 5, 2))]
+
+
 CASES = {
+    "resize-nearest": lambda rng: resize_graph(rng, False),
+    "resize-bilinear": lambda rng: resize_graph(rng, True),
     "conv2d": lambda rng: conv_graph(rng),
     "conv2d-per-tensor-no-clamp": lambda rng: conv_graph(rng, clamp=False, per_channel=False),
     "depthwise-conv2d": lambda rng: conv_graph(rng, depthwise=True),

@@ -103,14 +103,20 @@ PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.defa
                  aten.view_copy.default, aten.lift_fresh_copy.default}
 
 
+def _source_node(node):
+    """The op whose value a PT2E (de)quantize node carries (itself for any other node): its source
+    line and module, and for a layer outside any module its op ('sigmoid', 'add')."""
+    while not node.meta.get("nn_module_stack") and "quantize" in str(getattr(node, "target", "")) \
+            and node.args and isinstance(node.args[0], torch.fx.Node) and node.args[0].op == "call_function":
+        node = node.args[0]
+    return node
+
+
 def node_location(node) -> tuple[str | None, int | None, str]:
     """(file, line, module path) of the PyTorch source of an FX node."""
     # (De)quantize nodes that PT2E inserted have no source of their own: they belong to the layer
     # whose value they carry, so the layer is named after the module (e.g. 'features.3.conv').
-    if not node.meta.get("nn_module_stack") and "quantize" in str(getattr(node, "target", "")):
-        src = node.args[0] if node.args else None
-        if isinstance(src, torch.fx.Node) and src.op == "call_function":
-            return node_location(src)
+    node = _source_node(node)
     trace = node.meta.get("stack_trace") or ""
     found = re.findall(r'File "([^"]+)", line (\d+)', trace)
     user = [f for f in found if "/torch/" not in f[0] and "/torchao/" not in f[0]]
@@ -124,15 +130,6 @@ def node_location(node) -> tuple[str | None, int | None, str]:
         path = re.sub(r"\._modules\['([^']+)'\]", r".\1", path)
         path = path.replace("L['self']", "")
     return file, line, path
-
-
-def _source_node(node):
-    """The op whose value a PT2E (de)quantize node carries (itself for any other node), so that a
-    layer outside any module is named after its op ('sigmoid', 'add'), not 'quantize_..._5'."""
-    while not node.meta.get("nn_module_stack") and "quantize" in str(getattr(node, "target", "")) \
-            and node.args and isinstance(node.args[0], torch.fx.Node) and node.args[0].op == "call_function":
-        node = node.args[0]
-    return node
 
 
 def describe(node) -> str:

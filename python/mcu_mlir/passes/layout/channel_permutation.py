@@ -41,7 +41,7 @@ def channel_gather(src_shape, chain) -> np.ndarray | None:
             idx = idx.transpose(tuple(op.attributes["perms"]))
         else:
             idx = idx.reshape(tuple(ir.RankedTensorType(op.results[0].type).shape))
-    if idx.shape != tuple(src_shape) or not src_shape:
+    if idx.shape != tuple(src_shape):
         return None
     c = src_shape[-1]
     rows = idx.reshape(-1, c) - (np.arange(idx.size // c) * c)[:, None]
@@ -53,10 +53,10 @@ def channel_gather(src_shape, chain) -> np.ndarray | None:
 
 def fold_channel_permutations(fn, consts: ConstantData) -> int:
     """Rewires each conv fed by a channel-reordering view chain to the chain's source, with its
-    weights' input channels permuted to match; returns how many convs were rewired."""
+    weights' input channels permuted to match; returns how many convs were rewired. The views and
+    weights left unused are for simplify_reshapes to drop."""
     folded = 0
-    block = fn.regions[0].blocks[0]
-    for op in list(block.operations):
+    for op in list(fn.regions[0].blocks[0].operations):
         if op.operation.name not in _CONSUMERS or not is_constant(op.operands[1]):
             continue
         chain = _view_chain(op.operands[0])
@@ -70,8 +70,10 @@ def fold_channel_permutations(fn, consts: ConstantData) -> int:
             if not any(o.operation.name == "tosa.transpose" for o in links) or not is_static_tensor(src):
                 continue
             shape = tuple(ir.RankedTensorType(src.type).shape)
+            if not shape or weights.shape[-1] != shape[-1]:
+                continue
             perm = channel_gather(shape, links)
-            if perm is None or weights.shape[-1] != shape[-1]:
+            if perm is None:
                 continue
             inverse = np.argsort(perm)
             with ir.InsertionPoint(op), op.location as loc:
@@ -79,22 +81,6 @@ def fold_channel_permutations(fn, consts: ConstantData) -> int:
                                             op.operands[1].type, loc=loc)
             op.operands[0] = src
             op.operands[1] = new_weights
-            _erase_unused(links[::-1])
             folded += 1
             break
-    if folded:
-        _erase_dead_constants(block)
     return folded
-
-
-def _erase_unused(ops) -> None:
-    for o in ops:
-        if all(len(list(r.uses)) == 0 for r in o.results):
-            o.operation.erase()
-
-
-def _erase_dead_constants(block) -> None:
-    for o in list(block.operations):
-        if o.operation.name in ("tosa.const", "tosa.const_shape") and \
-                all(len(list(r.uses)) == 0 for r in o.results):
-            o.operation.erase()
