@@ -1,0 +1,66 @@
+"""The generated C of every zoo model is byte-identical to the recorded one.
+
+`golden/emission_sha256.json` holds the sha256 of model.c / model.h for every zoo model on both
+backends and two cores (M55: MVE paths and scratch sizes; M4: DSP). A refactor must leave them
+unchanged; a commit that changes the C on purpose records the new hashes and says why:
+
+    python test/e2e/test_emission_unchanged.py --record
+"""
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "golden" / "emission_sha256.json"
+BACKENDS = ("cmsis-nn", "portable")
+TARGETS = ("cortex-m55", "cortex-m4")
+
+
+def _calibration(zoo, name):
+    return [zoo.example_inputs(name, seed=s) for s in range(2, 6)]
+
+
+def emission_hashes(name: str) -> dict:
+    """{"<backend>/<target>/<file>": sha256} for one zoo model."""
+    from mcu_mlir import zoo
+    from mcu_mlir.driver import compile as compile_model
+    out = {}
+    for backend in BACKENDS:
+        for target in TARGETS:
+            model, example = zoo.get(name)
+            with tempfile.TemporaryDirectory() as tmp:
+                compile_model(model, example, target=target, backend=backend, emit="c",
+                              calibration=_calibration(zoo, name), output_dir=tmp)
+                for f in ("model.c", "model.h"):
+                    out[f"{backend}/{target}/{f}"] = hashlib.sha256(Path(tmp, f).read_bytes()).hexdigest()
+    return out
+
+
+def _models():
+    from mcu_mlir import zoo
+    return sorted(zoo.MODELS)
+
+
+@pytest.mark.parametrize("name", _models() if GOLDEN.exists() else [])
+def test_emission_unchanged(name):
+    pytest.importorskip("torch")
+    want = json.loads(GOLDEN.read_text())
+    assert name in want, f"no recorded hashes for '{name}': run {__file__} --record"
+    got = emission_hashes(name)
+    changed = sorted(k for k in want[name] if got.get(k) != want[name][k])
+    assert not changed, (f"{name}: generated C changed in {changed}; if on purpose, record it with "
+                         f"`python {os.path.relpath(__file__)} --record` and say why in the commit")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--record"]:
+        sys.exit(f"usage: {sys.argv[0]} --record")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    table = {name: emission_hashes(name) for name in _models()}
+    GOLDEN.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    print(f"recorded {len(table)} models in {GOLDEN}")
