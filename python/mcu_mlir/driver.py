@@ -211,8 +211,8 @@ def _tosa_stage(module, options, result, timings):
 
 def _backend_stage(module, options, result, timings):
     out = result.output_dir
-    from .dialects import load as load_dialect
-    load_dialect(module.context, "cmsisnn")
+    from .dialects import load_all
+    load_all(module.context)
     with _Timer(timings, "backend-passes"):
         options_text = f"target={options.target} backend={options.backend} prefer={options.prefer}"
         _run(module, f"{BACKEND_PIPELINE}{{{options_text}}}", out, "cmsisnn")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mcu_mlir import _mlir
-from mcu_mlir.dialects import load as load_dialect
+from mcu_mlir.dialects import load_all
 from mcu_mlir.pipeline import run_pipeline
 from mcu_mlir.reference import run_reference
 from mcu_mlir.target.emit_c import emit_c, model_report
@@ -57,7 +57,7 @@ def compile_and_run(text: str, inputs: list[np.ndarray], tmp: Path, backend="por
                     target="host", extra_sources=(), extra_includes=(), defines=()):
     """Lowers TOSA text to C, builds it for the host, runs it; returns (outputs, report, files)."""
     ctx = _mlir.new_context()
-    load_dialect(ctx, "cmsisnn")
+    load_all(ctx)
     with ctx, _mlir.ir.Location.unknown():
         module = _mlir.ir.Module.parse(text)
         run_pipeline(module, f"mcu-tosa-to-cmsisnn-pipeline{{target={target} backend={backend}}}")

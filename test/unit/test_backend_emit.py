@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcu_mlir import _mlir
-from mcu_mlir.dialects import load as load_dialect
+from mcu_mlir.dialects import load_all
 from mcu_mlir.pipeline import run_pipeline
 from mcu_mlir.target.emit_c import EmissionError, emit_c, model_report
 
@@ -32,7 +32,7 @@ def test_emission_is_byte_for_byte_deterministic_across_processes():
 
 def _planned(text_options: str):
     ctx = _mlir.new_context()
-    load_dialect(ctx, "cmsisnn")
+    load_all(ctx)
     with ctx, _mlir.ir.Location.unknown():
         module = _mlir.ir.Module.parse(MODEL.read_text())
         if text_options:

@@ -1,24 +1,20 @@
-"""The `cmsisnn` dialect: one op per CMSIS-NN (or portable) kernel call.
+"""The `cmsisnn` dialect: one op per CMSIS-NN function family.
 
 Every op takes its tensors as operands (activations first, then constant weights / bias) and
-carries every scalar parameter of the call as an attribute, in CMSIS-NN's conventions:
+carries the scalar parameters of the call as typed attributes, in CMSIS-NN's conventions:
 `input_offset` / `filter_offset` are negated zero points, `output_offset` the output zero point,
 `multiplier` / `shift` the requantisation (`shift` > 0 shifts left, as in `arm_nn_requantize`),
 `padding` is `[top, left, bottom, right]`, `activation` is `[min, max]`.
 
-`cmsisnn.portable` stands for a call into our portable C kernels (lib/portable): `kernel` names it
-and `params` holds its parameters in the same conventions.
-
-The ops are IRDL-backed (torch_mlir.dialects.ext); attribute kinds and shapes are checked by the
-Python verifiers below. Operands are separate fields, never one variadic: IRDL binds a constraint
-to the first type it sees, so a variadic operand would force all its tensors to one type. Ops with a
-varying number of tensors (concat, portable) have optional operands in0..in7.
+Which `arm_*` function an op calls follows from the op, its element types and, for the
+convolutions, the `algorithm` the conversion or the memory planner chose (`function_name`).
+Calls into the project's own C kernels are the `portable` dialect.
 """
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
-from typing import Optional
-
 from .._mlir import ir
+from .kernel_op import (GROUPS, WINDOW_LENGTHS, AddFields, ConvFields, I32Array, KernelOp, MulFields,
+                        Tensors, concat_check, numel, per_channel_check, same_or_leading_repeat)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
@@ -27,280 +23,180 @@ class CmsisNN(Dialect, name="cmsisnn"):
     pass
 
 
-# -- attribute kinds -------------------------------------------------------------------------
-_INT = "i32 integer"
-_INTS = "array<i32>"
-_STR = "string"
-_DICT = "dictionary"
-
-MAX_OPERANDS = 8
-
-# op name -> (attribute -> kind, (min operands, max operands))
-SIGNATURES: dict[str, tuple[dict[str, str], tuple[int, int]]] = {}
+class ConvAlgorithm(CmsisNN.Attribute, name="conv_algorithm"):
+    """Which CMSIS-NN convolution a conv calls: `wrapper` lets CMSIS-NN pick (arm_*_wrapper_*),
+    `generic` is arm_convolve_s8 / arm_depthwise_conv_s8 (no shape constraints, no or less
+    scratch), `1x1` is arm_convolve_1x1_s8 (a row-by-row 1x1 that may overwrite its input)."""
+    value: ir.StringAttr["wrapper"] | ir.StringAttr["generic"] | ir.StringAttr["1x1"]
 
 
-def _check_kind(attr, kind: str) -> bool:
-    if kind == _INT:
-        return isinstance(attr, ir.IntegerAttr)
-    if kind == _INTS:
-        return isinstance(attr, ir.DenseI32ArrayAttr)
-    if kind == _STR:
-        return isinstance(attr, ir.StringAttr)
-    if kind == _DICT:
-        return isinstance(attr, ir.DictAttr)
-    return True
+class ConvOp(ConvFields, dialect=CmsisNN, name="conv"):
+    """arm_convolve_*: input NHWC, filter OHWI, bias [O]."""
+    algorithm: ConvAlgorithm
+
+    def check(self):
+        if self.type_suffix() == "s16" and self.enum("algorithm") != "wrapper":
+            return "int16 convolutions call the wrapper only"
+        return per_channel_check(self)
+
+    def function_name(self) -> str:
+        if self.type_suffix() == "s16":
+            return "arm_convolve_wrapper_s16"
+        return {"wrapper": "arm_convolve_wrapper_s8", "generic": "arm_convolve_s8",
+                "1x1": "arm_convolve_1x1_s8"}[self.enum("algorithm")]
 
 
-def ints(attr) -> list[int]:
-    return list(ir.DenseI32ArrayAttr(attr))
+class DepthwiseConvOp(ConvFields, dialect=CmsisNN, name="depthwise_conv"):
+    """arm_depthwise_conv_*: input NHWC, filter 1 x H x W x (C * ch_mult), bias."""
+    ch_mult: ir.IntegerAttr
+    algorithm: ConvAlgorithm
+
+    def check(self):
+        algorithm = self.enum("algorithm")
+        if algorithm == "1x1" or (self.type_suffix() == "s16" and algorithm != "wrapper"):
+            return f"has no '{algorithm}' algorithm for {self.elem(0)}"
+        if self.shape(0)[-1] * self.int("ch_mult") != self.shape(0, result=True)[-1]:
+            return "needs output channels = input channels x ch_mult"
+        return per_channel_check(self)
+
+    def function_name(self) -> str:
+        if self.enum("algorithm") == "generic":
+            return "arm_depthwise_conv_s8"
+        return f"arm_depthwise_conv_wrapper_{self.type_suffix()}"
 
 
-class _KernelOp(CmsisNN.Operation):
-    """Shared verifier: declared attributes have the right kind; array lengths agree."""
-
-    _ARRAY_LENGTHS = {}  # attribute -> required length (not annotated: annotations are op fields)
-
-    def verify_invariants(self):
-        attrs, (lo, hi) = SIGNATURES[self.OPERATION_NAME]
-        problem = None
-        n = len(self.operation.operands)
-        if not lo <= n <= hi:
-            problem = f"expects {lo}..{hi} operands, got {n}"
-        for name, kind in attrs.items():
-            if problem:
-                break
-            if name not in self.operation.attributes:
-                problem = f"requires attribute '{name}'"
-            elif not _check_kind(self.operation.attributes[name], kind):
-                problem = f"attribute '{name}' must be {kind}"
-        if not problem:
-            for name, length in self._ARRAY_LENGTHS.items():
-                if name in attrs and len(ints(self.operation.attributes[name])) != length:
-                    problem = f"attribute '{name}' must have {length} elements"
-                    break
-        if not problem:
-            problem = self.extra_check()
-        if problem:
-            self.location.emit_error(f"'{self.OPERATION_NAME}' op {problem}")
-            return False
-        return True
-
-    def extra_check(self):
-        return None
-
-    def attr_int(self, name: str) -> int:
-        return ir.IntegerAttr(self.operation.attributes[name]).value
-
-
-def _register(cls, attrs: dict[str, str], operands: tuple[int, int]):
-    SIGNATURES[cls.OPERATION_NAME] = (attrs, operands)
-    return cls
-
-
-_WINDOW = {"stride": _INTS, "padding": _INTS, "activation": _INTS}
-_LENGTHS = {"stride": 2, "padding": 4, "dilation": 2, "activation": 2, "kernel_size": 2}
-
-
-def _per_channel_check(self):
-    out_ty = ir.RankedTensorType(self.operation.results[0].type)
-    channels = out_ty.shape[-1]
-    mult = ints(self.operation.attributes["multiplier"])
-    shift = ints(self.operation.attributes["shift"])
-    if len(mult) != len(shift):
-        return "needs as many shifts as multipliers"
-    if len(mult) not in (1, channels):
-        return f"needs 1 or {channels} multipliers (one per output channel), got {len(mult)}"
-    return None
-
-
-class ConvOp(_KernelOp, name="conv"):
-    """arm_convolve_wrapper_s8 (or a kernel it dispatches to): input, filter (OHWI), bias?."""
+class FullyConnectedOp(KernelOp, dialect=CmsisNN, name="fully_connected"):
+    """arm_fully_connected_s8 / _per_channel_s8: input [..., K], filter [O, K], bias [O]."""
     input: Operand[ir.RankedTensorType]
     filter: Operand[ir.RankedTensorType]
     bias: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = _LENGTHS
+    input_offset: ir.IntegerAttr
+    filter_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    multiplier: I32Array
+    shift: I32Array
+    activation: I32Array
+    LENGTHS = {"activation": 2}
 
-    def extra_check(self):
-        return _per_channel_check(self)
+    def check(self):
+        return per_channel_check(self)
 
-
-class DepthwiseConvOp(_KernelOp, name="depthwise_conv"):
-    """arm_depthwise_conv_wrapper_s8: input, filter (1HWC*M), bias?."""
-    input: Operand[ir.RankedTensorType]
-    filter: Operand[ir.RankedTensorType]
-    bias: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = _LENGTHS
-
-    def extra_check(self):
-        return _per_channel_check(self)
+    def function_name(self) -> str:
+        per_channel = len(self.ints("multiplier")) > 1
+        return "arm_fully_connected_per_channel_s8" if per_channel else "arm_fully_connected_s8"
 
 
-class FullyConnectedOp(_KernelOp, name="fully_connected"):
-    """arm_fully_connected_s8 / _per_channel_s8: input [N, K], filter [O, K], bias?."""
-    input: Operand[ir.RankedTensorType]
-    filter: Operand[ir.RankedTensorType]
-    bias: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = {"activation": 2}
-
-    def extra_check(self):
-        return _per_channel_check(self)
-
-
-class BatchMatmulOp(_KernelOp, name="batch_matmul"):
-    """arm_batch_matmul_s8: lhs [B, M, K], rhs [B, N, K] (transposed)."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = {"activation": 2}
-
-
-class AvgPoolOp(_KernelOp, name="avg_pool"):
-    """arm_avgpool_s8."""
+class AvgPoolOp(KernelOp, dialect=CmsisNN, name="avg_pool"):
+    """arm_avgpool_s8 / _s16."""
     input: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = _LENGTHS
+    stride: I32Array
+    padding: I32Array
+    kernel_size: I32Array
+    activation: I32Array
+    LENGTHS = WINDOW_LENGTHS
+
+    def function_name(self) -> str:
+        return f"arm_avgpool_{self.type_suffix()}"
 
 
-class MaxPoolOp(_KernelOp, name="max_pool"):
-    """arm_max_pool_s8."""
+class MaxPoolOp(KernelOp, dialect=CmsisNN, name="max_pool"):
+    """arm_max_pool_s8 / _s16."""
     input: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = _LENGTHS
+    stride: I32Array
+    padding: I32Array
+    kernel_size: I32Array
+    activation: I32Array
+    LENGTHS = WINDOW_LENGTHS
+
+    def function_name(self) -> str:
+        return f"arm_max_pool_{self.type_suffix()}"
 
 
-class AddOp(_KernelOp, name="add"):
-    """arm_elementwise_add_s8 (same-shape operands)."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = {"activation": 2}
+class AddOp(AddFields, dialect=CmsisNN, name="add"):
+    """arm_elementwise_add_s8 / _s16."""
+
+    def check(self):
+        return same_or_leading_repeat(self)
+
+    def function_name(self) -> str:
+        return f"arm_elementwise_add_{self.type_suffix()}"
 
 
-class MulOp(_KernelOp, name="mul"):
-    """arm_elementwise_mul_s8 (same-shape operands)."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = {"activation": 2}
+class MulOp(MulFields, dialect=CmsisNN, name="mul"):
+    """arm_elementwise_mul_s8 / _s16."""
+
+    def check(self):
+        return same_or_leading_repeat(self)
+
+    def function_name(self) -> str:
+        return f"arm_elementwise_mul_{self.type_suffix()}"
 
 
-class MaximumOp(_KernelOp, name="maximum"):
-    """arm_maximum_s8 (broadcasting)."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-
-
-class MinimumOp(_KernelOp, name="minimum"):
-    """arm_minimum_s8 (broadcasting)."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-
-
-class SoftmaxOp(_KernelOp, name="softmax"):
-    """arm_softmax_s8 over the last axis."""
+class PadOp(KernelOp, dialect=CmsisNN, name="pad"):
+    """arm_pad_s8: constant padding of an int8 NHWC tensor; `padding` is [before, after] per axis."""
     input: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
+    padding: I32Array
+    pad_value: ir.IntegerAttr
+    LENGTHS = {"padding": 8}
+
+    def function_name(self) -> str:
+        return "arm_pad_s8"
 
 
-class ActivationOp(_KernelOp, name="activation"):
-    """Clamp to [min, max] (arm_relu6_s8 / arm_relu_q7 when the bounds fit, else a portable clamp)."""
+class TransposeOp(KernelOp, dialect=CmsisNN, name="transpose"):
+    """arm_transpose_s8 of a rank-4 int8 tensor."""
     input: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
-    _ARRAY_LENGTHS = {"activation": 2}
+    perms: I32Array
+    LENGTHS = {"perms": 4}
+
+    def function_name(self) -> str:
+        return "arm_transpose_s8"
 
 
-class PadOp(_KernelOp, name="pad"):
-    """arm_pad_s8: constant padding of an NHWC tensor."""
-    input: Operand[ir.RankedTensorType]
+class ConcatOp(KernelOp, dialect=CmsisNN, name="concat"):
+    """arm_concatenation_s8_{w,z,y,x} (one call per input) along `axis` of NHWC int8 tensors.
+
+    Inputs come in runs of equal types, one variadic group each (g0..g7); any number per run."""
     output: Result[ir.RankedTensorType]
+    g0: Tensors
+    g1: Tensors
+    g2: Tensors
+    g3: Tensors
+    g4: Tensors
+    g5: Tensors
+    g6: Tensors
+    g7: Tensors
+    axis: ir.IntegerAttr
+
+    def check(self):
+        return concat_check(self)
+
+    def function_name(self) -> str:
+        # CMSIS-NN names NHWC's axes from the innermost: x = C, y = W, z = H, w = N.
+        return "arm_concatenation_s8_" + "wzyx"[self.int("axis")]
 
 
-class TransposeOp(_KernelOp, name="transpose"):
-    """arm_transpose_s8."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-
-
-class ConcatOp(_KernelOp, name="concat"):
-    """arm_concatenation_s8_{x,y,z,w} (one call per input)."""
-    output: Result[ir.RankedTensorType]
-    in0: Optional[Operand[ir.RankedTensorType]] = None
-    in1: Optional[Operand[ir.RankedTensorType]] = None
-    in2: Optional[Operand[ir.RankedTensorType]] = None
-    in3: Optional[Operand[ir.RankedTensorType]] = None
-    in4: Optional[Operand[ir.RankedTensorType]] = None
-    in5: Optional[Operand[ir.RankedTensorType]] = None
-    in6: Optional[Operand[ir.RankedTensorType]] = None
-    in7: Optional[Operand[ir.RankedTensorType]] = None
-
-
-class ReshapeOp(_KernelOp, name="reshape"):
+class ReshapeOp(KernelOp, dialect=CmsisNN, name="reshape"):
     """A view: same bytes, new shape (no code unless the planner must copy)."""
     input: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
 
-    def extra_check(self):
-        src = ir.RankedTensorType(self.operation.operands[0].type)
-        dst = ir.RankedTensorType(self.operation.results[0].type)
-        if _numel(src) != _numel(dst) or src.element_type != dst.element_type:
+    def check(self):
+        src, dst = self.operation.operands[0].type, self.operation.results[0].type
+        if numel(src) != numel(dst) or self.elem(0) != self.elem(0, result=True):
             return "must keep the element count and type"
         return None
 
-
-class PortableOp(_KernelOp, name="portable"):
-    """A call of a portable C kernel `mcu_<kernel>` with `params`."""
-    output: Result[ir.RankedTensorType]
-    in0: Optional[Operand[ir.RankedTensorType]] = None
-    in1: Optional[Operand[ir.RankedTensorType]] = None
-    in2: Optional[Operand[ir.RankedTensorType]] = None
-    in3: Optional[Operand[ir.RankedTensorType]] = None
-    in4: Optional[Operand[ir.RankedTensorType]] = None
-    in5: Optional[Operand[ir.RankedTensorType]] = None
-    in6: Optional[Operand[ir.RankedTensorType]] = None
-    in7: Optional[Operand[ir.RankedTensorType]] = None
+    def function_name(self) -> str:
+        return "mcu_copy"
 
 
-def _numel(ty) -> int:
-    n = 1
-    for d in ty.shape:
-        n *= d
-    return n
-
-
-_CONV_ATTRS = {"input_offset": _INT, "output_offset": _INT, "stride": _INTS, "padding": _INTS,
-               "dilation": _INTS, "multiplier": _INTS, "shift": _INTS, "activation": _INTS,
-               "kernel": _STR}
-_POOL_ATTRS = {"stride": _INTS, "padding": _INTS, "kernel_size": _INTS, "activation": _INTS,
-               "kernel": _STR}
-_register(ConvOp, _CONV_ATTRS, (3, 3))
-_register(DepthwiseConvOp, {**_CONV_ATTRS, "ch_mult": _INT}, (3, 3))
-_register(FullyConnectedOp, {"input_offset": _INT, "filter_offset": _INT, "output_offset": _INT,
-                             "multiplier": _INTS, "shift": _INTS, "activation": _INTS,
-                             "kernel": _STR}, (3, 3))
-_register(BatchMatmulOp, {"lhs_offset": _INT, "rhs_offset": _INT, "output_offset": _INT,
-                          "multiplier": _INT, "shift": _INT, "activation": _INTS,
-                          "kernel": _STR}, (2, 2))
-_register(AvgPoolOp, _POOL_ATTRS, (1, 1))
-_register(MaxPoolOp, _POOL_ATTRS, (1, 1))
-_BINARY = {"input1_offset": _INT, "input2_offset": _INT, "output_offset": _INT,
-           "output_multiplier": _INT, "output_shift": _INT, "activation": _INTS, "kernel": _STR}
-_register(AddOp, {**_BINARY, "left_shift": _INT, "input1_multiplier": _INT, "input1_shift": _INT,
-                  "input2_multiplier": _INT, "input2_shift": _INT}, (2, 2))
-_register(MulOp, _BINARY, (2, 2))
-_register(MaximumOp, {"kernel": _STR}, (2, 2))
-_register(MinimumOp, {"kernel": _STR}, (2, 2))
-_register(SoftmaxOp, {"multiplier": _INT, "shift": _INT, "diff_min": _INT, "kernel": _STR}, (1, 1))
-_register(ActivationOp, {"activation": _INTS, "kernel": _STR}, (1, 1))
-_register(PadOp, {"padding": _INTS, "pad_value": _INT, "kernel": _STR}, (1, 1))
-_register(TransposeOp, {"perms": _INTS, "kernel": _STR}, (1, 1))
-_register(ConcatOp, {"axis": _INT, "kernel": _STR}, (1, MAX_OPERANDS))
-_register(ReshapeOp, {}, (1, 1))
-_register(PortableOp, {"kernel": _STR, "params": _DICT}, (1, MAX_OPERANDS))
+assert GROUPS == 8  # ConcatOp declares g0..g7
 
 
 def load(ctx) -> None:

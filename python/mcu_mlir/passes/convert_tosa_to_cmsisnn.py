@@ -72,7 +72,7 @@ class ConvertTosaToCmsisNN(ModulePass):
                     if is_dead(op):
                         continue
                     name = op.operation.name
-                    if name in LEGAL_OPS or name.startswith("cmsisnn."):
+                    if name in LEGAL_OPS or name.startswith(("cmsisnn.", "portable.")):
                         continue
                     for pattern_name, pattern in table.get(name, ()):
                         if phase is not None and pattern_name not in phase:
@@ -93,7 +93,7 @@ class ConvertTosaToCmsisNN(ModulePass):
     def _check_legal(self, block) -> None:
         for op in block.operations:
             name = op.operation.name
-            if name in LEGAL_OPS or name.startswith("cmsisnn."):
+            if name in LEGAL_OPS or name.startswith(("cmsisnn.", "portable.")):
                 continue
             if name.startswith("tosa."):
                 self.emit_error(op, f"'{name}' has no {self.backend} kernel "

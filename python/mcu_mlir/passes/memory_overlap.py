@@ -23,7 +23,12 @@ import random
 import numpy as np
 
 from .._mlir import ir
+from ..dialects import cmsisnn, portable
+from ..dialects.kernel_op import enum_attr
 from .conversion.common import DTYPE_BYTES
+
+# Convolutions whose window geometry the overlap model reads.
+_CONVS = (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, portable.Conv2DOp, portable.DepthwiseConv2DOp)
 
 ALIGN = 16
 
@@ -99,55 +104,40 @@ def _elem_bytes(value) -> int:
     return DTYPE_BYTES.get(str(ir.RankedTensorType(value.type).element_type), 4)
 
 
-def _str(attr) -> str:
-    return str(attr).strip('"')
-
-
 def _ints(attr) -> list[int]:
     return [int(x) for x in ir.DenseI32ArrayAttr(attr)]
 
 
 def geometry(op) -> ConvGeometry | None:
     """The window geometry of a conv / depthwise kernel op (CMSIS-NN or portable), else None."""
-    name = op.operation.name
+    if not isinstance(op, _CONVS):
+        return None
     inp, out = op.operands[0], op.results[0]
     in_shape, out_shape = _shape(inp), _shape(out)
     if len(in_shape) != 4 or len(out_shape) != 4:
         return None
     sizes = {"in_elem_bytes": _elem_bytes(inp), "out_elem_bytes": _elem_bytes(out)}
-    if name in ("cmsisnn.conv", "cmsisnn.depthwise_conv"):
-        f = _shape(op.operands[1])
-        stride, pad, dil = (_ints(op.attributes[k]) for k in ("stride", "padding", "dilation"))
-        return ConvGeometry(*in_shape, out_shape[1], out_shape[2], out_shape[3], f[1], f[2],
-                            stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], **sizes)
-    if name == "cmsisnn.portable" and _str(op.attributes["kernel"]) in (
-            "conv2d_s8", "conv2d_s16", "depthwise_conv2d_s8", "depthwise_conv2d_s16"):
-        p = op.attributes["params"]
-
-        def i(key):
-            return int(ir.IntegerAttr(p[key]).value)
-        return ConvGeometry(*in_shape, out_shape[1], out_shape[2], out_shape[3], i("kernel_h"),
-                            i("kernel_w"), i("stride_h"), i("stride_w"), i("pad_top"), i("pad_left"),
-                            i("dilation_h"), i("dilation_w"), **sizes)
-    return None
+    f = _shape(op.operands[1])
+    stride, pad, dil = (_ints(op.attributes[k]) for k in ("stride", "padding", "dilation"))
+    return ConvGeometry(*in_shape, out_shape[1], out_shape[2], out_shape[3], f[1], f[2],
+                        stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], **sizes)
 
 
 def access_group(op, path: str) -> int | None:
     """Output pixels one step of the exact kernel this op calls on `path` may handle; None if
     the kernel does not compute its output in raster order (or is not modelled)."""
-    name = op.operation.name
-    if name == "cmsisnn.portable":
+    if isinstance(op, (portable.Conv2DOp, portable.DepthwiseConv2DOp)):
         # lib/portable/nn.c: mcu_conv2d_* and mcu_depthwise_conv2d_* loop n, oy, ox, oc and read
         # only the window of the pixel they write.
         return 1 if geometry(op) is not None else None
-    if name not in ("cmsisnn.conv", "cmsisnn.depthwise_conv"):
+    if not isinstance(op, (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp)):
         return None
-    kernel = _str(op.attributes["kernel"])
+    kernel = op.function_name()
     in_shape, out_shape, f = _shape(op.operands[0]), _shape(op.results[0]), _shape(op.operands[1])
     stride, pad, dil = (_ints(op.attributes[k]) for k in ("stride", "padding", "dilation"))
     if kernel.endswith("_s16"):
         return None  # not modelled
-    if name == "cmsisnn.depthwise_conv":
+    if isinstance(op, cmsisnn.DepthwiseConvOp):
         if kernel == "arm_depthwise_conv_s8":
             return STEP_PIXELS  # called directly (prefer=memory): raster order, one pixel a step (4 is safe)
         if kernel != "arm_depthwise_conv_wrapper_s8":
@@ -303,8 +293,7 @@ def overlap_bound(buffers: list, pairs: dict, n_times: int) -> int:
 
 def _whole_image_1x1(op, path: str) -> bool:
     """A 1x1 stride-1 s8 conv the wrapper sends to arm_convolve_1x1_s8_fast on the DSP / C path."""
-    if op.operation.name != "cmsisnn.conv" or path == "mve" or \
-            _str(op.attributes["kernel"]) != "arm_convolve_wrapper_s8":
+    if not isinstance(op, cmsisnn.ConvOp) or path == "mve" or op.function_name() != "arm_convolve_wrapper_s8":
         return False
     f, in_shape = _shape(op.operands[1]), _shape(op.operands[0])
     return (f[1], f[2]) == (1, 1) and in_shape[3] == f[3] and \
@@ -319,7 +308,7 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
     starts there."""
     pairs = {}
     for i, op in enumerate(ops):
-        if op.operation.name not in ("cmsisnn.conv", "cmsisnn.depthwise_conv", "cmsisnn.portable"):
+        if not isinstance(op, _CONVS):
             continue
         if not op.operands:
             continue
@@ -340,10 +329,10 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
         if d is None and _whole_image_1x1(op, path):
             # arm_convolve_1x1_s8_fast sweeps the whole image per channel pair on this path;
             # arm_convolve_1x1_s8 runs the same matrix product one output row at a time.
-            op.attributes["kernel"] = ir.StringAttr.get(ROW_BY_ROW_1X1)
+            op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "1x1")
             d = op_overlap_distance(op, path)
             if d is None:
-                op.attributes["kernel"] = ir.StringAttr.get("arm_convolve_wrapper_s8")
+                op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "wrapper")
         if d is not None:
             pairs[(id(bout), id(bin_))] = d
     return pairs

@@ -7,6 +7,8 @@ import dataclasses
 import numpy as np
 
 from .._mlir import ir
+from ..dialects import cmsisnn, portable
+from ..dialects.kernel_op import KernelOp, enum_attr
 from ..target import cmsis_buffers
 from . import memory_overlap
 from .base import ModulePass
@@ -16,8 +18,10 @@ ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
 
 # Portable kernels that read element i before writing element i of an equal-sized output, so the
 # output may take the input's place when the input dies there.
-_IN_PLACE = {"clamp", "rescale", "table_s8", "table_s16_rescale", "unary", "cast", "elementwise_add_s8", "elementwise_add_s16",
-             "elementwise_mul_s8", "elementwise_mul_s16", "binary"}
+_IN_PLACE = (portable.ClampOp, portable.RescaleOp, portable.TableRescaleOp, portable.UnaryOp, portable.CastOp,
+             portable.ElementwiseAddOp, portable.ElementwiseMulOp, portable.BinaryOp)
+# ... which holds for these only when the shapes agree (they broadcast otherwise).
+_IN_PLACE_SAME_SHAPE = (cmsisnn.AddOp, cmsisnn.MulOp, portable.BinaryOp)
 
 
 def value_bytes(value) -> int:
@@ -31,34 +35,27 @@ def _align(n: int) -> int:
 
 
 def kernel_ops(block) -> list:
-    return [op for op in block.operations if op.operation.name.startswith("cmsisnn.")]
+    return [op for op in block.operations if isinstance(op, KernelOp)]
 
 
 def scratch_bytes(op, path: str) -> int:
     """The scratch buffer the CMSIS-NN call needs on this core path (0 for portable kernels)."""
-    name = op.operation.name
-    a = op.attributes
-    if name in ("cmsisnn.conv", "cmsisnn.depthwise_conv"):
-        in_shape = list(ir.RankedTensorType(op.operands[0].type).shape)
-        f = list(ir.RankedTensorType(op.operands[1].type).shape)
-        out_shape = list(ir.RankedTensorType(op.results[0].type).shape)
-        stride = list(ir.DenseI32ArrayAttr(a["stride"]))
-        pad = list(ir.DenseI32ArrayAttr(a["padding"]))[:2]
-        dil = list(ir.DenseI32ArrayAttr(a["dilation"]))
-        kernel = str(a["kernel"]).strip('"')
-        if kernel.endswith("_s16"):
-            if name == "cmsisnn.conv":
+    if isinstance(op, (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp)):
+        in_shape, f, out_shape = op.shape(0), op.shape(1), op.shape(0, result=True)
+        stride, pad, dil = op.ints("stride"), op.ints("padding")[:2], op.ints("dilation")
+        kernel = op.function_name()
+        if op.type_suffix() == "s16":
+            if isinstance(op, cmsisnn.ConvOp):
                 return cmsis_buffers.conv_wrapper_s16(path, in_shape[3], f[1], f[2])
-            ch_mult = int(ir.IntegerAttr(a["ch_mult"]).value)
-            return cmsis_buffers.depthwise_wrapper_s16(path, ch_mult, dil, in_shape[3], f[1], f[2])
-        if name == "cmsisnn.conv":
+            return cmsis_buffers.depthwise_wrapper_s16(path, op.int("ch_mult"), dil, in_shape[3], f[1], f[2])
+        if isinstance(op, cmsisnn.ConvOp):
             return cmsis_buffers.conv_wrapper_s8(path, kernel, stride, pad, dil, in_shape, f, out_shape)
         if kernel == "arm_depthwise_conv_s8":
             return 0  # called directly, not through the wrapper: no scratch
         return cmsis_buffers.depthwise_wrapper_s8(path, stride, pad, dil, in_shape, f, out_shape)
-    if name == "cmsisnn.avg_pool":
-        channels = ir.RankedTensorType(op.operands[0].type).shape[-1]
-        if str(a["kernel"]).strip('"').endswith("_s16"):
+    if isinstance(op, cmsisnn.AvgPoolOp):
+        channels = op.shape(0)[-1]
+        if op.type_suffix() == "s16":
             return cmsis_buffers.avgpool_s16(path, channels)
         return cmsis_buffers.avgpool_s8(path, channels)
     # Fully connected on MVE reads kernel sums that are precomputed into flash: no scratch.
@@ -71,10 +68,9 @@ def _contiguous_slice_offset(op) -> int | None:
     That holds when every dimension after the first cut one is taken whole and every dimension
     before it has size 1 in the output (e.g. N=1, H sliced, W and C whole; or gates of a 1x1xK row).
     """
-    if op.operation.name != "cmsisnn.portable" or str(op.attributes["kernel"]).strip('"') != "slice":
+    if not isinstance(op, portable.SliceOp):
         return None
-    params = op.attributes["params"]
-    start = [int(x) for x in ir.DenseI32ArrayAttr(params["start"])]
+    start = op.ints("start")
     in_shape = list(ir.RankedTensorType(op.operands[0].type).shape)
     out_shape = list(ir.RankedTensorType(op.results[0].type).shape)
     cut = next((d for d in range(len(in_shape)) if out_shape[d] != in_shape[d]), None)
@@ -86,7 +82,7 @@ def _contiguous_slice_offset(op) -> int | None:
     for d in reversed(in_shape):
         strides.insert(0, acc)
         acc *= d
-    return sum(s * st for s, st in zip(start, strides)) * int(ir.IntegerAttr(params["elem_bytes"]).value)
+    return sum(s * st for s, st in zip(start, strides)) * DTYPE_BYTES[op.elem(0)]
 
 
 @dataclasses.dataclass
@@ -97,8 +93,11 @@ class _Buffer:
     offset: int = -1
 
 
-# Kernels with a scratch-free variant of the same signature and integers (prefer=memory).
-SCRATCH_FREE = {"cmsisnn.depthwise_conv": {"arm_depthwise_conv_wrapper_s8": "arm_depthwise_conv_s8"}}
+def _scratch_free_variant(op):
+    """The algorithm of the same call with the same integers and no scratch (prefer=memory)."""
+    if isinstance(op, cmsisnn.DepthwiseConvOp) and op.function_name() == "arm_depthwise_conv_wrapper_s8":
+        return "generic"
+    return None
 
 RANDOM_ORDERS = 64  # extra seeded orders tried on top of the sorted ones (deterministic)
 
@@ -189,7 +188,7 @@ class PlanMemory(ModulePass):
             out_index = returned.get(v)
             src = op.operands[0] if len(op.operands) else None
             g = group_of.get(src) if src is not None else None
-            is_reshape = op.operation.name == "cmsisnn.reshape"
+            is_reshape = isinstance(op, cmsisnn.ReshapeOp)
             slice_offset = _contiguous_slice_offset(op)
             if g is not None and slice_offset is not None and out_index is None:
                 # A slice that is one contiguous run of its input: a view at an offset.
@@ -286,34 +285,27 @@ class PlanMemory(ModulePass):
             return max(b.offset + _align(b.size) for b in live) == arena
 
         changed = False
-        candidates = [i for i in scratch if ops[i].operation.name in SCRATCH_FREE]
+        candidates = [i for i in scratch if _scratch_free_variant(ops[i]) is not None]
         for i in sorted(candidates, key=lambda i: (-scratch[i].size, i)):
             op = ops[i]
-            kernel = str(op.attributes["kernel"]).strip('"')
-            variant = SCRATCH_FREE[op.operation.name].get(kernel)
-            if variant is None or not at_peak(i):
+            if not at_peak(i):
                 continue
-            op.attributes["kernel"] = ir.StringAttr.get(variant)
+            kept = op.attributes["algorithm"]
+            op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, _scratch_free_variant(op))
             trial, _, _, trial_scratch = plan()
             if trial < arena:
                 arena, scratch, changed = trial, trial_scratch, True
             else:
-                op.attributes["kernel"] = ir.StringAttr.get(kernel)
+                op.attributes["algorithm"] = kept
                 scratch = plan()[3]  # offsets back to the kept kernels' plan
         return changed
 
     @staticmethod
     def _in_place(op, src, g, ops, index) -> bool:
-        name = op.operation.name
-        if name == "cmsisnn.portable":
-            kernel = str(op.attributes["kernel"]).strip('"')
-            if kernel not in _IN_PLACE:
-                return False
-        elif name in ("cmsisnn.add", "cmsisnn.mul"):
-            # arm_elementwise_{add,mul}_s8/_s16 read each block of both inputs (1, 4 or 16
-            # elements on the C, DSP and MVE paths) before writing it: input 1 may be the output.
-            kernel = "binary"
-        else:
+        # arm_elementwise_{add,mul}_s8/_s16 read each block of both inputs (1, 4 or 16 elements
+        # on the C, DSP and MVE paths) before writing it: input 1 may be the output.
+        table_s8 = isinstance(op, portable.TableOp) and op.kernel_name() == "table_s8"
+        if not (isinstance(op, _IN_PLACE + _IN_PLACE_SAME_SHAPE) or table_s8):
             return False
         if g["input"] is not None:
             return False
@@ -332,7 +324,7 @@ class PlanMemory(ModulePass):
                     return False
                 if owner.results and owner.results[0] in index and index[owner.results[0]] > here:
                     return False
-        if kernel == "binary" and list(ir.RankedTensorType(src.type).shape) != \
+        if isinstance(op, _IN_PLACE_SAME_SHAPE) and list(ir.RankedTensorType(src.type).shape) != \
                 list(ir.RankedTensorType(op.results[0].type).shape):
             return False
         return True

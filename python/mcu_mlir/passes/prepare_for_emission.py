@@ -7,6 +7,9 @@ import dataclasses
 import numpy as np
 
 from .._mlir import ir
+from ..dialects import cmsisnn
+from ..dialects.kernel_op import KernelOp
+from ..target.emit_c import missing_emitters
 from .base import ModulePass
 from .conversion.common import CORE_PATH, clear_resource_cache, const_array
 
@@ -17,8 +20,8 @@ class PrepareForEmission(ModulePass):
 
     On the Cortex-M55 (MVE) arm_fully_connected_s8 reads, from its context buffer, the per-output
     sums bias + input_offset * sum(weights row); they are computed here once and become flash
-    constants (`mcu.kernel_sums`) instead of run-time work. Every kernel op must have been placed
-    by mcu-plan-memory.
+    constants (`mcu.kernel_sums`) instead of run-time work. Every kernel op must have a C emitter
+    and have been placed by mcu-plan-memory.
     """
 
     NAME = "mcu-prepare-for-emission"
@@ -33,12 +36,15 @@ class PrepareForEmission(ModulePass):
                 if name.startswith("tosa.") and name not in ("tosa.const", "tosa.const_shape"):
                     self.emit_error(op, f"'{name}' was not converted: run mcu-convert-tosa-to-cmsisnn first")
                     continue
-                if not name.startswith("cmsisnn."):
+                if not isinstance(op, KernelOp):
+                    continue
+                if missing_emitters([op]):
+                    self.emit_error(op, f"'{name}' has no C emitter")
                     continue
                 if "mcu.storage" not in op.attributes:
                     self.emit_error(op, f"'{name}' has no memory plan: run mcu-plan-memory first")
                     continue
-                if name == "cmsisnn.fully_connected" and mve:
+                if isinstance(op, cmsisnn.FullyConnectedOp) and mve:
                     self._kernel_sums(op)
 
     @staticmethod

@@ -8,7 +8,10 @@ import re
 import numpy as np
 
 from ..._mlir import ir
+from ...dialects.kernel_op import GROUPS, enum_attr
 from ..base import PassError
+
+from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 
 NO_MATCH = False  # a pattern returns this when the op is not its business
 CONVERTED = True
@@ -247,27 +250,37 @@ def make_const(array: np.ndarray, before, loc) -> ir.Value:
     return op.results[0]
 
 
-def make_kernel_op(name: str, operands: list, result_type, attrs: dict, *, before, loc,
-                   source_op: str, segmented: bool = False):
-    """Builds `cmsisnn.<name>` before `before`; `source_op` records the TOSA op(s) it replaces."""
-    attributes = {k: _attr(v) for k, v in attrs.items()}
+def make_op(cls, operands: list, result_type, attrs: dict, *, before, loc, source_op: str):
+    """Builds a kernel op of class `cls` before `before`; `source_op` records the TOSA op(s) it
+    replaces. Enum attributes are given as their value (a string); ops that take any number of
+    tensors get them in runs of equal types, one variadic group each."""
+    attributes = {}
+    for field in cls._fields:
+        if type(field).__name__ == "AttributeDef":
+            value = attrs[field.name]
+            if isinstance(field.constraint, type) and issubclass(field.constraint, ext.Attribute):
+                value = enum_attr(field.constraint, value)
+            attributes[field.name] = _attr(value)
     attributes["mcu.source_op"] = ir.StringAttr.get(source_op)
-    if segmented:
-        from ...dialects.cmsisnn import MAX_OPERANDS
-        if len(operands) > MAX_OPERANDS:
-            raise PassError(before, f"'{op_name(before)}' has {len(operands)} operands; kernels take at "
-                                    f"most {MAX_OPERANDS}")
-        attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(
-            [1] * len(operands) + [0] * (MAX_OPERANDS - len(operands)))
-    op = ir.Operation.create(f"cmsisnn.{name}", results=[result_type], operands=list(operands),
-                             attributes=attributes, loc=loc, ip=ir.InsertionPoint(before))
-    return op
+    if any(field.name == "g0" for field in cls._fields):
+        runs = _type_runs(operands)
+        if len(runs) > GROUPS:
+            raise PassError(before, f"'{op_name(before)}' has {len(runs)} runs of differently typed "
+                                    f"inputs; a kernel op takes at most {GROUPS}")
+        attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(runs + [0] * (GROUPS - len(runs)))
+    return ir.Operation.create(cls.OPERATION_NAME, results=[result_type], operands=list(operands),
+                               attributes=attributes, loc=loc, ip=ir.InsertionPoint(before))
 
 
-def make_portable(kernel: str, operands: list, result_type, params: dict, *, before, loc,
-                  source_op: str):
-    return make_kernel_op("portable", operands, result_type, {"kernel": kernel, "params": params},
-                          before=before, loc=loc, source_op=source_op, segmented=True)
+def _type_runs(values) -> list[int]:
+    runs, last = [], None
+    for v in values:
+        if runs and v.type == last:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+            last = v.type
+    return runs
 
 
 def fused_location(ops) -> ir.Location:

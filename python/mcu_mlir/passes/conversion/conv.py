@@ -6,9 +6,10 @@ import numpy as np
 
 from ..base import PassError
 from ..._mlir import ir
+from ...dialects import cmsisnn, portable
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
-                     fused_location, i64_array, make_const, make_kernel_op, make_portable,
-                     op_name, per_channel_params, producer, shape, tensor_type, users)
+                     fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
+                     shape, tensor_type, users)
 
 
 def _operands(op, what: str):
@@ -41,16 +42,16 @@ def _mve_1xn_padding_ok(in_shape, k_w, out_w, stride_w, pad_left) -> bool:
     return pad_left * 2 + total_pad % 2 == total_pad
 
 
-def _conv_kernel(rw, in_shape, w_shape, out_shape, pad, stride, dilation) -> str:
-    """The CMSIS-NN function to call; avoids the wrapper where its choice would fail."""
+def _conv_algorithm(rw, in_shape, w_shape, out_shape, pad, stride, dilation) -> str:
+    """The CMSIS-NN convolution to call; avoids the wrapper where its choice would fail."""
     is_1xn = (in_shape[1] == 1 and dilation[1] == 1 and w_shape[1] == 1
               and (stride[1] * in_shape[3]) % 4 == 0 and in_shape[3] == w_shape[3])
     is_1x1 = (pad[0] == 0 and pad[2] == 0 and w_shape[1] == 1 and w_shape[2] == 1
               and dilation == [1, 1] and in_shape[3] == w_shape[3])
     if not is_1x1 and is_1xn and rw.core_path == "mve" and not _mve_1xn_padding_ok(
             in_shape, w_shape[2], out_shape[2], stride[1], pad[2]):
-        return "arm_convolve_s8"
-    return "arm_convolve_wrapper_s8"
+        return "generic"
+    return "wrapper"
 
 
 def _trailing_slice_source(op, rw, inp, w_shape, out_shape, pad, stride, dilation):
@@ -125,7 +126,6 @@ def _convert(op, rw, depthwise: bool):
         weight = make_const(filt, op, op.location)  # HWCM bytes viewed as 1 x H x W x (C*M)
     else:
         k_h, k_w = w_shape[1], w_shape[2]
-    groups = 1 if depthwise else in_shape[3] // w_shape[3]
     if tail is not None and not s16 and not tail[0].requantize_exact():
         tail = None  # keep the exact TOSA rescale as its own kernel
     ops = absorbed[::-1] + [op]
@@ -142,34 +142,19 @@ def _convert(op, rw, depthwise: bool):
         result_type = op.results[0].type
     loc = fused_location(ops)
     source = "+".join(o.operation.name for o in ops)
+    attrs = {"input_offset": -izp, "output_offset": out_offset, "stride": stride,
+             "padding": [pad[0], pad[2], pad[1], pad[3]], "dilation": dilation,
+             "multiplier": mult, "shift": shift, "activation": act}
     if rw.use_cmsis and tail is not None:
-        attrs = {"input_offset": -izp, "output_offset": out_offset, "stride": stride,
-                 "padding": [pad[0], pad[2], pad[1], pad[3]], "dilation": dilation,
-                 "multiplier": mult, "shift": shift, "activation": act}
         if depthwise:
-            attrs["ch_mult"] = w_shape[3]
-            attrs["kernel"] = "arm_depthwise_conv_wrapper_s16" if s16 else "arm_depthwise_conv_wrapper_s8"
-            new = make_kernel_op("depthwise_conv", [inp, weight, bias], result_type, attrs,
-                                 before=op, loc=loc, source_op=source)
+            cls, attrs["ch_mult"], attrs["algorithm"] = cmsisnn.DepthwiseConvOp, w_shape[3], "wrapper"
         else:
-            attrs["kernel"] = ("arm_convolve_wrapper_s16" if s16 else
-                               _conv_kernel(rw, in_shape, w_shape, out_shape, pad, stride, dilation))
-            new = make_kernel_op("conv", [inp, weight, bias], result_type, attrs,
-                                 before=op, loc=loc, source_op=source)
+            cls = cmsisnn.ConvOp
+            attrs["algorithm"] = "wrapper" if s16 else \
+                _conv_algorithm(rw, in_shape, w_shape, out_shape, pad, stride, dilation)
     else:
-        params = {"n": in_shape[0], "h": in_shape[1], "w": in_shape[2], "c": in_shape[3],
-                  "out_h": out_shape[1], "out_w": out_shape[2], "out_c": out_c,
-                  "kernel_h": k_h, "kernel_w": k_w, "stride_h": stride[0], "stride_w": stride[1],
-                  "pad_top": pad[0], "pad_left": pad[2], "dilation_h": dilation[0],
-                  "dilation_w": dilation[1], "groups": groups,
-                  "ch_mult": w_shape[3] if depthwise else 1,
-                  "input_offset": -izp, "output_offset": out_offset,
-                  "act_min": act[0], "act_max": act[1],
-                  "per_channel": int(len(mult) > 1), "multiplier": mult, "shift": shift}
-        kernel = ("depthwise_conv2d" if depthwise else "conv2d") + ("_s16" if s16 else "_s8")
-        new = make_portable(kernel,
-                            [inp, weight, bias], result_type, params, before=op, loc=loc,
-                            source_op=source)
+        cls = portable.DepthwiseConv2DOp if depthwise else portable.Conv2DOp
+    new = make_op(cls, [inp, weight, bias], result_type, attrs, before=op, loc=loc, source_op=source)
     rw.replace(ops, last, new)
     return CONVERTED
 
@@ -342,23 +327,15 @@ def convert_grouped_conv2d(op, rw):
                                       for _, c, _ in groups]).astype(np.int32), first, loc)
     result_type = ir.RankedTensorType.get(out_shape, ir.IntegerType.get_signless(8))
     source_op = f"({n_groups} x tosa.slice+tosa.conv2d+tosa.rescale)"
+    attrs = {"input_offset": -izp, "output_offset": out_offset, "stride": stride,
+             "padding": [pad[0], pad[2], pad[1], pad[3]], "dilation": dilation,
+             "multiplier": mult, "shift": shift, "activation": act}
     if rw.use_cmsis:
-        attrs = {"input_offset": -izp, "output_offset": out_offset, "stride": stride,
-                 "padding": [pad[0], pad[2], pad[1], pad[3]], "dilation": dilation,
-                 "multiplier": mult, "shift": shift, "activation": act, "kernel": "arm_convolve_s8"}
-        new = make_kernel_op("conv", [source, weight, bias], result_type, attrs, before=first,
-                             loc=loc, source_op=source_op)
+        cls, attrs["algorithm"] = cmsisnn.ConvOp, "generic"
     else:
-        params = {"n": in_shape[0], "h": in_shape[1], "w": in_shape[2], "c": in_shape[3],
-                  "out_h": out_shape[1], "out_w": out_shape[2], "out_c": out_c,
-                  "kernel_h": w_shape[1], "kernel_w": w_shape[2], "stride_h": stride[0],
-                  "stride_w": stride[1], "pad_top": pad[0], "pad_left": pad[2],
-                  "dilation_h": dilation[0], "dilation_w": dilation[1], "groups": n_groups,
-                  "ch_mult": 1, "input_offset": -izp, "output_offset": out_offset,
-                  "act_min": act[0], "act_max": act[1], "per_channel": 1,
-                  "multiplier": mult, "shift": shift}
-        new = make_portable("conv2d_s8", [source, weight, bias], result_type, params,
-                            before=first, loc=loc, source_op=source_op)
+        cls = portable.Conv2DOp
+    new = make_op(cls, [source, weight, bias], result_type, attrs, before=first, loc=loc,
+                  source_op=source_op)
     grouped = new.results[0]
     for g, sl in slices:
         start = const_ints(sl.operands[1])
@@ -401,14 +378,9 @@ def convert_transpose_conv2d(op, rw):
         raise PassError(op, "'tosa.transpose_conv2d' needs constant weights and bias")
     izp, wzp = const_scalar(izp_v), const_scalar(wzp_v)
     out_pad, stride = i64_array(op, "out_pad"), i64_array(op, "stride")
-    in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
-    params = {"n": in_shape[0], "h": in_shape[1], "w": in_shape[2], "c": in_shape[3],
-              "out_h": out_shape[1], "out_w": out_shape[2], "out_c": out_shape[3],
-              "kernel_h": w_shape[1], "kernel_w": w_shape[2], "stride_h": stride[0],
-              "stride_w": stride[1], "out_pad_top": out_pad[0], "out_pad_left": out_pad[2],
-              "input_zp": izp, "weight_zp": wzp}
-    new = make_portable("transpose_conv2d_s8", [inp, weight, bias], op.results[0].type, params,
-                        before=op, loc=op.location, source_op="tosa.transpose_conv2d")
+    params = {"stride": stride, "out_pad": [out_pad[0], out_pad[2]], "input_zp": izp, "weight_zp": wzp}
+    new = make_op(portable.TransposeConv2DOp, [inp, weight, bias], op.results[0].type, params,
+                  before=op, loc=op.location, source_op="tosa.transpose_conv2d")
     rw.replace([op], op, new)
     return CONVERTED
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..._mlir import ir
 from ..base import PassError
-from ...dialects.cmsisnn import MAX_OPERANDS
-from .common import (CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem,
-                     make_kernel_op, make_portable, shape, str_attr)
+from ...dialects import cmsisnn, portable
+from ...dialects.kernel_op import GROUPS
+from .common import CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, shape, str_attr
 
 
 def _bytes(op, value) -> int:
@@ -25,7 +25,7 @@ def _consts(op, index: int, what: str) -> list[int]:
 
 def convert_reshape(op, rw):
     _bytes(op, op.operands[0])
-    new = make_kernel_op("reshape", [op.operands[0]], op.results[0].type, {}, before=op,
+    new = make_op(cmsisnn.ReshapeOp, [op.operands[0]], op.results[0].type, {}, before=op,
                          loc=op.location, source_op=op.operation.name)
     rw.replace([op], op, new)
     return CONVERTED
@@ -41,14 +41,13 @@ def convert_transpose(op, rw):
     a = op.operands[0]
     perms = [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["perms"])]
     if _cmsis_4d_s8(rw, a):
-        new = make_kernel_op("transpose", [a], op.results[0].type,
-                             {"perms": perms, "kernel": "arm_transpose_s8"}, before=op,
-                             loc=op.location, source_op="tosa.transpose")
+        new = make_op(cmsisnn.TransposeOp, [a], op.results[0].type, {"perms": perms}, before=op,
+                      loc=op.location, source_op="tosa.transpose")
         rw.replace([op], op, new)
         return CONVERTED
-    params = {"elem_bytes": _bytes(op, a), "in_shape": shape(a), "perms": perms}
-    new = make_portable("transpose", [a], op.results[0].type, params, before=op, loc=op.location,
-                        source_op="tosa.transpose")
+    _bytes(op, a)
+    new = make_op(portable.TransposeOp, [a], op.results[0].type, {"perms": perms}, before=op,
+                  loc=op.location, source_op="tosa.transpose")
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -56,19 +55,36 @@ def convert_transpose(op, rw):
 def convert_concat(op, rw):
     inputs = list(op.operands)
     axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
-    if _cmsis_4d_s8(rw, op.results[0], *inputs) and len(inputs) <= MAX_OPERANDS:
-        # CMSIS-NN names NHWC's axes from the innermost: x = C, y = W, z = H, w = N.
-        kernel = "arm_concatenation_s8_" + "wzyx"[axis]
-        new = make_kernel_op("concat", inputs, op.results[0].type, {"axis": axis, "kernel": kernel},
-                             before=op, loc=op.location, source_op="tosa.concat", segmented=True)
-        rw.replace([op], op, new)
-        return CONVERTED
-    params = {"elem_bytes": _bytes(op, op.results[0]), "axis": axis,
-              "out_shape": shape(op.results[0])}
-    new = make_portable("concat", inputs, op.results[0].type, params, before=op, loc=op.location,
-                        source_op="tosa.concat")
+    _bytes(op, op.results[0])
+    cls = cmsisnn.ConcatOp if _cmsis_4d_s8(rw, op.results[0], *inputs) else portable.ConcatOp
+    while _runs(inputs) > GROUPS:
+        # More runs of differently typed inputs than the op has groups: concatenate the first
+        # ones first (same axis, so the same result; one more copy of those bytes).
+        head = inputs[:_prefix_of_runs(inputs, GROUPS)]
+        dims = shape(head[0])
+        dims[axis] = sum(shape(v)[axis] for v in head)
+        part = make_op(cls, head, ir.RankedTensorType.get(dims, ir.RankedTensorType(head[0].type).element_type),
+                       {"axis": axis}, before=op, loc=op.location, source_op="tosa.concat")
+        inputs = [part.results[0]] + inputs[len(head):]
+    new = make_op(cls, inputs, op.results[0].type, {"axis": axis}, before=op, loc=op.location,
+                  source_op="tosa.concat")
     rw.replace([op], op, new)
     return CONVERTED
+
+
+def _runs(values) -> int:
+    return sum(1 for i, v in enumerate(values) if i == 0 or v.type != values[i - 1].type)
+
+
+def _prefix_of_runs(values, runs: int) -> int:
+    """How many leading values make up `runs` runs of equal types."""
+    seen = 0
+    for i, v in enumerate(values):
+        if i == 0 or v.type != values[i - 1].type:
+            seen += 1
+            if seen > runs:
+                return i
+    return len(values)
 
 
 def convert_pad(op, rw):
@@ -81,14 +97,11 @@ def convert_pad(op, rw):
     if et not in DTYPES:
         raise PassError(op, f"'tosa.pad' on {et} has no kernel (integer types only)")
     if _cmsis_4d_s8(rw, a, op.results[0]):
-        new = make_kernel_op("pad", [a], op.results[0].type,
-                             {"padding": padding, "pad_value": value, "kernel": "arm_pad_s8"},
-                             before=op, loc=op.location, source_op="tosa.pad")
-        rw.replace([op], op, new)
-        return CONVERTED
-    params = {"type": DTYPES[et], "in_shape": shape(a), "padding": padding, "pad_value": value}
-    new = make_portable("pad", [a], op.results[0].type, params, before=op, loc=op.location,
-                        source_op="tosa.pad")
+        cls = cmsisnn.PadOp
+    else:
+        cls = portable.PadOp
+    new = make_op(cls, [a], op.results[0].type, {"padding": padding, "pad_value": value},
+                  before=op, loc=op.location, source_op="tosa.pad")
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -96,29 +109,28 @@ def convert_pad(op, rw):
 def convert_slice(op, rw):
     a = op.operands[0]
     start = _consts(op, 1, "start")
-    params = {"elem_bytes": _bytes(op, a), "in_shape": shape(a),
-              "out_shape": shape(op.results[0]), "start": start}
-    new = make_portable("slice", [a], op.results[0].type, params, before=op, loc=op.location,
-                        source_op="tosa.slice")
+    _bytes(op, a)
+    new = make_op(portable.SliceOp, [a], op.results[0].type, {"start": start}, before=op,
+                  loc=op.location, source_op="tosa.slice")
     rw.replace([op], op, new)
     return CONVERTED
 
 
 def convert_tile(op, rw):
     a = op.operands[0]
-    params = {"elem_bytes": _bytes(op, a), "in_shape": shape(a), "out_shape": shape(op.results[0])}
-    new = make_portable("tile", [a], op.results[0].type, params, before=op, loc=op.location,
-                        source_op="tosa.tile")
+    _bytes(op, a)
+    new = make_op(portable.TileOp, [a], op.results[0].type, {}, before=op, loc=op.location,
+                  source_op="tosa.tile")
     rw.replace([op], op, new)
     return CONVERTED
 
 
 def convert_reverse(op, rw):
     a = op.operands[0]
-    params = {"elem_bytes": _bytes(op, a), "shape": shape(a),
-              "axis": int(ir.IntegerAttr(op.attributes["axis"]).value)}
-    new = make_portable("reverse", [a], op.results[0].type, params, before=op, loc=op.location,
-                        source_op="tosa.reverse")
+    _bytes(op, a)
+    new = make_op(portable.ReverseOp, [a], op.results[0].type,
+                  {"axis": int(ir.IntegerAttr(op.attributes["axis"]).value)}, before=op,
+                  loc=op.location, source_op="tosa.reverse")
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -127,10 +139,9 @@ def convert_gather(op, rw):
     values, indices = op.operands
     if elem(indices) != "i32":
         raise PassError(op, "'tosa.gather' needs int32 indices")
-    n, k, c = shape(values)
-    params = {"elem_bytes": _bytes(op, values), "n": n, "k": k, "c": c, "w": shape(indices)[1]}
-    new = make_portable("gather", [values, indices], op.results[0].type, params, before=op,
-                        loc=op.location, source_op="tosa.gather")
+    _bytes(op, values)
+    new = make_op(portable.GatherOp, [values, indices], op.results[0].type, {}, before=op,
+                  loc=op.location, source_op="tosa.gather")
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -141,14 +152,10 @@ def convert_resize(op, rw):
     mode = str_attr(op, "mode")
     if elem(a) not in ("i8", "i16"):
         raise PassError(op, f"'tosa.resize' on {elem(a)} has no kernel (integer only)")
-    n, h, w, c = shape(a)
-    params = {"n": n, "h": h, "w": w, "c": c, "out_h": shape(out)[1], "out_w": shape(out)[2],
-              "scale_y_n": scale[0], "scale_y_d": scale[1], "scale_x_n": scale[2],
-              "scale_x_d": scale[3], "offset_y": offset[0], "offset_x": offset[1],
-              "border_y": border[0], "border_x": border[1], "bilinear": int("BILINEAR" in mode),
-              "in_type": DTYPES[elem(a)], "out_type": DTYPES[elem(out)]}
-    new = make_portable("resize", [a], out.type, params, before=op, loc=op.location,
-                        source_op="tosa.resize")
+    params = {"scale": scale, "offset": offset, "border": border,
+              "mode": "bilinear" if "BILINEAR" in mode else "nearest"}
+    new = make_op(portable.ResizeOp, [a], out.type, params, before=op, loc=op.location,
+                  source_op="tosa.resize")
     rw.replace([op], op, new)
     return CONVERTED
 

@@ -6,25 +6,22 @@ import dataclasses
 
 from ..._mlir import ir
 from ..base import PassError
-from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem,
-                     follow_requant_tail, fused_location, make_kernel_op, make_portable, numel,
-                     producer, read_rescale, shape, single_user)
+from ...dialects import cmsisnn, portable
+from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem, follow_requant_tail,
+                     fused_location, make_op, producer, read_rescale, shape, single_user)
 
+# TOSA op -> portable.binary / portable.unary kind.
 _BINARY = {
-    "tosa.add": "MCU_BIN_ADD", "tosa.sub": "MCU_BIN_SUB", "tosa.mul": "MCU_BIN_MUL",
-    "tosa.maximum": "MCU_BIN_MAXIMUM", "tosa.minimum": "MCU_BIN_MINIMUM",
-    "tosa.equal": "MCU_BIN_EQUAL", "tosa.greater": "MCU_BIN_GREATER",
-    "tosa.greater_equal": "MCU_BIN_GREATER_EQUAL", "tosa.bitwise_and": "MCU_BIN_BITWISE_AND",
-    "tosa.bitwise_or": "MCU_BIN_BITWISE_OR", "tosa.bitwise_xor": "MCU_BIN_BITWISE_XOR",
-    "tosa.logical_and": "MCU_BIN_LOGICAL_AND", "tosa.logical_or": "MCU_BIN_LOGICAL_OR",
-    "tosa.logical_xor": "MCU_BIN_LOGICAL_XOR", "tosa.logical_left_shift": "MCU_BIN_SHIFT_LEFT",
-    "tosa.logical_right_shift": "MCU_BIN_SHIFT_RIGHT",
-    "tosa.arithmetic_right_shift": "MCU_BIN_SHIFT_RIGHT", "tosa.intdiv": "MCU_BIN_INTDIV",
-    "tosa.pow": "MCU_BIN_POW",
+    "tosa.add": "add", "tosa.sub": "sub", "tosa.mul": "mul", "tosa.maximum": "maximum",
+    "tosa.minimum": "minimum", "tosa.equal": "equal", "tosa.greater": "greater",
+    "tosa.greater_equal": "greater_equal", "tosa.bitwise_and": "bitwise_and",
+    "tosa.bitwise_or": "bitwise_or", "tosa.bitwise_xor": "bitwise_xor", "tosa.logical_and": "logical_and",
+    "tosa.logical_or": "logical_or", "tosa.logical_xor": "logical_xor",
+    "tosa.logical_left_shift": "shift_left", "tosa.logical_right_shift": "shift_right",
+    "tosa.arithmetic_right_shift": "shift_right", "tosa.intdiv": "intdiv", "tosa.pow": "pow",
 }
-_UNARY = {"tosa.abs": "MCU_UN_ABS", "tosa.negate": "MCU_UN_NEGATE",
-          "tosa.bitwise_not": "MCU_UN_BITWISE_NOT", "tosa.logical_not": "MCU_UN_LOGICAL_NOT",
-          "tosa.clz": "MCU_UN_CLZ"}
+_UNARY = {"tosa.abs": "abs", "tosa.negate": "negate", "tosa.bitwise_not": "bitwise_not",
+          "tosa.logical_not": "logical_not", "tosa.clz": "clz"}
 
 
 def _dtype(op, value) -> str:
@@ -226,20 +223,10 @@ def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8
     # CMSIS-NN's elementwise kernels do not broadcast; a repeat over leading dimensions (a
     # per-channel vector times every pixel, as in squeeze-excite) is a loop of calls, one per block.
     if rw.use_cmsis and (not broadcast or _leading_repeat(op)):
-        attrs = dict(params)
-        attrs["kernel"] = f"arm_elementwise_{kind}_{suffix}"
-        new = make_kernel_op(kind, inputs, last.results[0].type, attrs, before=op, loc=loc,
-                             source_op=source)
+        cls = cmsisnn.AddOp if kind == "add" else cmsisnn.MulOp
     else:
-        p = {k: v for k, v in params.items() if k != "activation"}
-        p.update({"count": numel(op.results[0]), "act_min": params["activation"][0],
-                  "act_max": params["activation"][1], "broadcast": int(broadcast),
-                  "in1": shape(op.operands[0]), "in2": shape(op.operands[1]), "out": shape(op.results[0])})
-        p.setdefault("left_shift", 0)
-        for k in ("input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift"):
-            p.setdefault(k, 0)
-        new = make_portable(f"elementwise_{kind}_{suffix}", inputs, last.results[0].type, p,
-                            before=op, loc=loc, source_op=source)
+        cls = portable.ElementwiseAddOp if kind == "add" else portable.ElementwiseMulOp
+    new = make_op(cls, inputs, last.results[0].type, params, before=op, loc=loc, source_op=source)
     rw.replace(ops, last, new)
     return CONVERTED
 
@@ -258,12 +245,11 @@ def convert_binary(op, rw):
     kind = _BINARY[name]
     if name == "tosa.arithmetic_right_shift" and "round" in op.attributes and \
             str(op.attributes["round"]) == "true":
-        kind = "MCU_BIN_SHIFT_RIGHT_ROUND"
+        kind = "shift_right_round"
     out = op.results[0]
-    params = {"op": kind, "in_type": _dtype(op, a), "out_type": _dtype(op, out),
-              "in1": shape(a), "in2": shape(b), "out": shape(out), "shift": shift}
-    new = make_portable("binary", [a, b], out.type, params, before=op, loc=op.location,
-                        source_op=name)
+    _dtype(op, a), _dtype(op, out)
+    new = make_op(portable.BinaryOp, [a, b], out.type, {"kind": kind, "shift": shift}, before=op,
+                  loc=op.location, source_op=name)
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -274,10 +260,10 @@ def convert_unary(op, rw):
     if name == "tosa.negate":
         izp, ozp = const_scalar(op.operands[1]), const_scalar(op.operands[2])
     a = op.operands[0]
-    params = {"op": _UNARY[name], "type": _dtype(op, a), "count": numel(a),
-              "input_zp": izp or 0, "output_zp": ozp or 0}
-    new = make_portable("unary", [a], op.results[0].type, params, before=op, loc=op.location,
-                        source_op=name)
+    _dtype(op, a)
+    params = {"kind": _UNARY[name], "input_zp": izp or 0, "output_zp": ozp or 0}
+    new = make_op(portable.UnaryOp, [a], op.results[0].type, params, before=op, loc=op.location,
+                  source_op=name)
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -285,11 +271,9 @@ def convert_unary(op, rw):
 def convert_select(op, rw):
     cond, a, b = op.operands
     out = op.results[0]
-    params = {"op": "MCU_BIN_ADD", "in_type": _dtype(op, a), "out_type": _dtype(op, out),
-              "in1": shape(a), "in2": shape(b), "out": shape(out), "shift": 0,
-              "cond_shape": shape(cond)}
-    new = make_portable("select", [cond, a, b], out.type, params, before=op, loc=op.location,
-                        source_op="tosa.select")
+    _dtype(op, a), _dtype(op, out)
+    new = make_op(portable.SelectOp, [cond, a, b], out.type, {}, before=op, loc=op.location,
+                  source_op="tosa.select")
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -299,18 +283,11 @@ def convert_rescale(op, rw):
     if rs is None:
         raise PassError(op, "'tosa.rescale' needs constant multiplier, shift and zero points")
     inp, out = op.operands[0], op.results[0]
-    in_t, out_t = _dtype(op, inp), _dtype(op, out)
-    if rs.input_unsigned:
-        in_t = {"MCU_I8": "MCU_U8", "MCU_I16": "MCU_U16"}.get(in_t, in_t)
-    if rs.output_unsigned:
-        out_t = {"MCU_I8": "MCU_U8", "MCU_I16": "MCU_U16"}.get(out_t, out_t)
-    params = {"in_type": in_t, "out_type": out_t, "count": numel(inp),
-              "channels": shape(inp)[-1] if shape(inp) else 1,
-              "input_zp": rs.input_zp, "output_zp": rs.output_zp, "scale32": int(rs.scale32),
-              "double_round": int(rs.double_round), "per_channel": int(rs.per_channel),
-              "multiplier": rs.multiplier, "shift": rs.shift}
-    new = make_portable("rescale", [inp], out.type, params, before=op, loc=op.location,
-                        source_op="tosa.rescale")
+    _dtype(op, inp), _dtype(op, out)
+    params = {**_rescale_params(rs), "input_unsigned": int(rs.input_unsigned),
+              "output_unsigned": int(rs.output_unsigned)}
+    new = make_op(portable.RescaleOp, [inp], out.type, params, before=op, loc=op.location,
+                  source_op="tosa.rescale")
     rw.replace([op], op, new)
     return CONVERTED
 
@@ -319,29 +296,25 @@ def convert_clamp(op, rw):
     a = op.operands[0]
     lo = int(ir.IntegerAttr(op.attributes["min_val"]).value)
     hi = int(ir.IntegerAttr(op.attributes["max_val"]).value)
-    params = {"type": _dtype(op, a), "count": numel(a), "min": lo, "max": hi}
-    new = make_portable("clamp", [a], op.results[0].type, params, before=op, loc=op.location,
-                        source_op="tosa.clamp")
+    _dtype(op, a)
+    new = make_op(portable.ClampOp, [a], op.results[0].type, {"min": lo, "max": hi}, before=op,
+                  loc=op.location, source_op="tosa.clamp")
     rw.replace([op], op, new)
     return CONVERTED
 
 
 def convert_cast(op, rw):
     a, out = op.operands[0], op.results[0]
-    params = {"in_type": _dtype(op, a), "out_type": _dtype(op, out), "count": numel(a)}
-    new = make_portable("cast", [a], out.type, params, before=op, loc=op.location,
-                        source_op="tosa.cast")
+    _dtype(op, a), _dtype(op, out)
+    new = make_op(portable.CastOp, [a], out.type, {}, before=op, loc=op.location, source_op="tosa.cast")
     rw.replace([op], op, new)
     return CONVERTED
 
 
-def _rescale_params(op, rs) -> dict:
-    inp, out = rs.op.operands[0], rs.op.results[0]
-    return {"in_type": _dtype(op, inp), "out_type": _dtype(op, out), "count": numel(inp),
-            "channels": shape(inp)[-1] if shape(inp) else 1,
-            "input_zp": rs.input_zp, "output_zp": rs.output_zp, "scale32": int(rs.scale32),
-            "double_round": int(rs.double_round), "per_channel": int(rs.per_channel),
-            "multiplier": rs.multiplier, "shift": rs.shift}
+def _rescale_params(rs) -> dict:
+    return {"input_zp": rs.input_zp, "output_zp": rs.output_zp, "multiplier": rs.multiplier,
+            "shift": rs.shift, "scale32": int(rs.scale32), "double_round": int(rs.double_round),
+            "per_channel": int(rs.per_channel)}
 
 
 def convert_table_s16_unit(op, rw):
@@ -353,10 +326,8 @@ def convert_table_s16_unit(op, rw):
     rs = read_rescale(user)
     if rs is None or elem(user.results[0]) != "i16" or rs.input_unsigned or rs.output_unsigned:
         return NO_MATCH
-    new = make_portable("table_s16_rescale", [a, table], user.results[0].type,
-                        {"count": numel(a), **{f"rescale_{k}": v for k, v in _rescale_params(op, rs).items()}},
-                        before=op,
-                        loc=fused_location([op, user]), source_op="tosa.table+tosa.rescale")
+    new = make_op(portable.TableRescaleOp, [a, table], user.results[0].type, _rescale_params(rs),
+                  before=op, loc=fused_location([op, user]), source_op="tosa.table+tosa.rescale")
     rw.replace([op, user], user, new)
     return CONVERTED
 
@@ -368,9 +339,8 @@ def convert_table(op, rw):
     et = elem(a)
     if et not in ("i8", "i16"):
         raise PassError(op, f"'tosa.table' on {et} has no kernel")
-    new = make_portable("table_s8" if et == "i8" else "table_s16", [a, table],
-                        op.results[0].type, {"count": numel(a)}, before=op, loc=op.location,
-                        source_op="tosa.table")
+    new = make_op(portable.TableOp, [a, table], op.results[0].type, {}, before=op, loc=op.location,
+                  source_op="tosa.table")
     rw.replace([op], op, new)
     return CONVERTED
 

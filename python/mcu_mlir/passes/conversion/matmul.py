@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialects import cmsisnn, portable
 from ..base import PassError
 from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
-                     fused_location, make_const, make_kernel_op, make_portable, per_channel_params,
+                     fused_location, make_const, make_op, per_channel_params,
                      shape, single_user)
 
 
@@ -60,35 +61,26 @@ def convert_matmul(op, rw):
         bias_v = make_const(bias_array, op, op.location)
         if rw.use_cmsis:
             attrs = {"input_offset": -a_zp, "filter_offset": 0, "output_offset": out_offset,
-                     "multiplier": mult, "shift": shift, "activation": act,
-                     "kernel": "arm_fully_connected_per_channel_s8" if len(mult) > 1
-                     else "arm_fully_connected_s8"}
-            new = make_kernel_op("fully_connected", [a, filt, bias_v], result_type, attrs,
-                                 before=op, loc=loc, source_op=source)
+                     "multiplier": mult, "shift": shift, "activation": act}
+            new = make_op(cmsisnn.FullyConnectedOp, [a, filt, bias_v], result_type, attrs,
+                          before=op, loc=loc, source_op=source)
         else:
-            new = make_portable("matmul", [a, filt, bias_v], result_type,
-                                _params(batch * m, 1, k, n, True, False, a_zp, 0, out_offset, act,
-                                        mult, shift, elem(a)),
-                                before=op, loc=loc, source_op=source)
+            new = make_op(portable.MatmulOp, [a, filt, bias_v], result_type,
+                          _params(a_zp, 0, out_offset, act, mult, shift), before=op, loc=loc,
+                          source_op=source)
         rw.replace(ops, last, new)
         return CONVERTED
 
     bias_v = make_const(bias_array, op, op.location)
-    rhs_batch = shape(b)[0] == batch and batch > 1
-    new = make_portable("matmul", [a, b, bias_v], result_type,
-                        _params(batch, m, k, n, False, rhs_batch, a_zp, b_zp, out_offset, act,
-                                mult, shift, elem(a)),
-                        before=op, loc=loc, source_op=source)
+    new = make_op(portable.MatmulOp, [a, b, bias_v], result_type,
+                  _params(a_zp, b_zp, out_offset, act, mult, shift), before=op, loc=loc, source_op=source)
     rw.replace(ops, last, new)
     return CONVERTED
 
 
-def _params(batch, m, k, n, transposed, rhs_batch, a_zp, b_zp, out_offset, act, mult, shift, et):
-    return {"batch": batch, "m": m, "k": k, "n": n, "rhs_transposed": int(transposed),
-            "rhs_batch": int(rhs_batch), "lhs_offset": -a_zp, "rhs_offset": -b_zp,
-            "output_offset": out_offset, "act_min": act[0], "act_max": act[1],
-            "per_channel": int(len(mult) > 1), "multiplier": mult, "shift": shift,
-            "input_type": "MCU_I16" if et == "i16" else "MCU_I8"}
+def _params(a_zp, b_zp, out_offset, act, mult, shift):
+    return {"lhs_offset": -a_zp, "rhs_offset": -b_zp, "output_offset": out_offset,
+            "multiplier": mult, "shift": shift, "activation": act}
 
 
 PATTERNS = [("matmul", "tosa.matmul", convert_matmul)]

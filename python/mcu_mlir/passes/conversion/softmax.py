@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir
-from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_portable, op_name,
+from ...dialects import portable
+from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op, op_name,
                      producer, read_rescale, shape, users)
 
 
@@ -151,25 +152,23 @@ def convert_log_softmax(op, rw):
         if any(isinstance(u, ir.Block) or u.operation not in inside for u in users(o.results[0])):
             return NO_MATCH
     # An int8 -> int32 CAST (through a reshape, a view) before it: read the int8 values directly.
-    source, input_s8 = x, 0
+    source = x
     view = _def(x, "tosa.reshape")
     cast = _def(view.operands[0] if view is not None else x, "tosa.cast")
     if cast is not None and elem(cast.operands[0]) == "i8" and \
             (view is None or len(users(cast.results[0])) == 1) and \
             all(not isinstance(u, ir.Block) and u.operation in inside for u in users(x)):
-        source, input_s8 = cast.operands[0], 1
+        source = cast.operands[0]
         ops += [cast] + ([view] if view is not None else [])
     dims = shape(x)
-    params = {"outer": int(np.prod(dims[:axis], dtype=np.int64)), "axis": dims[axis],
-              "inner": int(np.prod(dims[axis + 1:], dtype=np.int64)),
-              "table_size": shape(exp_table)[1], "diff_mul": diff_mul, "diff_shift": diff_shift,
+    params = {"outer": int(np.prod(dims[:axis], dtype=np.int64)), "axis_size": dims[axis],
+              "inner": int(np.prod(dims[axis + 1:], dtype=np.int64)), "diff_mul": diff_mul, "diff_shift": diff_shift,
               "norm_bits": norm_bits, "norm_mask": norm_mask, "exp_bits": exp_bits,
               "exp_mul": exp_mul, "exp_shift": exp_shift, "bias": bias, "base": base,
               "out_shift": out_shift, "multiplier": rs.multiplier[0], "shift": rs.shift[0],
-              "output_zp": rs.output_zp, "double_round": int(rs.double_round),
-              "input_s8": input_s8}
-    new = make_portable("log_softmax_s8", [source, exp_table, log_table], rescale.results[0].type, params,
-                        before=rescale, loc=ir.Location.fused([o.location for o in ops]),
+              "output_zp": rs.output_zp, "double_round": int(rs.double_round)}
+    new = make_op(portable.LogSoftmaxOp, [source, exp_table, log_table], rescale.results[0].type, params,
+                  before=rescale, loc=ir.Location.fused([o.location for o in ops]),
                         source_op="log_softmax")
     rw.replace(ops, rescale, new)
     return CONVERTED

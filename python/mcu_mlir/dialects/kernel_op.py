@@ -1,0 +1,214 @@
+"""What the kernel dialects (`cmsisnn`, `portable`) share: the op base class and its verifier.
+
+Every kernel op declares its operands, result and attributes as fields of its class (IRDL through
+the bindings' `dialects.ext`). Scalars are `IntegerAttr` (i32; flags are 0 / 1), integer lists are
+`I32Array` fields (`array<i32: ...>`, which IRDL cannot name in this build, so the Python verifier
+checks them), choices are enum attributes of the dialect. Lengths of arrays that have one are
+declared on the class in `LENGTHS`; an op with more to check overrides `check`.
+"""
+
+# No `from __future__ import annotations`: the ext module reads the field annotations as types.
+from typing import Any, Sequence
+
+from .._mlir import ir
+
+from torch_mlir.dialects.ext import Operand, Operation, Result  # noqa: E402  (bindings' own module)
+
+# An `array<i32: ...>` attribute field (the bindings' IRDL has no name for dense arrays).
+I32Array = Any
+
+# Operands of a kernel that takes any number of tensors: IRDL binds one variadic's elements to
+# one type, so inputs come in runs of equal types, each run one variadic group.
+Tensors = Sequence[Operand[ir.RankedTensorType]]
+GROUPS = 8
+
+# Lengths shared by the window ops.
+WINDOW_LENGTHS = {"stride": 2, "padding": 4, "dilation": 2, "activation": 2, "kernel_size": 2}
+
+
+def ints(attr) -> list[int]:
+    return [int(x) for x in ir.DenseI32ArrayAttr(attr)]
+
+
+def numel(ty) -> int:
+    n = 1
+    for d in ir.RankedTensorType(ty).shape:
+        n *= d
+    return n
+
+
+class KernelOp(Operation):
+    """Base of every kernel op class: verifies the fields the IRDL constraints cannot."""
+
+    LENGTHS = {}  # array attribute -> required length
+    FLAGS = ()  # integer attributes that are 0 / 1
+
+    def verify_invariants(self):
+        problem = self._check_fields() or self.check()
+        if problem:
+            self.location.emit_error(f"'{self.OPERATION_NAME}' op {problem}")
+            return False
+        return True
+
+    def _check_fields(self):
+        attrs = self.operation.attributes
+        for field in type(self)._fields:
+            if type(field).__name__ != "AttributeDef":
+                continue
+            attr = attrs[field.name]
+            if field.constraint is I32Array:
+                if not isinstance(attr, ir.DenseI32ArrayAttr):
+                    return f"attribute '{field.name}' must be array<i32>"
+                want = self.LENGTHS.get(field.name)
+                if want is not None and len(ints(attr)) != want:
+                    return f"attribute '{field.name}' must have {want} elements"
+            elif field.constraint is ir.IntegerAttr:
+                if str(ir.IntegerAttr(attr).type) != "i32":
+                    return f"attribute '{field.name}' must be an i32 integer"
+                if field.name in self.FLAGS and ir.IntegerAttr(attr).value not in (0, 1):
+                    return f"attribute '{field.name}' must be 0 or 1"
+        return None
+
+    def check(self):
+        """An op's own invariants: a message, or None when they hold."""
+        return None
+
+    # The C kernel of a portable op is `mcu_<KERNEL>`, suffixed by the input type where the
+    # library has one kernel per type (TYPED).
+    KERNEL = ""
+    TYPED = False
+
+    def kernel_name(self) -> str:
+        return f"{self.KERNEL}_{self.type_suffix()}" if self.TYPED else self.KERNEL
+
+    def type_suffix(self) -> str:
+        return "s16" if self.elem(0) == "i16" else "s8"
+
+    # reading -----------------------------------------------------------------------------------
+    def int(self, name: str) -> int:
+        return int(ir.IntegerAttr(self.operation.attributes[name]).value)
+
+    def ints(self, name: str) -> list[int]:
+        return ints(self.operation.attributes[name])
+
+    def enum(self, name: str) -> str:
+        return type(self).enum_value(self.operation.attributes[name])
+
+    @staticmethod
+    def enum_value(attr) -> str:
+        # `#dialect.kind<"value">`: the one parameter of a dialect enum attribute.
+        text = str(attr)
+        return text[text.index('<"') + 2:text.rindex('">')]
+
+    def shape(self, index: int = 0, result: bool = False) -> list[int]:
+        value = self.operation.results[index] if result else self.operation.operands[index]
+        return list(ir.RankedTensorType(value.type).shape)
+
+    def elem(self, index: int = 0, result: bool = False) -> str:
+        value = self.operation.results[index] if result else self.operation.operands[index]
+        return str(ir.RankedTensorType(value.type).element_type)
+
+
+def per_channel_check(op, allow_none: bool = False):
+    """multiplier / shift: as many of each, one or one per output channel (or none, where the
+    kernel may leave its accumulators unscaled)."""
+    channels = op.shape(0, result=True)[-1]
+    mult, shift = op.ints("multiplier"), op.ints("shift")
+    if len(mult) != len(shift):
+        return "needs as many shifts as multipliers"
+    if not mult and allow_none:
+        return None
+    if len(mult) not in (1, channels):
+        return f"needs 1 or {channels} multipliers (one per output channel), got {len(mult)}"
+    return None
+
+
+def enum_attr(cls, value: str):
+    """The enum attribute `cls` (a dialect Attribute with one string parameter) holding `value`."""
+    return cls.get(ir.StringAttr.get(value))
+
+
+def same_or_leading_repeat(op):
+    """Operands hold the output's elements (views of other shapes too), or one repeats over
+    leading dimensions (kernels that do not broadcast loop over blocks of the output)."""
+    out = op.shape(0, result=True)
+    n = numel(op.operation.results[0].type)
+    full = [numel(v.type) == n for v in op.operation.operands[:2]]
+    if all(full):
+        return None
+    if full.count(True) == 1:
+        small = op.shape(full.index(False))
+        lead = 0
+        while lead < len(small) and small[lead] == 1:
+            lead += 1
+        if len(small) == len(out) and small[lead:] == out[lead:]:
+            return None
+    return "needs operands of the output's size (or one repeated over leading dimensions)"
+
+
+def concat_check(op):
+    """Inputs match the output outside `axis` and add up to it along `axis`."""
+    axis, out = op.int("axis"), op.shape(0, result=True)
+    if not 0 <= axis < len(out):
+        return f"axis {axis} is out of range for rank {len(out)}"
+    total = 0
+    for k in range(len(op.operation.operands)):
+        dims = op.shape(k)
+        if len(dims) != len(out) or any(d != o for i, (d, o) in enumerate(zip(dims, out)) if i != axis):
+            return f"input {k} does not match the output outside axis {axis}"
+        total += dims[axis]
+    if total != out[axis]:
+        return f"inputs add up to {total} along axis {axis}, the output has {out[axis]}"
+    return None
+
+
+# -- field sets that ops of both dialects declare ----------------------------------------------
+
+class ConvFields(KernelOp):
+    """A convolution's tensors and quantisation (CMSIS-NN conventions)."""
+    input: Operand[ir.RankedTensorType]
+    filter: Operand[ir.RankedTensorType]
+    bias: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    input_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    stride: I32Array
+    padding: I32Array
+    dilation: I32Array
+    multiplier: I32Array
+    shift: I32Array
+    activation: I32Array
+    LENGTHS = WINDOW_LENGTHS
+
+
+class AddFields(KernelOp):
+    """A quantized add: each input rescaled (after a common left shift), the sum requantized."""
+    input1: Operand[ir.RankedTensorType]
+    input2: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    input1_offset: ir.IntegerAttr
+    input1_multiplier: ir.IntegerAttr
+    input1_shift: ir.IntegerAttr
+    input2_offset: ir.IntegerAttr
+    input2_multiplier: ir.IntegerAttr
+    input2_shift: ir.IntegerAttr
+    left_shift: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    output_multiplier: ir.IntegerAttr
+    output_shift: ir.IntegerAttr
+    activation: I32Array
+    LENGTHS = {"activation": 2}
+
+
+class MulFields(KernelOp):
+    """A quantized multiply: (a + offset1) * (b + offset2) requantized."""
+    input1: Operand[ir.RankedTensorType]
+    input2: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    input1_offset: ir.IntegerAttr
+    input2_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    output_multiplier: ir.IntegerAttr
+    output_shift: ir.IntegerAttr
+    activation: I32Array
+    LENGTHS = {"activation": 2}

@@ -1,0 +1,377 @@
+"""The `portable` dialect: one op per C kernel of the project's own library (lib/portable).
+
+These compute what CMSIS-NN has no kernel for (or everything, with `backend=portable`). Their
+attributes are MLIR integers, arrays and enums; what follows from the operand types (element
+types, shapes, counts) is not repeated. The C emitter maps each op class to one emit function;
+`kernel_name` names the C kernel (`mcu_<kernel_name>`) the op calls.
+"""
+
+# No `from __future__ import annotations`: the ext module reads the field annotations as types.
+from .._mlir import ir
+from .kernel_op import (GROUPS, AddFields, ConvFields, I32Array, KernelOp, MulFields, Tensors, concat_check,
+                        per_channel_check)
+
+from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
+
+
+class Portable(Dialect, name="portable"):
+    pass
+
+
+def _choice(*values):
+    out = ir.StringAttr[values[0]]
+    for v in values[1:]:
+        out = out | ir.StringAttr[v]
+    return out
+
+
+BINARY_KINDS = ("add", "sub", "mul", "maximum", "minimum", "equal", "greater", "greater_equal",
+                "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+                "shift_left", "shift_right", "shift_right_round", "intdiv", "pow")
+UNARY_KINDS = ("abs", "negate", "bitwise_not", "logical_not", "clz")
+REDUCE_KINDS = ("sum", "max", "min", "product", "all", "any")
+
+
+class BinaryKind(Portable.Attribute, name="binary_kind"):
+    value: _choice(*BINARY_KINDS)
+
+
+class UnaryKind(Portable.Attribute, name="unary_kind"):
+    value: _choice(*UNARY_KINDS)
+
+
+class ReduceKind(Portable.Attribute, name="reduce_kind"):
+    value: _choice(*REDUCE_KINDS)
+
+
+class ResizeMode(Portable.Attribute, name="resize_mode"):
+    value: _choice("nearest", "bilinear")
+
+
+# -- compute ----------------------------------------------------------------------------------
+
+class Conv2DOp(ConvFields, dialect=Portable, name="conv2d"):
+    """Grouped 2-D convolution (groups = input channels / filter channels); no multipliers
+    leaves the int32 (int64 for int16) accumulators unscaled."""
+    KERNEL, TYPED = "conv2d", True
+
+    def check(self):
+        return per_channel_check(self, allow_none=True)
+
+
+class DepthwiseConv2DOp(ConvFields, dialect=Portable, name="depthwise_conv2d"):
+    """Depthwise convolution; filter 1 x H x W x (C * channel multiplier)."""
+    KERNEL, TYPED = "depthwise_conv2d", True
+
+    def check(self):
+        return per_channel_check(self, allow_none=True)
+
+
+class TransposeConv2DOp(KernelOp, dialect=Portable, name="transpose_conv2d"):
+    """int8 transposed convolution to int32 accumulators; `out_pad` is [top, left]."""
+    input: Operand[ir.RankedTensorType]
+    filter: Operand[ir.RankedTensorType]
+    bias: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    stride: I32Array
+    out_pad: I32Array
+    input_zp: ir.IntegerAttr
+    weight_zp: ir.IntegerAttr
+    LENGTHS = {"stride": 2, "out_pad": 2}
+    KERNEL, TYPED = "transpose_conv2d", True
+
+
+class MatmulOp(KernelOp, dialect=Portable, name="matmul"):
+    """lhs [B, M, K] x rhs [B or 1, K, N] (or a transposed rhs [N, K] shared by every row) + bias."""
+    lhs: Operand[ir.RankedTensorType]
+    rhs: Operand[ir.RankedTensorType]
+    bias: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    lhs_offset: ir.IntegerAttr
+    rhs_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    multiplier: I32Array
+    shift: I32Array
+    activation: I32Array
+    LENGTHS = {"activation": 2}
+    KERNEL = "matmul"
+
+    def check(self):
+        return per_channel_check(self, allow_none=True)
+
+
+class _PoolFields(KernelOp):
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    kernel_size: I32Array
+    stride: I32Array
+    padding: I32Array
+    input_zp: ir.IntegerAttr
+    output_zp: ir.IntegerAttr
+    activation: I32Array
+    LENGTHS = {"kernel_size": 2, "stride": 2, "padding": 4, "activation": 2}
+
+
+class AvgPool2DOp(_PoolFields, dialect=Portable, name="avg_pool2d"):
+    """Average pool over NHWC (padding [top, left, bottom, right] not counted)."""
+    KERNEL = "avg_pool2d"
+
+
+class MaxPool2DOp(_PoolFields, dialect=Portable, name="max_pool2d"):
+    """Max pool over NHWC."""
+    KERNEL = "max_pool2d"
+
+
+class ElementwiseAddOp(AddFields, dialect=Portable, name="elementwise_add"):
+    """CMSIS-NN's quantized add, broadcasting."""
+    KERNEL, TYPED = "elementwise_add", True
+
+
+class ElementwiseMulOp(MulFields, dialect=Portable, name="elementwise_mul"):
+    """CMSIS-NN's quantized multiply, broadcasting."""
+    KERNEL, TYPED = "elementwise_mul", True
+
+
+class BinaryOp(KernelOp, dialect=Portable, name="binary"):
+    """TOSA's integer binary ops, broadcasting; `shift` is tosa.mul's right shift."""
+    input1: Operand[ir.RankedTensorType]
+    input2: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    kind: BinaryKind
+    shift: ir.IntegerAttr
+    KERNEL = "binary"
+
+
+class SelectOp(KernelOp, dialect=Portable, name="select"):
+    """cond ? input1 : input2, broadcasting."""
+    cond: Operand[ir.RankedTensorType]
+    input1: Operand[ir.RankedTensorType]
+    input2: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    KERNEL = "select"
+
+
+class UnaryOp(KernelOp, dialect=Portable, name="unary"):
+    """TOSA's integer unary ops; zero points for negate."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    kind: UnaryKind
+    input_zp: ir.IntegerAttr
+    output_zp: ir.IntegerAttr
+    KERNEL = "unary"
+
+
+class _RescaleFields(KernelOp):
+    input_zp: ir.IntegerAttr
+    output_zp: ir.IntegerAttr
+    multiplier: I32Array
+    shift: I32Array
+    scale32: ir.IntegerAttr
+    double_round: ir.IntegerAttr
+    per_channel: ir.IntegerAttr
+    FLAGS = ("scale32", "double_round", "per_channel", "input_unsigned", "output_unsigned")
+
+    def check(self):
+        mult, shift = self.ints("multiplier"), self.ints("shift")
+        channels = self.shape(0)[-1] if self.shape(0) else 1
+        if len(mult) != len(shift) or len(mult) != (channels if self.int("per_channel") else 1):
+            return "needs one multiplier and shift (per channel when per_channel = 1)"
+        return None
+
+
+class RescaleOp(_RescaleFields, dialect=Portable, name="rescale"):
+    """tosa.rescale, TOSA semantics (shifts as in TOSA)."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    input_unsigned: ir.IntegerAttr
+    output_unsigned: ir.IntegerAttr
+    KERNEL = "rescale"
+
+
+class ClampOp(KernelOp, dialect=Portable, name="clamp"):
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    min: ir.IntegerAttr
+    max: ir.IntegerAttr
+    KERNEL = "clamp"
+
+
+class CastOp(KernelOp, dialect=Portable, name="cast"):
+    """Integer / boolean conversion, TOSA semantics."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    KERNEL = "cast"
+
+
+class TableOp(KernelOp, dialect=Portable, name="table"):
+    """tosa.table: int8 -> int8 lookup, or int16 -> int32 interpolated lookup."""
+    input: Operand[ir.RankedTensorType]
+    table: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    KERNEL = "table"
+
+    def kernel_name(self) -> str:
+        return f"table_{self.type_suffix()}"
+
+
+class TableRescaleOp(_RescaleFields, dialect=Portable, name="table_rescale"):
+    """An int16 table and the rescale of its int32 result back to int16, in one pass."""
+    input: Operand[ir.RankedTensorType]
+    table: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    KERNEL = "table_s16_rescale"
+
+
+class LogSoftmaxOp(KernelOp, dialect=Portable, name="log_softmax"):
+    """The frontend's integer log_softmax (int8 or int32 input, int8 output) over `axis_size`
+    elements `inner` apart, `outer` times."""
+    input: Operand[ir.RankedTensorType]
+    exp_table: Operand[ir.RankedTensorType]
+    log_table: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    outer: ir.IntegerAttr
+    axis_size: ir.IntegerAttr
+    inner: ir.IntegerAttr
+    diff_mul: ir.IntegerAttr
+    diff_shift: ir.IntegerAttr
+    norm_bits: ir.IntegerAttr
+    norm_mask: ir.IntegerAttr
+    exp_bits: ir.IntegerAttr
+    exp_mul: ir.IntegerAttr
+    exp_shift: ir.IntegerAttr
+    bias: ir.IntegerAttr
+    base: ir.IntegerAttr
+    out_shift: ir.IntegerAttr
+    multiplier: ir.IntegerAttr
+    shift: ir.IntegerAttr
+    output_zp: ir.IntegerAttr
+    double_round: ir.IntegerAttr
+    FLAGS = ("double_round",)
+    KERNEL = "log_softmax_s8"
+
+    def check(self):
+        n = 1
+        for d in self.shape(0):
+            n *= d
+        if self.int("outer") * self.int("axis_size") * self.int("inner") != n:
+            return "outer x axis_size x inner must be the input's element count"
+        return None
+
+
+# -- data movement ----------------------------------------------------------------------------
+
+class TransposeOp(KernelOp, dialect=Portable, name="transpose"):
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    perms: I32Array
+    KERNEL = "transpose"
+
+    def check(self):
+        if sorted(self.ints("perms")) != list(range(len(self.shape(0)))):
+            return "perms must be a permutation of the input's axes"
+        return None
+
+
+class ConcatOp(KernelOp, dialect=Portable, name="concat"):
+    """Concatenation along `axis`; inputs in runs of equal types, one variadic group each."""
+    output: Result[ir.RankedTensorType]
+    g0: Tensors
+    g1: Tensors
+    g2: Tensors
+    g3: Tensors
+    g4: Tensors
+    g5: Tensors
+    g6: Tensors
+    g7: Tensors
+    axis: ir.IntegerAttr
+    KERNEL = "concat"
+
+    def check(self):
+        return concat_check(self)
+
+
+class PadOp(KernelOp, dialect=Portable, name="pad"):
+    """Constant padding; `padding` is [before, after] per axis."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    padding: I32Array
+    pad_value: ir.IntegerAttr
+    KERNEL = "pad"
+
+    def check(self):
+        if len(self.ints("padding")) != 2 * len(self.shape(0)):
+            return "needs two paddings per axis"
+        return None
+
+
+class SliceOp(KernelOp, dialect=Portable, name="slice"):
+    """The output's shape, read from `start` of the input."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    start: I32Array
+    KERNEL = "slice"
+
+    def check(self):
+        start, dims, out = self.ints("start"), self.shape(0), self.shape(0, result=True)
+        if len(start) != len(dims) or any(s < 0 or s + o > d for s, o, d in zip(start, out, dims)):
+            return "start + output shape must lie inside the input"
+        return None
+
+
+class TileOp(KernelOp, dialect=Portable, name="tile"):
+    """Repeats the input to the output's shape."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    KERNEL = "tile"
+
+
+class ReverseOp(KernelOp, dialect=Portable, name="reverse"):
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    axis: ir.IntegerAttr
+    KERNEL = "reverse"
+
+
+class GatherOp(KernelOp, dialect=Portable, name="gather"):
+    """tosa.gather: values [N, K, C], int32 indices [N, W] -> [N, W, C]."""
+    values: Operand[ir.RankedTensorType]
+    indices: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    KERNEL = "gather"
+
+
+class ResizeOp(KernelOp, dialect=Portable, name="resize"):
+    """tosa.resize of NHWC: scale [y_n, y_d, x_n, x_d], offset [y, x], border [y, x]."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    scale: I32Array
+    offset: I32Array
+    border: I32Array
+    mode: ResizeMode
+    LENGTHS = {"scale": 4, "offset": 2, "border": 2}
+    KERNEL = "resize"
+
+
+class ReduceOp(KernelOp, dialect=Portable, name="reduce"):
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    kind: ReduceKind
+    axis: ir.IntegerAttr
+    KERNEL = "reduce"
+
+
+class ArgmaxOp(KernelOp, dialect=Portable, name="argmax"):
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    axis: ir.IntegerAttr
+    KERNEL = "argmax"
+
+
+assert GROUPS == 8  # ConcatOp declares g0..g7
+
+
+def load(ctx) -> None:
+    """Loads the dialect into `ctx` (once per context)."""
+    with ctx:
+        if not ctx.is_dialect_loaded("portable"):
+            Portable.load()

@@ -1,0 +1,230 @@
+"""C emission of the `cmsisnn` dialect: one function per op class, calling CMSIS-NN.
+
+Each function returns the C lines of one call; `em` is the module's emitter. The `arm_*`
+function follows from the op (`function_name`); the dims structs from its operand types.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._mlir import ir
+from ..dialects import cmsisnn
+
+
+def _shape(value) -> list[int]:
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def _ctx(em, i, op, buf_expr=None, size=0) -> str:
+    if buf_expr is None and "mcu.scratch_offset" in op.attributes:
+        buf_expr = f"arena + {op.int('mcu.scratch_offset')}"
+        size = op.int("mcu.scratch_bytes")
+    return f"cmsis_nn_context layer{i}_ctx = {{.buf = {buf_expr or 'NULL'}, .size = {size}}};"
+
+
+def _dims(var, d) -> str:
+    return f"const cmsis_nn_dims {var} = {{.n = {d[0]}, .h = {d[1]}, .w = {d[2]}, .c = {d[3]}}};"
+
+
+def _quant_arrays(em, i, op, channels):
+    mult, shift = op.ints("multiplier"), op.ints("shift")
+    if len(mult) == 1:
+        mult, shift = mult * channels, shift * channels
+    # CMSIS-NN takes non-const pointers; the arrays stay in flash.
+    m = em.array(f"layer{i}_multiplier", "int32_t", mult)
+    s = em.array(f"layer{i}_shift", "int32_t", shift)
+    return f"const cmsis_nn_per_channel_quant_params layer{i}_quant = {{.multiplier = (int32_t *){m}, .shift = (int32_t *){s}}};"
+
+
+def _check_scratch(op, i, call: str) -> str:
+    """In a debug build, checks the planned scratch against CMSIS-NN's own size function."""
+    planned = op.int("mcu.scratch_bytes") if "mcu.scratch_bytes" in op.attributes else 0
+    return f"MCU_CHECK_SCRATCH({call.replace('{i}', str(i))}, {planned});"
+
+
+def _conv_params(op, extra=""):
+    stride, pad, dil, act = op.ints("stride"), op.ints("padding"), op.ints("dilation"), op.ints("activation")
+    tiles = (f".stride = {{.w = {stride[1]}, .h = {stride[0]}}}, .padding = {{.w = {pad[1]}, .h = {pad[0]}}}, "
+             f".dilation = {{.w = {dil[1]}, .h = {dil[0]}}}, .activation = {{.min = {act[0]}, .max = {act[1]}}}")
+    return f".input_offset = {op.int('input_offset')}, .output_offset = {op.int('output_offset')}, {extra}{tiles}"
+
+
+def _conv_head(em, i, op, params_type: str, extra=""):
+    in_s, f_s, out_s = _shape(op.operands[0]), _shape(op.operands[1]), _shape(op.results[0])
+    return [_ctx(em, i, op), f"const {params_type} layer{i}_params = {{{_conv_params(op, extra)}}};",
+            _quant_arrays(em, i, op, out_s[3]), _dims(f"layer{i}_input_dims", in_s),
+            _dims(f"layer{i}_filter_dims", f_s), _dims(f"layer{i}_bias_dims", [1, 1, 1, out_s[3]]),
+            _dims(f"layer{i}_output_dims", out_s)]
+
+
+_SIZES = "(&layer{i}_params, &layer{i}_input_dims, &layer{i}_filter_dims, &layer{i}_output_dims)"
+
+
+def conv(em, i, op):
+    fn = op.function_name()
+    if fn == "arm_convolve_wrapper_s16":
+        return _conv_s16(em, i, op)
+    args = (f"&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_input_dims, "
+            f"{em.ptr(op.operands[0], 'int8_t')}, &layer{i}_filter_dims, "
+            f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, "
+            f"{em.const_name(op.operands[2], f'layer{i}_bias')}, ")
+    args += "NULL, " if fn == "arm_convolve_s8" else ""
+    args += f"&layer{i}_output_dims, {em.out(op, 'int8_t')}"
+    size = ("arm_convolve_s8_get_buffer_size(&layer{i}_input_dims, &layer{i}_filter_dims)"
+            if fn == "arm_convolve_s8" else "arm_convolve_wrapper_s8_get_buffer_size" + _SIZES)
+    return _conv_head(em, i, op, "cmsis_nn_conv_params") + [_check_scratch(op, i, size), f"status = {fn}({args});"]
+
+
+def _conv_s16(em, i, op):
+    bias = em.const_name(op.operands[2], f"layer{i}_bias")
+    return _conv_head(em, i, op, "cmsis_nn_conv_params") + [
+        f"const cmsis_nn_bias_data layer{i}_bias = {{.data = {bias}, .is_int32_bias = false}};",
+        _check_scratch(op, i, "arm_convolve_wrapper_s16_get_buffer_size" + _SIZES),
+        f"status = arm_convolve_wrapper_s16(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
+        f"&layer{i}_input_dims, {em.ptr(op.operands[0], 'int16_t')}, &layer{i}_filter_dims, "
+        f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, &layer{i}_bias, "
+        f"&layer{i}_output_dims, {em.out(op, 'int16_t')});"]
+
+
+def depthwise_conv(em, i, op):
+    fn = op.function_name()
+    in_t = "int16_t" if op.type_suffix() == "s16" else "int8_t"
+    head = _conv_head(em, i, op, "cmsis_nn_dw_conv_params", extra=f".ch_mult = {op.int('ch_mult')}, ")
+    return head + [
+        # arm_depthwise_conv_s8 (the scratch-free kernel) has no size function: it needs none.
+        "" if fn == "arm_depthwise_conv_s8" else _check_scratch(op, i, fn + "_get_buffer_size" + _SIZES),
+        f"status = {fn}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
+        f"&layer{i}_input_dims, {em.ptr(op.operands[0], in_t)}, &layer{i}_filter_dims, "
+        f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, "
+        f"{em.const_name(op.operands[2], f'layer{i}_bias')}, &layer{i}_output_dims, {em.out(op, in_t)});"]
+
+
+def fully_connected(em, i, op):
+    in_s, f_s = _shape(op.operands[0]), _shape(op.operands[1])
+    out_c, depth = f_s[0], f_s[1]
+    batches = int(np.prod(in_s, dtype=np.int64)) // depth
+    act = op.ints("activation")
+    sums = None
+    if "mcu.kernel_sums" in op.attributes:
+        sums = em.array(f"layer{i}_kernel_sums", "int32_t", op.ints("mcu.kernel_sums"))
+    lines = [_ctx(em, i, op, f"(void *){sums}" if sums else None, 4 * out_c if sums else 0),
+             f"const cmsis_nn_fc_params layer{i}_params = {{.input_offset = {op.int('input_offset')}, "
+             f".filter_offset = {op.int('filter_offset')}, .output_offset = {op.int('output_offset')}, "
+             f".activation = {{.min = {act[0]}, .max = {act[1]}}}}};"]
+    fn = op.function_name()
+    if fn == "arm_fully_connected_per_channel_s8":
+        lines.append(_quant_arrays(em, i, op, out_c))
+    else:
+        lines.append(f"const cmsis_nn_per_tensor_quant_params layer{i}_quant = "
+                     f"{{.multiplier = {op.ints('multiplier')[0]}, .shift = {op.ints('shift')[0]}}};")
+    return lines + [
+        _dims(f"layer{i}_input_dims", [batches, 1, 1, depth]),
+        _dims(f"layer{i}_filter_dims", [depth, 1, 1, out_c]),
+        _dims(f"layer{i}_bias_dims", [1, 1, 1, out_c]),
+        _dims(f"layer{i}_output_dims", [batches, 1, 1, out_c]),
+        f"status = {fn}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_input_dims, "
+        f"{em.ptr(op.operands[0], 'int8_t')}, &layer{i}_filter_dims, "
+        f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, "
+        f"{em.const_name(op.operands[2], f'layer{i}_bias')}, &layer{i}_output_dims, {em.out(op, 'int8_t')});"]
+
+
+def pool(em, i, op):
+    fn = op.function_name()
+    in_s, out_s = _shape(op.operands[0]), _shape(op.results[0])
+    st, pad, k, act = op.ints("stride"), op.ints("padding"), op.ints("kernel_size"), op.ints("activation")
+    lines = [_ctx(em, i, op),
+             f"const cmsis_nn_pool_params layer{i}_params = {{.stride = {{.w = {st[1]}, .h = {st[0]}}}, "
+             f".padding = {{.w = {pad[1]}, .h = {pad[0]}}}, .activation = {{.min = {act[0]}, .max = {act[1]}}}}};",
+             _dims(f"layer{i}_input_dims", in_s), _dims(f"layer{i}_filter_dims", [1, k[0], k[1], 1]),
+             _dims(f"layer{i}_output_dims", out_s)]
+    t = "int16_t" if op.type_suffix() == "s16" else "int8_t"
+    if isinstance(op, cmsisnn.AvgPoolOp):
+        lines.append(_check_scratch(op, i, f"{fn}_get_buffer_size({out_s[2]}, {in_s[3]})"))
+    lines.append(f"status = {fn}(&layer{i}_ctx, &layer{i}_params, &layer{i}_input_dims, "
+                 f"{em.ptr(op.operands[0], t)}, &layer{i}_filter_dims, &layer{i}_output_dims, "
+                 f"{em.out(op, t)});")
+    return lines
+
+
+def _elementwise_blocks(em, op, t):
+    """(in1, in2, out, block, repeats): equal shapes are one call; an operand repeated over
+    leading dimensions makes one call per block of the output (CMSIS-NN does not broadcast)."""
+    n = int(np.prod(_shape(op.results[0]), dtype=np.int64))
+    sizes = [int(np.prod(_shape(v), dtype=np.int64)) for v in op.operands]
+    block = min(sizes)
+    repeats = n // block
+
+    def at(expr, size):
+        return f"{expr} + r * {block}" if repeats > 1 and size == n else expr
+
+    return (at(em.ptr(op.operands[0], t), sizes[0]), at(em.ptr(op.operands[1], t), sizes[1]),
+            at(em.out(op, t), n), block, repeats)
+
+
+def _repeat(call: str, repeats: int) -> list[str]:
+    if repeats == 1:
+        return [call]
+    return [f"for (int32_t r = 0; r < {repeats}; ++r) {{", f"  {call}",
+            "  if (status != 0) return status;", "}"]
+
+
+def add(em, i, op):
+    a = op.ints("activation")
+    t = "int16_t" if op.type_suffix() == "s16" else "int8_t"
+    in1, in2, out, block, repeats = _elementwise_blocks(em, op, t)
+    args = ", ".join(str(op.int(k)) for k in ("input1_offset", "input1_multiplier", "input1_shift",
+                                              "input2_offset", "input2_multiplier", "input2_shift",
+                                              "left_shift"))
+    outs = ", ".join(str(op.int(k)) for k in ("output_offset", "output_multiplier", "output_shift"))
+    return _repeat(f"status = {op.function_name()}({in1}, {in2}, {args}, {out}, {outs}, {a[0]}, {a[1]}, {block});",
+                   repeats)
+
+
+def mul(em, i, op):
+    a = op.ints("activation")
+    t = "int16_t" if op.type_suffix() == "s16" else "int8_t"
+    in1, in2, out, block, repeats = _elementwise_blocks(em, op, t)
+    outs = ", ".join(str(op.int(k)) for k in ("output_offset", "output_multiplier", "output_shift"))
+    return _repeat(f"status = {op.function_name()}({in1}, {in2}, {op.int('input1_offset')}, "
+                   f"{op.int('input2_offset')}, {out}, {outs}, {a[0]}, {a[1]}, {block});", repeats)
+
+
+def transpose(em, i, op):
+    perms = em.array(f"layer{i}_perms", "uint32_t", op.ints("perms"))
+    return [_dims(f"layer{i}_input_dims", _shape(op.operands[0])),
+            _dims(f"layer{i}_output_dims", _shape(op.results[0])),
+            f"const cmsis_nn_transpose_params layer{i}_params = {{.num_dims = 4, .permutations = {perms}}};",
+            f"status = arm_transpose_s8({em.ptr(op.operands[0], 'int8_t')}, {em.out(op, 'int8_t')}, "
+            f"&layer{i}_input_dims, &layer{i}_output_dims, &layer{i}_params);"]
+
+
+def pad(em, i, op):
+    pads = op.ints("padding")
+    return [_dims(f"layer{i}_input_dims", _shape(op.operands[0])),
+            _dims(f"layer{i}_pre_pad", pads[0::2]), _dims(f"layer{i}_post_pad", pads[1::2]),
+            f"status = arm_pad_s8({em.ptr(op.operands[0], 'int8_t')}, {em.out(op, 'int8_t')}, "
+            f"{op.int('pad_value')}, &layer{i}_input_dims, &layer{i}_pre_pad, &layer{i}_post_pad);"]
+
+
+def concat(em, i, op):
+    axis, fn = op.int("axis"), op.function_name()
+    out_s = _shape(op.results[0])
+    lines, offset = [], 0
+    for v in op.operands:
+        n, h, w, c = _shape(v)
+        # arm_concatenation_s8_*: (input, x=C, y=W, z=H, w=N, output, output size on the axis
+        # (not for w), offset on the axis); it returns nothing.
+        size_arg = "" if axis == 0 else f"{out_s[axis]}, "
+        lines.append(f"{fn}({em.ptr(v, 'int8_t')}, {c}, {w}, {h}, {n}, {em.out(op, 'int8_t')}, "
+                     f"{size_arg}{offset});")
+        offset += _shape(v)[axis]
+    return lines
+
+
+EMITTERS = {
+    cmsisnn.ConvOp: conv, cmsisnn.DepthwiseConvOp: depthwise_conv,
+    cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
+    cmsisnn.AddOp: add, cmsisnn.MulOp: mul, cmsisnn.TransposeOp: transpose, cmsisnn.PadOp: pad,
+    cmsisnn.ConcatOp: concat,
+}
