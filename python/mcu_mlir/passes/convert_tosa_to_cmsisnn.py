@@ -1,26 +1,29 @@
-"""mcu-convert-tosa-to-cmsisnn: integer TOSA -> cmsisnn kernel calls."""
+"""mcu-convert-tosa-to-cmsisnn: integer TOSA -> cmsisnn / portable kernel calls."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
 
-from .._mlir import ir
+from .._mlir import ir, tosa
+from ..dialects.kernel_op import KernelOp
 from .base import ModulePass
 from .conversion import FAMILIES
-from .conversion.channel_split import split_sliced_convs
-from .conversion.common import CORE_PATH, Rewriter, clear_resource_cache, is_dead
+from .conversion.common import CORE_PATH, Rewriter, clear_resource_cache
+from .pattern_driver import RewritePatternSet, apply_patterns
 
-# Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
-# Patterns that absorb several TOSA ops into one kernel call.
+# Patterns that absorb several TOSA ops into one kernel call. They run first, over the whole
+# function: a unit's root (e.g. tosa.add) may come after ops it absorbs (its input rescales),
+# which the one-op patterns would otherwise take first.
 UNIT_PATTERNS = frozenset({"grouped-conv2d", "conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
                            "add-s8", "mul-s8", "table-s16-rescale", "log-softmax"})
 
-LEGAL_OPS = ("tosa.const", "tosa.const_shape", "func.return", "func.func")
+# Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
+LEGAL_OPS = (tosa.ConstOp, tosa.ConstShapeOp)
 
 
-def patterns() -> list[tuple[str, str, object]]:
-    """(name, root op, function) of every family, in priority order (fused units first)."""
+def patterns() -> list[tuple[str, type, object]]:
+    """(name, root op class, function) of every family, in priority order (fused units first)."""
     out = []
     for family in FAMILIES:
         module = importlib.import_module(f"{__package__}.conversion.{family}")
@@ -28,20 +31,29 @@ def patterns() -> list[tuple[str, str, object]]:
     return out
 
 
+def _pattern(fn, state: Rewriter):
+    """`fn(op, state)` (True when it converted) as the driver's callable (falsy when it did)."""
+    def apply(op, rewriter):
+        state.rewriter = rewriter
+        return not fn(op, state)
+    return apply
+
+
 @dataclasses.dataclass(frozen=True)
 class ConvertTosaToCmsisNN(ModulePass):
-    """Converts integer TOSA to cmsisnn kernel calls.
+    """Converts integer TOSA to cmsisnn (CMSIS-NN) and portable (lib/portable) kernel calls.
 
     Conv / depthwise / matmul with their rescale and clamp, add / mul with their rescales, and
     pools with a clamp each become one kernel call; every other TOSA op becomes a portable C
     kernel. `backend=portable` maps everything to portable kernels. Copies are avoided where the
     kernel can read in place: a conv reads past slices that only drop rows / columns it never
     reads, and channel slices into same-shaped convs whose results are concatenated (or sliced
-    again) become one grouped conv; a conv read only through channel slices is split into one conv
-    per slice (pattern `split-sliced-conv`). The frontend's integer log_softmax becomes one fused
-    kernel. A CMSIS-NN call that would
-    fail at run time for its parameters (e.g. arm_convolve_1_x_n_s8's padding rule on MVE) is
-    replaced at compile time by one that accepts them. An op with no kernel is an error naming it.
+    again) become one grouped conv (run mcu-split-sliced-convs first to split a conv read only
+    through channel slices). The frontend's integer log_softmax becomes one fused kernel. A
+    CMSIS-NN call that would fail at run time for its parameters (e.g. arm_convolve_1_x_n_s8's
+    padding rule on MVE) is replaced at compile time by one that accepts them. An op with no
+    kernel is an error naming it. Patterns are applied by the bindings' rewrite driver: the
+    fused units first, then one op at a time.
     """
 
     NAME = "mcu-convert-tosa-to-cmsisnn"
@@ -54,46 +66,31 @@ class ConvertTosaToCmsisNN(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         clear_resource_cache()
-        rw = Rewriter(self.target, self.backend, frozenset(self.disabled_patterns))
-        table: dict[str, list] = {}
-        for name, root, fn in patterns():
-            if name not in rw.disabled:
-                table.setdefault(root, []).append((name, fn))
+        state = Rewriter(self.target, self.backend, frozenset(self.disabled_patterns))
         module.attributes["mcu.target"] = ir.StringAttr.get(self.target)
         module.attributes["mcu.backend"] = ir.StringAttr.get(self.backend)
+        table = [p for p in patterns() if p[0] not in state.disabled]
+        for units in (True, False):
+            phase = [p for p in table if (p[0] in UNIT_PATTERNS) == units]
+            ps = RewritePatternSet()
+            for priority, (_, root, fn) in enumerate(phase):
+                ps.add(root, _pattern(fn, state), benefit=len(phase) - priority)
+            apply_patterns(module, ps)
         for fn in self.functions(module):
             block = fn.regions[0].blocks[0]
-            if "split-sliced-conv" not in rw.disabled:
-                split_sliced_convs(block, rw)
-            # Units first: a unit's root (e.g. tosa.add) may come after ops it absorbs (its input
-            # rescales), which the single-op patterns would otherwise take first.
-            for phase in (UNIT_PATTERNS, None):
-                for op in list(block.operations):
-                    if is_dead(op):
-                        continue
-                    name = op.operation.name
-                    if name in LEGAL_OPS or name.startswith(("cmsisnn.", "portable.")):
-                        continue
-                    for pattern_name, pattern in table.get(name, ()):
-                        if phase is not None and pattern_name not in phase:
-                            continue
-                        if pattern(op, rw):
-                            break
-            rw.sweep(block)
             self._erase_dead_constants(block)
             self._check_legal(block)
 
     @staticmethod
     def _erase_dead_constants(block) -> None:
         for op in reversed(list(block.operations)):
-            if op.operation.name in ("tosa.const", "tosa.const_shape") and \
-                    not list(op.results[0].uses):
+            if isinstance(op, LEGAL_OPS) and not list(op.results[0].uses):
                 op.operation.erase()
 
     def _check_legal(self, block) -> None:
         for op in block.operations:
             name = op.operation.name
-            if name in LEGAL_OPS or name.startswith(("cmsisnn.", "portable.")):
+            if isinstance(op, LEGAL_OPS + (KernelOp,)) or name in ("func.return", "func.func"):
                 continue
             if name.startswith("tosa."):
                 self.emit_error(op, f"'{name}' has no {self.backend} kernel "

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ...dialects.kernel_op import GROUPS, enum_attr
 from ..base import PassError
 
@@ -28,10 +28,12 @@ CORE_PATH = {"cortex-m0": "c", "cortex-m3": "c", "cortex-m4": "dsp", "cortex-m7"
 
 @dataclasses.dataclass
 class Rewriter:
-    """State shared by the patterns of one conversion run."""
+    """State shared by the patterns of one conversion run, and the driver's rewriter for the
+    pattern being applied (every erase goes through it, so the driver never visits a freed op)."""
     target: str
     backend: str
     disabled: frozenset
+    rewriter: object = None
 
     @property
     def use_cmsis(self) -> bool:
@@ -42,28 +44,30 @@ class Rewriter:
         return CORE_PATH[self.target]
 
     def erase(self, *ops) -> None:
-        """Marks ops dead; `sweep` erases them once the walk is over (erasing earlier would leave
-        the walk holding freed operations)."""
-        for op in ops:
-            op.attributes[DEAD] = ir.UnitAttr.get()
+        """Erases ops a pattern absorbed, users before producers (in any order given)."""
+        pending = list(ops)
+        while pending:
+            free = [op for op in pending if not any(list(r.uses) for r in op.results)]
+            if not free:
+                raise PassError(pending[0], "internal: absorbed ops still have users")
+            for op in free:
+                self.rewriter.erase_op(op)
+            pending = [op for op in pending if all(op.operation != f.operation for f in free)]
 
     def replace(self, old_ops, last, new_op) -> None:
-        """Replaces the value of `last` by `new_op`'s result and marks the matched ops dead."""
-        last.results[0].replace_all_uses_with(new_op.results[0])
-        self.erase(*old_ops)
-
-    @staticmethod
-    def sweep(block) -> None:
-        for op in reversed(list(block.operations)):
-            if DEAD in op.attributes:
-                op.operation.erase()
+        """Replaces `last` (the op whose value the kernel now computes) by `new_op` and erases the
+        other matched ops."""
+        self.rewriter.replace_op(last, new_op)
+        self.erase(*[op for op in old_ops if op.operation != last.operation])
 
 
-DEAD = "mcu.dead"
+_TOSA_CLASSES = {cls.OPERATION_NAME: cls for cls in vars(tosa).values()
+                 if isinstance(cls, type) and issubclass(cls, ir.OpView) and hasattr(cls, "OPERATION_NAME")}
 
 
-def is_dead(op) -> bool:
-    return DEAD in op.attributes
+def tosa_class(name: str):
+    """The op class of a TOSA op name (pattern tables built from name lists)."""
+    return _TOSA_CLASSES[name]
 
 
 # -- reading the IR ---------------------------------------------------------------------------

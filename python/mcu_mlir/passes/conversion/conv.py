@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import PassError
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
@@ -386,9 +386,9 @@ def convert_transpose_conv2d(op, rw):
 
 
 PATTERNS = [
-    ("grouped-conv2d", "tosa.conv2d", convert_grouped_conv2d),
-    ("conv2d", "tosa.conv2d", convert_conv2d),
-    ("depthwise-conv2d", "tosa.depthwise_conv2d", convert_depthwise_conv2d),
-    ("transpose-conv2d", "tosa.transpose_conv2d", convert_transpose_conv2d),
+    ("grouped-conv2d", tosa.Conv2DOp, convert_grouped_conv2d),
+    ("conv2d", tosa.Conv2DOp, convert_conv2d),
+    ("depthwise-conv2d", tosa.DepthwiseConv2DOp, convert_depthwise_conv2d),
+    ("transpose-conv2d", tosa.TransposeConv2DOp, convert_transpose_conv2d),
 ]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
 from ...dialects.kernel_op import GROUPS
@@ -161,14 +161,14 @@ def convert_resize(op, rw):
 
 
 PATTERNS = [
-    ("reshape", "tosa.reshape", convert_reshape),
-    ("identity", "tosa.identity", convert_reshape),
-    ("transpose", "tosa.transpose", convert_transpose),
-    ("concat", "tosa.concat", convert_concat),
-    ("pad", "tosa.pad", convert_pad),
-    ("slice", "tosa.slice", convert_slice),
-    ("tile", "tosa.tile", convert_tile),
-    ("reverse", "tosa.reverse", convert_reverse),
-    ("gather", "tosa.gather", convert_gather),
-    ("resize", "tosa.resize", convert_resize),
+    ("reshape", tosa.ReshapeOp, convert_reshape),
+    ("identity", tosa.IdentityOp, convert_reshape),
+    ("transpose", tosa.TransposeOp, convert_transpose),
+    ("concat", tosa.ConcatOp, convert_concat),
+    ("pad", tosa.PadOp, convert_pad),
+    ("slice", tosa.SliceOp, convert_slice),
+    ("tile", tosa.TileOp, convert_tile),
+    ("reverse", tosa.ReverseOp, convert_reverse),
+    ("gather", tosa.GatherOp, convert_gather),
+    ("resize", tosa.ResizeOp, convert_resize),
 ]

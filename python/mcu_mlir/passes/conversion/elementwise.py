@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
 from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem, follow_requant_tail,
-                     fused_location, make_op, producer, read_rescale, shape, single_user)
+                     fused_location, make_op, producer, read_rescale, shape, single_user, tosa_class)
 
 # TOSA op -> portable.binary / portable.unary kind.
 _BINARY = {
@@ -346,15 +346,15 @@ def convert_table(op, rw):
 
 
 PATTERNS = [
-    ("add-s8", "tosa.add", convert_add_unit),
-    ("mul-s8", "tosa.mul", convert_mul_unit),
-    *[(n.split(".")[1].replace("_", "-"), n, convert_binary) for n in _BINARY],
-    *[(n.split(".")[1].replace("_", "-"), n, convert_unary) for n in _UNARY],
-    ("select", "tosa.select", convert_select),
-    ("rescale", "tosa.rescale", convert_rescale),
-    ("clamp", "tosa.clamp", convert_clamp),
-    ("cast", "tosa.cast", convert_cast),
-    ("table-s16-rescale", "tosa.table", convert_table_s16_unit),
-    ("table", "tosa.table", convert_table),
+    ("add-s8", tosa.AddOp, convert_add_unit),
+    ("mul-s8", tosa.MulOp, convert_mul_unit),
+    *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_binary) for n in _BINARY],
+    *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_unary) for n in _UNARY],
+    ("select", tosa.SelectOp, convert_select),
+    ("rescale", tosa.RescaleOp, convert_rescale),
+    ("clamp", tosa.ClampOp, convert_clamp),
+    ("cast", tosa.CastOp, convert_cast),
+    ("table-s16-rescale", tosa.TableOp, convert_table_s16_unit),
+    ("table", tosa.TableOp, convert_table),
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._mlir import tosa
 from ...dialects import cmsisnn, portable
 from ..base import PassError
 from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
@@ -83,5 +84,5 @@ def _params(a_zp, b_zp, out_offset, act, mult, shift):
             "multiplier": mult, "shift": shift, "activation": act}
 
 
-PATTERNS = [("matmul", "tosa.matmul", convert_matmul)]
+PATTERNS = [("matmul", tosa.MatMulOp, convert_matmul)]
 

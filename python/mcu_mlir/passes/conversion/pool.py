@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..._mlir import tosa
 from ...dialects import cmsisnn, portable
 from ..base import PassError
 from .common import (CONVERTED, clamp_bounds, const_scalar, elem, fused_location, i64_array,
@@ -63,6 +64,6 @@ def convert_max_pool2d(op, rw):
 
 
 PATTERNS = [
-    ("avg-pool2d", "tosa.avg_pool2d", convert_avg_pool2d),
-    ("max-pool2d", "tosa.max_pool2d", convert_max_pool2d),
+    ("avg-pool2d", tosa.AvgPool2dOp, convert_avg_pool2d),
+    ("max-pool2d", tosa.MaxPool2dOp, convert_max_pool2d),
 ]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import portable
-from .common import CONVERTED, DTYPES, elem, make_op
+from .common import CONVERTED, DTYPES, elem, make_op, tosa_class
 
 _REDUCE = ("tosa.reduce_sum", "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_product",
            "tosa.reduce_all", "tosa.reduce_any")
@@ -37,6 +37,6 @@ def convert_argmax(op, rw):
 
 
 PATTERNS = [
-    *[(n.split(".")[1].replace("_", "-"), n, convert_reduce) for n in _REDUCE],
-    ("argmax", "tosa.argmax", convert_argmax),
+    *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_reduce) for n in _REDUCE],
+    ("argmax", tosa.ArgMaxOp, convert_argmax),
 ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ...dialects import portable
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op, op_name,
                      producer, read_rescale, shape, users)
@@ -174,4 +174,4 @@ def convert_log_softmax(op, rw):
     return CONVERTED
 
 
-PATTERNS = [("log-softmax", "tosa.reduce_max", convert_log_softmax)]
+PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax)]

@@ -1,21 +1,20 @@
-"""Channel slices of a conv's result as separate convs: no copy left.
-
-A conv2d + rescale [+ clamp / table ...] whose result is read only through channel slices (e.g.
-YOLO's C3k2 split of one 1x1 conv into two halves) becomes one such chain per slice, computing
-just that slice's output channels (weights, bias and per-channel multipliers cut at compile
-time). The MACs are the same or fewer, and the NHWC channel copies are gone.
-"""
+"""mcu-split-sliced-convs: channel slices of a conv's result as separate convs, no copy left."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from ..._mlir import ir
-from .common import (const_array, const_ints, elem, is_dead, make_const, op_name, producer,
-                     read_rescale, shape, users)
+from .._mlir import ir, tosa
+from .base import ModulePass
+from .pattern_driver import RewritePatternSet, apply_patterns
+from .conversion.common import (clear_resource_cache, const_array, const_ints, elem, make_const, op_name,
+                                producer, read_rescale, shape, users)
+
 
 # Per-element ops that commute with a channel slice (per-tensor parameters).
-_PER_ELEMENT = ("tosa.table", "tosa.clamp")
+_PER_ELEMENT = (tosa.TableOp, tosa.ClampOp)
 
 
 def _channel_cut(slice_op):
@@ -50,17 +49,17 @@ def _feeds_groups(slices) -> bool:
     for sl in slices:
         v = sl.results[0]
         user = _only_user(v)
-        if user is not None and op_name(user) == "tosa.reshape":
+        if user is not None and isinstance(user, tosa.ReshapeOp):
             user = _only_user(user.results[0])
-        if user is not None and op_name(user) == "tosa.conv2d":
+        if user is not None and isinstance(user, tosa.Conv2DOp):
             weight_shapes.append(tuple(shape(user.operands[1])))
     return any(weight_shapes.count(w) >= 2 for w in weight_shapes)
 
 
-def _split_one(value, rw) -> bool:
+def _split_one(value, rewriter) -> bool:
     """Splits the chain producing `value` when every user is a channel slice."""
     slices = users(value)
-    if not slices or any(isinstance(s, ir.Block) or op_name(s) != "tosa.slice" for s in slices):
+    if not slices or any(not isinstance(s, tosa.SliceOp) for s in slices):
         return False
     cuts = [_channel_cut(s) for s in slices]
     if any(c is None for c in cuts):
@@ -72,7 +71,7 @@ def _split_one(value, rw) -> bool:
         op = producer(v)
         if op is None:
             return False
-        if op_name(op) in _PER_ELEMENT and elem(v) == "i8":
+        if isinstance(op, _PER_ELEMENT) and elem(v) == "i8":
             chain.append(op)
             v = op.operands[0]
             if _only_user(v) is None:
@@ -84,10 +83,10 @@ def _split_one(value, rw) -> bool:
     if rs is None or elem(v) != "i8" or _only_user(rescale.operands[0]) is None:
         return False
     conv = producer(rescale.operands[0])
-    if conv is None or op_name(conv) != "tosa.conv2d" or elem(conv.operands[0]) != "i8":
+    if conv is None or not isinstance(conv, tosa.Conv2DOp) or elem(conv.operands[0]) != "i8":
         return False
     cut_input = producer(conv.operands[0])
-    if cut_input is not None and op_name(cut_input) in ("tosa.slice", "tosa.reshape"):
+    if cut_input is not None and isinstance(cut_input, (tosa.SliceOp, tosa.ReshapeOp)):
         return False  # a group of a grouped conv: recomposing it (conv.py) is worth more
     weights, bias = const_array(conv.operands[1]), const_array(conv.operands[2])
     if weights is None or bias is None or bias.size != weights.shape[0]:
@@ -109,20 +108,32 @@ def _split_one(value, rw) -> bool:
         for op in chain:
             out = _copy(op, [out] + list(op.operands)[1:], _with_channels(op.results[0], n), sl).results[0]
         sl.results[0].replace_all_uses_with(out)
-    rw.erase(*slices, *chain, rescale, conv)
+    for op in [*slices, *reversed(chain), rescale, conv]:  # users first
+        rewriter.erase_op(op)
     return True
 
 
-def split_sliced_convs(block, rw) -> None:
-    """Runs before the patterns: each conv chain read only through channel slices is split."""
-    seen = set()
-    for op in list(block.operations):
-        if op_name(op) != "tosa.slice" or is_dead(op):
-            continue
-        value = op.operands[0]
-        src = producer(value)
-        if src is None or src.operation in seen:
-            continue
-        seen.add(src.operation)
-        _split_one(value, rw)
+def split_sliced(op, rewriter):
+    """Pattern on tosa.slice: splits the chain its input comes from (falsy when it did)."""
+    return not _split_one(op.operands[0], rewriter)
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitSlicedConvs(ModulePass):
+    """Splits a conv read only through channel slices into one conv per slice.
+
+    A conv2d + rescale [+ clamp / table ...] whose result is read only through channel slices
+    (e.g. YOLO's C3k2 split of one 1x1 conv into two halves) becomes one such chain per slice,
+    computing just that slice's output channels (weights, bias and per-channel multipliers cut at
+    compile time). The MACs are the same or fewer, and the NHWC channel copies are gone. Slices
+    that feed same-shaped convs (a grouped conv, which the conversion recomposes) are left alone.
+    """
+
+    NAME = "mcu-split-sliced-convs"
+
+    def run(self, module: ir.Operation) -> None:
+        clear_resource_cache()
+        patterns = RewritePatternSet()
+        patterns.add(tosa.SliceOp, split_sliced)
+        apply_patterns(module, patterns)
 
