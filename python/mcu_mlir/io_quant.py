@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._mlir import ir
+from .ir import attributes as mcu_attrs
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,8 @@ def _with(old, count: int, quants) -> ir.ArrayAttr:
             entries = {d[j].name: d[j].attr for j in range(len(d))}
         q = quants[i] if i < len(quants) else None
         if q is not None:
-            entries["mcu.scale"] = ir.FloatAttr.get(ir.F64Type.get(), float(q.scale))
-            entries["mcu.zero_point"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(q.zero_point))
+            entries[mcu_attrs.SCALE] = ir.FloatAttr.get(ir.F64Type.get(), float(q.scale))
+            entries[mcu_attrs.ZERO_POINT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(q.zero_point))
         dicts.append(ir.DictAttr.get(entries))
     return ir.ArrayAttr.get(dicts)
 
@@ -61,8 +62,8 @@ def read(module) -> tuple[list[IOQuant | None], list[IOQuant | None]]:
         out = []
         for entry in ir.ArrayAttr(fn.attributes[key]):
             d = ir.DictAttr(entry)
-            if "mcu.scale" in d and "mcu.zero_point" in d:
-                out.append(IOQuant(ir.FloatAttr(d["mcu.scale"]).value, ir.IntegerAttr(d["mcu.zero_point"]).value))
+            if mcu_attrs.SCALE in d and mcu_attrs.ZERO_POINT in d:
+                out.append(IOQuant(ir.FloatAttr(d[mcu_attrs.SCALE]).value, ir.IntegerAttr(d[mcu_attrs.ZERO_POINT]).value))
             else:
                 out.append(None)
         return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._mlir import ir
 from .passes.layout.perms import moves_data
+from .ir import attributes as mcu_attrs
 
 
 def is_data_moving(op) -> bool:
@@ -43,7 +44,7 @@ def boundary_layouts(module) -> tuple[list[str], list[str]]:
         out = []
         for i in range(n):
             entry = ir.DictAttr(attrs[i])
-            nhwc = "mcu.layout" in entry and ir.StringAttr(entry["mcu.layout"]).value == "nhwc"
+            nhwc = mcu_attrs.LAYOUT in entry and ir.StringAttr(entry[mcu_attrs.LAYOUT]).value == "nhwc"
             out.append("nhwc" if nhwc else "as-written")
         return out
 

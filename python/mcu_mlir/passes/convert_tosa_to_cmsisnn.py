@@ -11,6 +11,7 @@ from .base import ModulePass
 from .conversion import FAMILIES
 from .conversion.common import CORE_PATH, Rewriter, clear_resource_cache
 from .pattern_driver import RewritePatternSet, apply_patterns
+from ..ir import attributes as mcu_attrs
 
 # Patterns that absorb several TOSA ops into one kernel call. They run first, over the whole
 # function: a unit's root (e.g. tosa.add) may come after ops it absorbs (its input rescales),
@@ -67,8 +68,8 @@ class ConvertTosaToCmsisNN(ModulePass):
     def run(self, module: ir.Operation) -> None:
         clear_resource_cache()
         state = Rewriter(self.target, self.backend, frozenset(self.disabled_patterns))
-        module.attributes["mcu.target"] = ir.StringAttr.get(self.target)
-        module.attributes["mcu.backend"] = ir.StringAttr.get(self.backend)
+        module.attributes[mcu_attrs.TARGET] = ir.StringAttr.get(self.target)
+        module.attributes[mcu_attrs.BACKEND] = ir.StringAttr.get(self.backend)
         table = [p for p in patterns() if p[0] not in state.disabled]
         for units in (True, False):
             phase = [p for p in table if (p[0] in UNIT_PATTERNS) == units]

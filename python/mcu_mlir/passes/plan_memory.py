@@ -13,6 +13,7 @@ from ..target import cmsis_buffers
 from . import memory_overlap
 from .base import ModulePass
 from .conversion.common import CORE_PATH, DTYPE_BYTES
+from ..ir import attributes as mcu_attrs
 
 ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
 
@@ -142,8 +143,8 @@ class PlanMemory(ModulePass):
                 "arena, call its scratch-free variant instead (e.g. arm_depthwise_conv_s8)"})
 
     def run(self, module: ir.Operation) -> None:
-        target = self.target or (str(module.attributes["mcu.target"]).strip('"')
-                                 if "mcu.target" in module.attributes else "host")
+        target = self.target or (str(module.attributes[mcu_attrs.TARGET]).strip('"')
+                                 if mcu_attrs.TARGET in module.attributes else "host")
         if target not in CORE_PATH:
             self.emit_error(module, f"unknown target '{target}' (targets: {', '.join(CORE_PATH)})")
             return
@@ -153,9 +154,9 @@ class PlanMemory(ModulePass):
             a, lb, olb = self._plan_function(fn, path)
             arena, lower, overlap_lower = max(arena, a), max(lower, lb), max(overlap_lower, olb)
         i64 = ir.IntegerType.get_signless(64)
-        module.attributes["mcu.arena_bytes"] = ir.IntegerAttr.get(i64, arena)
-        module.attributes["mcu.arena_lower_bound_bytes"] = ir.IntegerAttr.get(i64, lower)
-        module.attributes["mcu.arena_overlap_bound_bytes"] = ir.IntegerAttr.get(i64, overlap_lower)
+        module.attributes[mcu_attrs.ARENA_BYTES] = ir.IntegerAttr.get(i64, arena)
+        module.attributes[mcu_attrs.ARENA_LOWER_BOUND_BYTES] = ir.IntegerAttr.get(i64, lower)
+        module.attributes[mcu_attrs.ARENA_OVERLAP_BOUND_BYTES] = ir.IntegerAttr.get(i64, overlap_lower)
         if self.ram_bytes and arena > self.ram_bytes:
             self.emit_error(module, f"the model needs a {arena}-byte arena (at least {lower} bytes "
                                     f"live at once); the target has ram-bytes={self.ram_bytes}")
@@ -195,7 +196,7 @@ class PlanMemory(ModulePass):
                 g["values"].append(v)
                 group_of[v] = g
                 view_offset[v] = view_offset.get(src, 0) + slice_offset
-                op.attributes["mcu.view"] = ir.UnitAttr.get()
+                op.attributes[mcu_attrs.VIEW] = ir.UnitAttr.get()
                 continue
             can_alias = g is not None and (is_reshape or self._in_place(op, src, g, ops, index))
             if can_alias and view_offset.get(src, 0) and (out_index is not None or not is_reshape):
@@ -214,7 +215,7 @@ class PlanMemory(ModulePass):
                 ng = new_group(v)
                 ng["output"] = out_index
                 if is_reshape:
-                    op.attributes["mcu.copy"] = ir.UnitAttr.get()
+                    op.attributes[mcu_attrs.COPY] = ir.UnitAttr.get()
 
         # Lifetimes over kernel positions; graph inputs/outputs live outside the arena.
         buffers, by_group = [], {}
@@ -269,11 +270,11 @@ class PlanMemory(ModulePass):
                 storage, offset = f"output:{g['output']}", extra
             else:
                 storage, offset = "arena", by_group[id(g)].offset + extra
-            op.attributes["mcu.storage"] = ir.StringAttr.get(storage)
-            op.attributes["mcu.offset"] = ir.IntegerAttr.get(i64, offset)
+            op.attributes[mcu_attrs.STORAGE] = ir.StringAttr.get(storage)
+            op.attributes[mcu_attrs.OFFSET] = ir.IntegerAttr.get(i64, offset)
             if i in scratch:
-                op.attributes["mcu.scratch_offset"] = ir.IntegerAttr.get(i64, scratch[i].offset)
-                op.attributes["mcu.scratch_bytes"] = ir.IntegerAttr.get(i64, scratch[i].size)
+                op.attributes[mcu_attrs.SCRATCH_OFFSET] = ir.IntegerAttr.get(i64, scratch[i].offset)
+                op.attributes[mcu_attrs.SCRATCH_BYTES] = ir.IntegerAttr.get(i64, scratch[i].size)
         return arena, lower, overlap_lower
 
     @staticmethod

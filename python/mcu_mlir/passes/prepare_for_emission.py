@@ -12,6 +12,7 @@ from ..dialects.kernel_op import KernelOp
 from ..target.emit_c import missing_emitters
 from .base import ModulePass
 from .conversion.common import CORE_PATH, clear_resource_cache, const_array
+from ..ir import attributes as mcu_attrs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,14 +22,14 @@ class PrepareForEmission(ModulePass):
     On the Cortex-M55 (MVE) arm_fully_connected_s8 reads, from its context buffer, the per-output
     sums bias + input_offset * sum(weights row); they are computed here once and become flash
     constants (`mcu.kernel_sums`) instead of run-time work. Every kernel op must have a C emitter
-    and have been placed by mcu-plan-memory.
+    and have been placed by mcu-plan-memory; every `mcu.*` attribute must be declared (ir/attributes.py).
     """
 
     NAME = "mcu-prepare-for-emission"
 
     def run(self, module: ir.Operation) -> None:
         clear_resource_cache()
-        target = str(module.attributes["mcu.target"]).strip('"') if "mcu.target" in module.attributes else "host"
+        target = str(module.attributes[mcu_attrs.TARGET]).strip('"') if mcu_attrs.TARGET in module.attributes else "host"
         mve = CORE_PATH.get(target) == "mve"
         for fn in self.functions(module):
             for op in fn.regions[0].blocks[0].operations:
@@ -41,11 +42,13 @@ class PrepareForEmission(ModulePass):
                 if missing_emitters([op]):
                     self.emit_error(op, f"'{name}' has no C emitter")
                     continue
-                if "mcu.storage" not in op.attributes:
+                if mcu_attrs.STORAGE not in op.attributes:
                     self.emit_error(op, f"'{name}' has no memory plan: run mcu-plan-memory first")
                     continue
                 if isinstance(op, cmsisnn.FullyConnectedOp) and mve:
                     self._kernel_sums(op)
+        for op, problem in mcu_attrs.verify(module):
+            self.emit_error(op, problem)
 
     @staticmethod
     def _kernel_sums(op) -> None:
@@ -53,4 +56,4 @@ class PrepareForEmission(ModulePass):
         bias = np.asarray(const_array(op.operands[2]), np.int64).reshape(-1)
         input_offset = int(ir.IntegerAttr(op.attributes["input_offset"]).value)
         sums = bias + input_offset * weights.sum(axis=1)
-        op.attributes["mcu.kernel_sums"] = ir.DenseI32ArrayAttr.get([int(x) for x in sums])
+        op.attributes[mcu_attrs.KERNEL_SUMS] = ir.DenseI32ArrayAttr.get([int(x) for x in sums])

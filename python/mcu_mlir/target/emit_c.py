@@ -19,6 +19,7 @@ from ..dialects.kernel_op import KernelOp
 from ..passes.conversion.common import DTYPE_BYTES, attr_array, clear_resource_cache, module_of
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
+from ..ir import attributes as mcu_attrs
 
 _CTYPE = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "ui8": "uint8_t", "ui16": "uint16_t",
           "i1": "uint8_t", "i48": "int64_t", "i64": "int64_t"}
@@ -76,10 +77,10 @@ def _ints(attr):
 
 def _kernel_name(op) -> str:
     """What the call is, for comments and reports: `arm_*`, `portable:<kernel>` or `view`."""
-    if "mcu.view" in op.attributes:
+    if mcu_attrs.VIEW in op.attributes:
         return "view"
     if isinstance(op, cmsisnn.ReshapeOp):
-        return "portable:copy" if "mcu.copy" in op.attributes else "view"
+        return "portable:copy" if mcu_attrs.COPY in op.attributes else "view"
     if isinstance(op, tuple(cmsis_emitters)):
         return op.function_name()
     return "portable:" + op.kernel_name()
@@ -107,7 +108,7 @@ def _layer_name(op) -> str:
 
 
 def _source_op(op) -> str:
-    return _str(op, "mcu.source_op") if "mcu.source_op" in op.attributes else op.operation.name
+    return _str(op, mcu_attrs.SOURCE_OP) if mcu_attrs.SOURCE_OP in op.attributes else op.operation.name
 
 
 def _const_producer(value):
@@ -142,12 +143,12 @@ class _Emitter:
         self.block = self.fn.regions[0].blocks[0]
         self.ops = _kernel_ops(self.fn)
         for op in self.ops:
-            if "mcu.storage" not in op.attributes:
+            if mcu_attrs.STORAGE not in op.attributes:
                 raise EmissionError("run mcu-plan-memory before emitting C")
-        self.backend = _str(self.module_op, "mcu.backend") if "mcu.backend" in self.module_op.attributes else "portable"
-        self.target = _str(self.module_op, "mcu.target") if "mcu.target" in self.module_op.attributes else "host"
-        self.arena = _int(self.module_op, "mcu.arena_bytes")
-        self.lower = _int(self.module_op, "mcu.arena_lower_bound_bytes")
+        self.backend = _str(self.module_op, mcu_attrs.BACKEND) if mcu_attrs.BACKEND in self.module_op.attributes else "portable"
+        self.target = _str(self.module_op, mcu_attrs.TARGET) if mcu_attrs.TARGET in self.module_op.attributes else "host"
+        self.arena = _int(self.module_op, mcu_attrs.ARENA_BYTES)
+        self.lower = _int(self.module_op, mcu_attrs.ARENA_LOWER_BOUND_BYTES)
         self.inputs_quant, self.outputs_quant = inputs_quant, outputs_quant
         self.consts: dict = {}   # const op -> (name, ctype, array)
         self.const_order: list = []
@@ -178,8 +179,8 @@ class _Emitter:
         return self.storage(owner)
 
     def storage(self, op) -> str:
-        kind = _str(op, "mcu.storage")
-        offset = _int(op, "mcu.offset")
+        kind = _str(op, mcu_attrs.STORAGE)
+        offset = _int(op, mcu_attrs.OFFSET)
         if kind == "arena":
             return f"(arena + {offset})"
         what, _, index = kind.partition(":")
@@ -204,10 +205,10 @@ class _Emitter:
 
     # calls --------------------------------------------------------------------------------------
     def emit_op(self, i: int, op) -> list[str]:
-        if "mcu.view" in op.attributes:
+        if mcu_attrs.VIEW in op.attributes:
             return []  # a contiguous slice: the planner placed it inside its input
         if isinstance(op, cmsisnn.ReshapeOp):
-            if "mcu.copy" not in op.attributes:
+            if mcu_attrs.COPY not in op.attributes:
                 return []  # a view: the planner gave it its input's storage
             return [f"status = mcu_copy({_nbytes(op.results[0])}, {self.buf(op.operands[0])}, {self.storage(op)});"]
         return EMITTERS[type(op)](self, i, op)
@@ -254,7 +255,7 @@ class _Emitter:
         for k, v in enumerate(self.ret.operands):
             owner = v.owner
             if isinstance(owner, ir.Block) or owner.operation.name == "tosa.const" or \
-                    not _str(owner, "mcu.storage").startswith(f"output:{k}"):
+                    not _str(owner, mcu_attrs.STORAGE).startswith(f"output:{k}"):
                 body.append(f"  /* output {k} is not computed in place: copy it */")
                 body.append(f"  status = mcu_copy({_nbytes(v)}, {self.buf(v, f'output{k}')}, outputs[{k}]);")
                 body.append("  if (status != 0) return status;")
@@ -357,8 +358,8 @@ def _weights_bytes(op) -> int:
         owner = v.owner
         if not isinstance(owner, ir.Block) and owner.operation.name == "tosa.const":
             total += _nbytes(v)
-    if "mcu.kernel_sums" in op.attributes:
-        total += 4 * len(_ints(op.attributes["mcu.kernel_sums"]))
+    if mcu_attrs.KERNEL_SUMS in op.attributes:
+        total += 4 * len(_ints(op.attributes[mcu_attrs.KERNEL_SUMS]))
     return total
 
 
@@ -376,16 +377,16 @@ def model_report(module) -> dict:
                 if key not in seen:
                     seen.add(key)
                     weights += _nbytes(v)
-        if "mcu.kernel_sums" in op.attributes:
-            weights += 4 * len(_ints(op.attributes["mcu.kernel_sums"]))
+        if mcu_attrs.KERNEL_SUMS in op.attributes:
+            weights += 4 * len(_ints(op.attributes[mcu_attrs.KERNEL_SUMS]))
         ops.append({"name": _layer_name(op), "tosa_op": _source_op(op), "kernel": _kernel_name(op),
                     "weights_bytes": w,
-                    "arena_offset": _int(op, "mcu.offset") if "mcu.storage" in op.attributes and
-                    _str(op, "mcu.storage") == "arena" else None})
-    return {"arena_bytes": _int(module_op, "mcu.arena_bytes"),
-            "arena_lower_bound_bytes": _int(module_op, "mcu.arena_lower_bound_bytes"),
-            "arena_overlap_bound_bytes": _int(module_op, "mcu.arena_overlap_bound_bytes", None),
+                    "arena_offset": _int(op, mcu_attrs.OFFSET) if mcu_attrs.STORAGE in op.attributes and
+                    _str(op, mcu_attrs.STORAGE) == "arena" else None})
+    return {"arena_bytes": _int(module_op, mcu_attrs.ARENA_BYTES),
+            "arena_lower_bound_bytes": _int(module_op, mcu_attrs.ARENA_LOWER_BOUND_BYTES),
+            "arena_overlap_bound_bytes": _int(module_op, mcu_attrs.ARENA_OVERLAP_BOUND_BYTES, None),
             "weights_bytes": weights,
-            "target": _str(module_op, "mcu.target") if "mcu.target" in module_op.attributes else None,
-            "backend": _str(module_op, "mcu.backend") if "mcu.backend" in module_op.attributes else None,
+            "target": _str(module_op, mcu_attrs.TARGET) if mcu_attrs.TARGET in module_op.attributes else None,
+            "backend": _str(module_op, mcu_attrs.BACKEND) if mcu_attrs.BACKEND in module_op.attributes else None,
             "ops": ops}

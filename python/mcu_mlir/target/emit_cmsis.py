@@ -10,6 +10,7 @@ import numpy as np
 
 from .._mlir import ir
 from ..dialects import cmsisnn
+from ..ir import attributes as mcu_attrs
 
 
 def _shape(value) -> list[int]:
@@ -17,9 +18,9 @@ def _shape(value) -> list[int]:
 
 
 def _ctx(em, i, op, buf_expr=None, size=0) -> str:
-    if buf_expr is None and "mcu.scratch_offset" in op.attributes:
-        buf_expr = f"arena + {op.int('mcu.scratch_offset')}"
-        size = op.int("mcu.scratch_bytes")
+    if buf_expr is None and mcu_attrs.SCRATCH_OFFSET in op.attributes:
+        buf_expr = f"arena + {op.int(mcu_attrs.SCRATCH_OFFSET)}"
+        size = op.int(mcu_attrs.SCRATCH_BYTES)
     return f"cmsis_nn_context layer{i}_ctx = {{.buf = {buf_expr or 'NULL'}, .size = {size}}};"
 
 
@@ -39,7 +40,7 @@ def _quant_arrays(em, i, op, channels):
 
 def _check_scratch(op, i, call: str) -> str:
     """In a debug build, checks the planned scratch against CMSIS-NN's own size function."""
-    planned = op.int("mcu.scratch_bytes") if "mcu.scratch_bytes" in op.attributes else 0
+    planned = op.int(mcu_attrs.SCRATCH_BYTES) if mcu_attrs.SCRATCH_BYTES in op.attributes else 0
     return f"MCU_CHECK_SCRATCH({call.replace('{i}', str(i))}, {planned});"
 
 
@@ -106,8 +107,8 @@ def fully_connected(em, i, op):
     batches = int(np.prod(in_s, dtype=np.int64)) // depth
     act = op.ints("activation")
     sums = None
-    if "mcu.kernel_sums" in op.attributes:
-        sums = em.array(f"layer{i}_kernel_sums", "int32_t", op.ints("mcu.kernel_sums"))
+    if mcu_attrs.KERNEL_SUMS in op.attributes:
+        sums = em.array(f"layer{i}_kernel_sums", "int32_t", op.ints(mcu_attrs.KERNEL_SUMS))
     lines = [_ctx(em, i, op, f"(void *){sums}" if sums else None, 4 * out_c if sums else 0),
              f"const cmsis_nn_fc_params layer{i}_params = {{.input_offset = {op.int('input_offset')}, "
              f".filter_offset = {op.int('filter_offset')}, .output_offset = {op.int('output_offset')}, "

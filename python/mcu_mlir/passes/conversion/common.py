@@ -10,6 +10,7 @@ import numpy as np
 from ..._mlir import ir, tosa
 from ...dialects.kernel_op import GROUPS, enum_attr
 from ..base import PassError
+from ...ir import attributes as mcu_attrs
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 
@@ -265,7 +266,7 @@ def make_op(cls, operands: list, result_type, attrs: dict, *, before, loc, sourc
             if isinstance(field.constraint, type) and issubclass(field.constraint, ext.Attribute):
                 value = enum_attr(field.constraint, value)
             attributes[field.name] = _attr(value)
-    attributes["mcu.source_op"] = ir.StringAttr.get(source_op)
+    attributes[mcu_attrs.SOURCE_OP] = ir.StringAttr.get(source_op)
     if any(field.name == "g0" for field in cls._fields):
         runs = _type_runs(operands)
         if len(runs) > GROUPS:

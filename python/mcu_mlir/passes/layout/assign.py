@@ -21,6 +21,7 @@ from ..._mlir import ir
 from . import perms as P
 from .constants import ConstantData, make_constant, make_shape, shape_values
 from .roles import AXIS_OPS, SHAPE_OPERANDS, channel_pinned, data_operands, is_constant, ranked_shape
+from ...ir import attributes as mcu_attrs
 
 _ONE_TRANSPOSE = 1 << 40  # cost of one transpose; element counts break ties
 
@@ -595,7 +596,7 @@ def update_function_type(fn, io_marks: dict) -> None:
                 d = ir.DictAttr(old[i])
                 entries = {d[j].name: d[j].attr for j in range(len(d))}
             if mark:
-                entries["mcu.layout"] = ir.StringAttr.get("nhwc")
+                entries[mcu_attrs.LAYOUT] = ir.StringAttr.get("nhwc")
             dicts.append(ir.DictAttr.get(entries))
         return ir.ArrayAttr.get(dicts)
 

@@ -1,0 +1,107 @@
+"""Every discardable `mcu.*` attribute the passes write or read: its holder, kind and meaning.
+
+Code names an attribute by its constant here, never by a string of its own; `verify` checks
+that a module holds only declared `mcu.*` attributes, each of its declared kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .._mlir import ir
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    name: str
+    holder: str   # "module", "kernel op", "function argument / result"
+    kind: str     # "string", "integer", "float", "unit", "array<i32>"
+    written_by: str
+    meaning: str
+
+
+_KINDS = {
+    "string": lambda a: isinstance(a, ir.StringAttr),
+    "integer": lambda a: isinstance(a, ir.IntegerAttr),
+    "float": lambda a: isinstance(a, ir.FloatAttr),
+    "unit": lambda a: isinstance(a, ir.UnitAttr),
+    "array<i32>": lambda a: isinstance(a, ir.DenseI32ArrayAttr),
+}
+
+DECLARED: dict[str, Declared] = {}
+
+
+def _declare(name, holder, kind, written_by, meaning) -> str:
+    DECLARED[name] = Declared(name, holder, kind, written_by, meaning)
+    return name
+
+
+# -- module ---------------------------------------------------------------------------------------
+TARGET = _declare("mcu.target", "module", "string", "mcu-convert-tosa-to-cmsisnn",
+                  "the core the kernels were chosen for")
+BACKEND = _declare("mcu.backend", "module", "string", "mcu-convert-tosa-to-cmsisnn",
+                   "cmsis-nn or portable")
+ARENA_BYTES = _declare("mcu.arena_bytes", "module", "integer", "mcu-plan-memory",
+                       "size of the static arena")
+ARENA_LOWER_BOUND_BYTES = _declare("mcu.arena_lower_bound_bytes", "module", "integer", "mcu-plan-memory",
+                                   "the most bytes live at one kernel (no planner does better)")
+ARENA_OVERLAP_BOUND_BYTES = _declare("mcu.arena_overlap_bound_bytes", "module", "integer", "mcu-plan-memory",
+                                     "the same, with outputs overlapping their inputs where allowed")
+
+# -- function arguments and results ---------------------------------------------------------------
+SCALE = _declare("mcu.scale", "function argument / result", "float", "frontend",
+                 "quantisation scale of a graph input / output (real = scale * (q - zero_point))")
+ZERO_POINT = _declare("mcu.zero_point", "function argument / result", "integer", "frontend",
+                      "quantisation zero point of a graph input / output")
+LAYOUT = _declare("mcu.layout", "function argument / result", "string", "mcu-nhwc-canonicalize",
+                  "\"nhwc\" where the graph's boundary was moved to NHWC")
+
+# -- kernel ops -----------------------------------------------------------------------------------
+SOURCE_OP = _declare("mcu.source_op", "kernel op", "string", "mcu-convert-tosa-to-cmsisnn",
+                     "the TOSA op(s) the call replaces (for reports and comments)")
+STORAGE = _declare("mcu.storage", "kernel op", "string", "mcu-plan-memory",
+                   "where the result lives: arena, input:<i> or output:<i>")
+OFFSET = _declare("mcu.offset", "kernel op", "integer", "mcu-plan-memory", "byte offset in that storage")
+VIEW = _declare("mcu.view", "kernel op", "unit", "mcu-plan-memory",
+                "the result is a contiguous part of its input: no code")
+COPY = _declare("mcu.copy", "kernel op", "unit", "mcu-plan-memory",
+                "a reshape the planner could not make a view: copied")
+SCRATCH_OFFSET = _declare("mcu.scratch_offset", "kernel op", "integer", "mcu-plan-memory",
+                          "arena offset of the CMSIS-NN scratch buffer")
+SCRATCH_BYTES = _declare("mcu.scratch_bytes", "kernel op", "integer", "mcu-plan-memory",
+                         "size of the CMSIS-NN scratch buffer")
+KERNEL_SUMS = _declare("mcu.kernel_sums", "kernel op", "array<i32>", "mcu-prepare-for-emission",
+                       "precomputed bias + input_offset * row sums of a fully connected (MVE)")
+
+
+def _check(attr_name: str, attr, where) -> str | None:
+    declared = DECLARED.get(attr_name)
+    if declared is None:
+        return f"'{attr_name}' is not a declared mcu attribute ({where})"
+    if not _KINDS[declared.kind](attr):
+        return f"'{attr_name}' must be {declared.kind}, got {attr} ({where})"
+    return None
+
+
+def verify(module_op) -> list[tuple[object, str]]:
+    """(op, message) for every undeclared or ill-kinded `mcu.*` attribute in the module."""
+    problems = []
+
+    def visit(op):
+        for name in op.attributes:
+            attr = op.attributes[name]
+            if name.startswith("mcu."):
+                problem = _check(name, attr, op.name)
+                if problem:
+                    problems.append((op, problem))
+            elif name in ("arg_attrs", "res_attrs") and op.name == "func.func":
+                for entry in ir.ArrayAttr(attr):
+                    for inner in ir.DictAttr(entry):
+                        if inner.name.startswith("mcu."):
+                            problem = _check(inner.name, inner.attr, f"{op.name} {name}")
+                            if problem:
+                                problems.append((op, problem))
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    return problems
