@@ -102,13 +102,13 @@ def users(value) -> list:
     return [u.owner for u in value.uses]
 
 
-def single_user(op, name: str | None = None):
-    """The only user of `op`'s single result, if there is exactly one (and it is `name`)."""
+def single_user(op, cls=None):
+    """The only user of `op`'s single result, if there is exactly one (and it is a `cls`)."""
     us = users(op.results[0])
     if len(us) != 1:
         return None
     u = us[0]
-    if isinstance(u, ir.Block) or (name and u.operation.name != name):
+    if isinstance(u, ir.Block) or (cls is not None and not isinstance(u, cls)):
         return None
     return u
 
@@ -194,7 +194,7 @@ def module_of(op):
 def const_array(value) -> np.ndarray | None:
     """The value of a tensor produced by tosa.const / tosa.const_shape, else None."""
     op = producer(value)
-    if op is None or op_name(op) not in ("tosa.const", "tosa.const_shape"):
+    if op is None or not isinstance(op, (tosa.ConstOp, tosa.ConstShapeOp)):
         return None
     attr = op.attributes["values"]
     ty = ir.RankedTensorType(attr.type)
@@ -339,7 +339,7 @@ class Rescale:
 
 
 def read_rescale(op) -> Rescale | None:
-    if op is None or op_name(op) != "tosa.rescale":
+    if op is None or not isinstance(op, tosa.RescaleOp):
         return None
     vals = [const_ints(op.operands[i]) for i in range(1, 5)]
     if any(v is None for v in vals):
@@ -353,7 +353,7 @@ def read_rescale(op) -> Rescale | None:
 
 def clamp_bounds(op) -> tuple[int, int] | None:
     """min/max of a tosa.clamp on integers."""
-    if op is None or op_name(op) != "tosa.clamp":
+    if op is None or not isinstance(op, tosa.ClampOp):
         return None
     return (int(ir.IntegerAttr(op.attributes["min_val"]).value),
             int(ir.IntegerAttr(op.attributes["max_val"]).value))
@@ -367,12 +367,12 @@ def follow_requant_tail(op, out_elem: str = "i8"):
 
     Returns (rescale info, last op, activation [min, max]) or None.
     """
-    rescale_op = single_user(op, "tosa.rescale")
+    rescale_op = single_user(op, tosa.RescaleOp)
     rs = read_rescale(rescale_op)
     if rs is None or elem(rescale_op.results[0]) != out_elem or rs.input_zp != 0:
         return None
     last, act = rescale_op, list(LIMITS[out_elem])
-    clamp_op = single_user(rescale_op, "tosa.clamp")
+    clamp_op = single_user(rescale_op, tosa.ClampOp)
     bounds = clamp_bounds(clamp_op)
     if bounds is not None:
         act = [max(act[0], bounds[0]), min(act[1], bounds[1])]

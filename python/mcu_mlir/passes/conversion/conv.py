@@ -8,7 +8,7 @@ from ..base import PassError
 from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
-                     fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
+                     fused_location, i64_array, make_const, make_op, per_channel_params, producer,
                      shape, tensor_type, users)
 
 
@@ -72,7 +72,7 @@ def _trailing_slice_source(op, rw, inp, w_shape, out_shape, pad, stride, dilatio
     slices, source = [], inp
     while True:
         sl = producer(source)
-        if sl is None or op_name(sl) != "tosa.slice" or len(users(source)) != 1:
+        if sl is None or not isinstance(sl, tosa.SliceOp) or len(users(source)) != 1:
             break
         src = sl.operands[0]
         start, src_shape, cut = const_ints(sl.operands[1]), shape(src), shape(sl.results[0])
@@ -162,7 +162,7 @@ def _convert(op, rw, depthwise: bool):
 def _channel_slice(value):
     """(source, first channel) when `value` is a slice keeping N, H, W and a run of channels."""
     sl = producer(value)
-    if sl is None or op_name(sl) != "tosa.slice" or len(users(value)) != 1:
+    if sl is None or not isinstance(sl, tosa.SliceOp) or len(users(value)) != 1:
         return None
     src, start = sl.operands[0], const_ints(sl.operands[1])
     src_shape, cut = shape(src), shape(value)
@@ -171,10 +171,9 @@ def _channel_slice(value):
     return src, start[3]
 
 
-def _only_user(value, name: str):
+def _only_user(value, cls):
     us = users(value)
-    return us[0] if len(us) == 1 and not isinstance(us[0], ir.Block) and op_name(us[0]) == name \
-        else None
+    return us[0] if len(us) == 1 and isinstance(us[0], cls) else None
 
 
 def _channel_cut(value):
@@ -186,16 +185,16 @@ def _channel_cut(value):
     if len(out_shape) != 4:
         return None
     inner = producer(v)
-    if inner is not None and op_name(inner) == "tosa.reshape" and len(users(v)) == 1:
+    if inner is not None and isinstance(inner, tosa.ReshapeOp) and len(users(v)) == 1:
         ops.append(inner)
         v = inner.operands[0]
     sl = producer(v)
-    if sl is None or op_name(sl) != "tosa.slice" or len(users(v)) != 1:
+    if sl is None or not isinstance(sl, tosa.SliceOp) or len(users(v)) != 1:
         return None
     ops.insert(0, sl)
     src = sl.operands[0]
     outer = producer(src)
-    base = outer.operands[0] if outer is not None and op_name(outer) == "tosa.reshape" else src
+    base = outer.operands[0] if outer is not None and isinstance(outer, tosa.ReshapeOp) else src
     start, size = const_ints(sl.operands[1]), const_ints(sl.operands[2])
     n_hw = out_shape[0] * out_shape[1] * out_shape[2]
     total = int(np.prod(shape(base), dtype=np.int64))
@@ -217,17 +216,17 @@ def _group_candidates(base):
     """Convs that may read a channel cut of `base`: base -> [reshape] -> slice -> [reshape] -> conv2d."""
     heads = [base]
     for u in users(base):
-        if not isinstance(u, ir.Block) and op_name(u) == "tosa.reshape":
+        if isinstance(u, tosa.ReshapeOp):
             heads.append(u.results[0])
     for head in heads:
         for u in users(head):
-            if isinstance(u, ir.Block) or op_name(u) != "tosa.slice":
+            if isinstance(u, ir.Block) or not isinstance(u, tosa.SliceOp):
                 continue
             v = u.results[0]
-            reshape = _only_user(v, "tosa.reshape")
+            reshape = _only_user(v, tosa.ReshapeOp)
             if reshape is not None:
                 v = reshape.results[0]
-            conv = _only_user(v, "tosa.conv2d")
+            conv = _only_user(v, tosa.Conv2DOp)
             if conv is not None:
                 yield conv
 
@@ -289,10 +288,10 @@ def convert_grouped_conv2d(op, rw):
         for user in users(value):
             if isinstance(user, ir.Block):
                 return NO_MATCH
-            if op_name(user) == "tosa.concat" and int(ir.IntegerAttr(user.attributes["axis"]).value) == 3 \
+            if isinstance(user, tosa.ConcatOp) and int(ir.IntegerAttr(user.attributes["axis"]).value) == 3 \
                     and list(user.operands) == outs:
                 concat = user
-            elif op_name(user) == "tosa.slice" and _channel_slice(user.results[0]) is not None \
+            elif isinstance(user, tosa.SliceOp) and _channel_slice(user.results[0]) is not None \
                     and shape(user.results[0])[3] <= shape(value)[3]:
                 slices.append((g, user))
             else:
@@ -353,7 +352,7 @@ def convert_grouped_conv2d(op, rw):
         rw.erase(sl)
     dead = cut_ops + [o for _, conv, (rs, last, _) in groups
                       for o in (conv, rs.op) + ((last,) if last.operation != rs.op.operation else ())]
-    if outer is not None and op_name(outer) == "tosa.reshape" and all(
+    if outer is not None and isinstance(outer, tosa.ReshapeOp) and all(
             any(u.operation == c.operation for c in cut_ops) for u in users(outer.results[0])):
         dead.append(outer)  # the reshape only the cuts read
     if concat is not None:

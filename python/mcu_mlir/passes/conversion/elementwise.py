@@ -75,12 +75,12 @@ def _s16_add_input(value):
             or len(list(second.op.results[0].uses)) != 1:
         return None
     shift_op = producer(second.op.operands[0])
-    if shift_op is None or shift_op.operation.name != "tosa.logical_left_shift" \
+    if shift_op is None or not isinstance(shift_op, tosa.LogicalLeftShiftOp) \
             or len(list(shift_op.results[0].uses)) != 1:
         return None
     amount = const_array(shift_op.operands[1])
     cast_op = producer(shift_op.operands[0])
-    if amount is None or amount.size != 1 or cast_op is None or cast_op.operation.name != "tosa.cast" \
+    if amount is None or amount.size != 1 or cast_op is None or not isinstance(cast_op, tosa.CastOp) \
             or elem(cast_op.operands[0]) != "i16" or len(list(cast_op.results[0].uses)) != 1:
         return None
     left = int(amount.reshape(-1)[0])
@@ -92,7 +92,7 @@ def _s16_add_input(value):
 def _through_reshape(value):
     """The value under a single-use reshape (same elements, same order), and that reshape."""
     op = producer(value)
-    if op is not None and op.operation.name == "tosa.reshape" and len(list(op.results[0].uses)) == 1:
+    if op is not None and isinstance(op, tosa.ReshapeOp) and len(list(op.results[0].uses)) == 1:
         return op.operands[0], [op]
     return value, []
 
@@ -237,13 +237,13 @@ def convert_binary(op, rw):
     name = op.operation.name
     a, b = op.operands[0], op.operands[1]
     shift = 0
-    if name == "tosa.mul":
+    if isinstance(op, tosa.MulOp):
         s = const_scalar(op.operands[2])
         if s is None:
             raise PassError(op, "'tosa.mul' needs a constant shift")
         shift = s
     kind = _BINARY[name]
-    if name == "tosa.arithmetic_right_shift" and "round" in op.attributes and \
+    if isinstance(op, tosa.ArithmeticRightShiftOp) and "round" in op.attributes and \
             str(op.attributes["round"]) == "true":
         kind = "shift_right_round"
     out = op.results[0]
@@ -257,7 +257,7 @@ def convert_binary(op, rw):
 def convert_unary(op, rw):
     name = op.operation.name
     izp = ozp = 0
-    if name == "tosa.negate":
+    if isinstance(op, tosa.NegateOp):
         izp, ozp = const_scalar(op.operands[1]), const_scalar(op.operands[2])
     a = op.operands[0]
     _dtype(op, a)
@@ -322,7 +322,7 @@ def convert_table_s16_unit(op, rw):
     a, table = op.operands[0], op.operands[1]
     if elem(a) != "i16" or const_array(table) is None:
         return NO_MATCH
-    user = single_user(op, "tosa.rescale")
+    user = single_user(op, tosa.RescaleOp)
     rs = read_rescale(user)
     if rs is None or elem(user.results[0]) != "i16" or rs.input_unsigned or rs.output_unsigned:
         return NO_MATCH

@@ -14,7 +14,7 @@ from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_
 
 def _bias_add(op):
     """An i32 tosa.add of a constant [.., W] bias right after the matmul, if there is one."""
-    add = single_user(op, "tosa.add")
+    add = single_user(op, tosa.AddOp)
     if add is None:
         return None, None
     other = add.operands[1] if add.operands[0] == op.results[0] else add.operands[0]

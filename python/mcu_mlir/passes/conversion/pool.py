@@ -25,7 +25,7 @@ def _convert(op, rw, avg: bool):
     kernel, stride, pad = i64_array(op, "kernel"), i64_array(op, "stride"), i64_array(op, "pad")
     act = list(_LIMITS[et])
     ops, last = [op], op
-    clamp = single_user(op, "tosa.clamp")
+    clamp = single_user(op, tosa.ClampOp)
     bounds = clamp_bounds(clamp)
     if bounds is not None:
         act = [max(act[0], bounds[0]), min(act[1], bounds[1])]

@@ -18,13 +18,13 @@ import numpy as np
 
 from ..._mlir import ir, tosa
 from ...dialects import portable
-from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op, op_name,
+from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op,
                      producer, read_rescale, shape, users)
 
 
-def _def(value, name: str):
+def _def(value, cls):
     op = producer(value)
-    return op if op is not None and op_name(op) == name else None
+    return op if isinstance(op, cls) else None
 
 
 def _scalar(value) -> int | None:
@@ -38,12 +38,12 @@ def _same(a, b) -> bool:
 
 def _table_lookup(value, ops):
     """reshape(gather(table [1, K, 1], reshape(index))) -> (table const, index value)."""
-    back = _def(value, "tosa.reshape")
-    gather = _def(back.operands[0], "tosa.gather") if back is not None else None
+    back = _def(value, tosa.ReshapeOp)
+    gather = _def(back.operands[0], tosa.GatherOp) if back is not None else None
     if gather is None:
         return None
     table_v, idx = gather.operands
-    flat = _def(idx, "tosa.reshape")
+    flat = _def(idx, tosa.ReshapeOp)
     table = const_array(table_v)
     if flat is None or table is None or elem(table_v) != "i32":
         return None
@@ -56,7 +56,7 @@ def _table_lookup(value, ops):
 
 def _mul(value, ops):
     """mul(a, constant b, constant shift) -> (a, b, shift)."""
-    mul = _def(value, "tosa.mul")
+    mul = _def(value, tosa.MulOp)
     if mul is None:
         return None
     b, shift = _scalar(mul.operands[1]), _scalar(mul.operands[2])
@@ -74,17 +74,17 @@ def convert_log_softmax(op, rw):
     m = op.results[0]
     ops = [op]
     # Forward from the max to the rescale: d -> mul -> add -> sub -> sub -> shift -> rescale.
-    subs = [u for u in users(m) if not isinstance(u, ir.Block) and op_name(u) == "tosa.sub"]
+    subs = [u for u in users(m) if isinstance(u, tosa.SubOp)]
     if len(subs) != 1 or len(users(m)) != 1 or not (_same(subs[0].operands[0], m) and _same(subs[0].operands[1], x)):
         return NO_MATCH
     d = subs[0].results[0]
-    muls = [u for u in users(d) if not isinstance(u, ir.Block) and op_name(u) == "tosa.mul"]
+    muls = [u for u in users(d) if isinstance(u, tosa.MulOp)]
     if len(muls) != 1:
         return NO_MATCH
     chain = [muls[0]]
-    for name in ("tosa.add", "tosa.sub", "tosa.sub", "tosa.arithmetic_right_shift", "tosa.rescale"):
+    for cls in (tosa.AddOp, tosa.SubOp, tosa.SubOp, tosa.ArithmeticRightShiftOp, tosa.RescaleOp):
         us = users(chain[-1].results[0])
-        if len(us) != 1 or isinstance(us[0], ir.Block) or op_name(us[0]) != name:
+        if len(us) != 1 or not isinstance(us[0], cls):
             return NO_MATCH
         chain.append(us[0])
     mul_d, add_v, sub_bias, sub_base, shift_op, rescale = chain
@@ -106,7 +106,7 @@ def convert_log_softmax(op, rw):
         return NO_MATCH
     ops += [subs[0], add_v, sub_bias, sub_base, shift_op, rescale]
     # l = add(mul(sub(exp_bits, z), exp_mul), log_table[...])
-    l_add = _def(add_v.operands[1], "tosa.add")
+    l_add = _def(add_v.operands[1], tosa.AddOp)
     if l_add is None:
         return NO_MATCH
     ops.append(l_add)
@@ -114,18 +114,18 @@ def convert_log_softmax(op, rw):
     if got is None:
         return NO_MATCH
     n2, exp_mul, exp_shift = got
-    sub_exp = _def(n2, "tosa.sub")
+    sub_exp = _def(n2, tosa.SubOp)
     lookup = _table_lookup(l_add.operands[1], ops)
     if sub_exp is None or lookup is None:
         return NO_MATCH
     exp_bits = _scalar(sub_exp.operands[0])
     z = sub_exp.operands[1]
-    clz = _def(z, "tosa.clz")
+    clz = _def(z, tosa.ClzOp)
     log_table, idx = lookup
-    band = _def(idx, "tosa.bitwise_and")
-    lrs = _def(band.operands[0], "tosa.logical_right_shift") if band is not None else None
+    band = _def(idx, tosa.BitwiseAndOp)
+    lrs = _def(band.operands[0], tosa.LogicalRightShiftOp) if band is not None else None
     norm_mask = _scalar(band.operands[1]) if band is not None else None
-    sub_norm = _def(lrs.operands[1], "tosa.sub") if lrs is not None else None
+    sub_norm = _def(lrs.operands[1], tosa.SubOp) if lrs is not None else None
     if any(v is None for v in (exp_bits, clz, band, lrs, norm_mask, sub_norm)) or \
             not _same(sub_norm.operands[1], z):
         return NO_MATCH
@@ -134,7 +134,7 @@ def convert_log_softmax(op, rw):
     if norm_bits is None or not _same(lrs.operands[0], s):
         return NO_MATCH
     ops += [sub_exp, clz, band, lrs, sub_norm]
-    reduce_sum = _def(s, "tosa.reduce_sum")
+    reduce_sum = _def(s, tosa.ReduceSumOp)
     if reduce_sum is None or int(ir.IntegerAttr(reduce_sum.attributes["axis"]).value) != axis:
         return NO_MATCH
     ops.append(reduce_sum)
@@ -153,8 +153,8 @@ def convert_log_softmax(op, rw):
             return NO_MATCH
     # An int8 -> int32 CAST (through a reshape, a view) before it: read the int8 values directly.
     source = x
-    view = _def(x, "tosa.reshape")
-    cast = _def(view.operands[0] if view is not None else x, "tosa.cast")
+    view = _def(x, tosa.ReshapeOp)
+    cast = _def(view.operands[0] if view is not None else x, tosa.CastOp)
     if cast is not None and elem(cast.operands[0]) == "i8" and \
             (view is None or len(users(cast.results[0])) == 1) and \
             all(not isinstance(u, ir.Block) and u.operation in inside for u in users(x)):
