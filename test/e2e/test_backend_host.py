@@ -264,6 +264,18 @@ def data_movement_s8_graph(rng):
     return text, [rand_i8(rng, (1, 3, 4, 5)), rand_i8(rng, (1, 7, 6, 2))]
 
 
+def many_inputs_concat_graph(rng):
+    """Concatenations of many tensors: 16 of one type (an unrolled recurrence's stack) and 20 of
+    alternating types (more runs of types than a kernel op's operand groups: concatenated in parts)."""
+    a, b = "tensor<1x2x3x4xi8>", "tensor<1x2x3x1xi8>"
+    same = ", ".join(["%arg0"] * 16)
+    mixed = ", ".join(["%arg0", "%arg1"] * 10)
+    body = (f"  %s = tosa.concat {same} {{axis = 1 : i32}} : ({', '.join([a] * 16)}) -> tensor<1x32x3x4xi8>\n"
+            f"  %m = tosa.concat {mixed} {{axis = 3 : i32}} : ({', '.join([a, b] * 10)}) -> tensor<1x2x3x50xi8>\n")
+    text = func([a, b], ["tensor<1x32x3x4xi8>", "tensor<1x2x3x50xi8>"], body, ["s", "m"])
+    return text, [rand_i8(rng, (1, 2, 3, 4)), rand_i8(rng, (1, 2, 3, 1))]
+
+
 def misc_graph(rng):
     """table, transpose, concat, pad, slice, reshape, argmax, cast, maximum (broadcast), reduce_sum, rescale."""
     ty = "tensor<1x4x6x2xi8>"
@@ -444,6 +456,7 @@ CASES = {
     "dense-resource-weights": dense_resource_graph,
     "slice-views": slice_views_graph,
     "data-movement-s8": data_movement_s8_graph,
+    "concat-many-inputs": many_inputs_concat_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
 }
@@ -486,7 +499,7 @@ def test_portable_matches_reference(case, tmp_path):
 
 CMSIS_CASES = ["conv2d", "conv2d-per-tensor-no-clamp", "depthwise-conv2d", "fully-connected",
                "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "avg-pool2d-zp0", "add", "mul", "mul-square",
-               "add-through-reshape", "data-movement-s8", "add-broadcast", "mul-broadcast", *RANDOM_CONVS]
+               "add-through-reshape", "data-movement-s8", "concat-many-inputs", "add-broadcast", "mul-broadcast", *RANDOM_CONVS]
 # CMSIS-NN's average pool rounds the mean of raw values (no zero point); TOSA rounds the mean of
 # (x - zp): with equal non-zero zero points a tie may round the other way (at most 1 LSB, measured
 # on these tests). With zero points 0 (what the frontend emits) they agree bit for bit.

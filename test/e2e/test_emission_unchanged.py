@@ -1,4 +1,4 @@
-"""The generated C of every zoo model is byte-identical to the recorded one.
+"""The generated C of every zoo model is byte-identical to the recorded one, and its kernel IR typed.
 
 `golden/emission_sha256.json` holds the sha256 of model.c / model.h for every zoo model on both
 backends and two cores (M55: MVE paths and scratch sizes; M4: DSP). A refactor must leave them
@@ -10,6 +10,7 @@ unchanged; a commit that changes the C on purpose records the new hashes and say
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -25,8 +26,21 @@ def _calibration(zoo, name):
     return [zoo.example_inputs(name, seed=s) for s in range(2, 6)]
 
 
+def kernel_ir_problems(text: str) -> list[str]:
+    """What in a module's kernel IR is not a typed kernel op: a catch-all op, a kernel named by a
+    string, a parameter dictionary, or an op of neither kernel dialect."""
+    problems = []
+    for line in text.splitlines():
+        op = re.search(r'= "?([a-z_]+\.[a-z_0-9]+)"?[ (]', line)
+        if op and not op.group(1).startswith(("cmsisnn.", "portable.", "tosa.const", "func.")):
+            problems.append(f"not a kernel op: {line.strip()[:120]}")
+        for found in re.findall(r'"(?:arm|mcu)_[a-z_0-9]+"|\bparams = \{|\bkernel = "|cmsisnn\.portable', line):
+            problems.append(f"{found}: {line.strip()[:120]}")
+    return problems
+
+
 def emission_hashes(name: str) -> dict:
-    """{"<backend>/<target>/<file>": sha256} for one zoo model."""
+    """{"<backend>/<target>/<file>": sha256} for one zoo model (asserting its kernel IR is typed)."""
     from mcu_mlir import zoo
     from mcu_mlir.driver import compile as compile_model
     out = {}
@@ -36,6 +50,8 @@ def emission_hashes(name: str) -> dict:
             with tempfile.TemporaryDirectory() as tmp:
                 compile_model(model, example, target=target, backend=backend, emit="c",
                               calibration=_calibration(zoo, name), output_dir=tmp)
+                problems = kernel_ir_problems(Path(tmp, "cmsisnn.mlir").read_text())
+                assert not problems, f"{name} {backend} {target}:\n" + "\n".join(problems[:20])
                 for f in ("model.c", "model.h"):
                     out[f"{backend}/{target}/{f}"] = hashlib.sha256(Path(tmp, f).read_bytes()).hexdigest()
     return out
