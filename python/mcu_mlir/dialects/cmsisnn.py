@@ -13,10 +13,10 @@ Calls into the project's own C kernels are the `portable` dialect.
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
-from .kernel_op import (GROUPS, WINDOW_LENGTHS, AddFields, ConvFields, I32Array, KernelOp, MulFields,
-                        Tensors, concat_check, numel, per_channel_check, same_or_leading_repeat)
+from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, MulFields, PoolFields, UnaryFields,
+                        WeightedFields, numel, per_channel_check, same_or_leading_repeat)
 
-from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
+from torch_mlir.dialects.ext import Dialect  # noqa: E402  (bindings' own module)
 
 
 class CmsisNN(Dialect, name="cmsisnn"):
@@ -65,12 +65,8 @@ class DepthwiseConvOp(ConvFields, dialect=CmsisNN, name="depthwise_conv"):
         return f"arm_depthwise_conv_wrapper_{self.type_suffix()}"
 
 
-class FullyConnectedOp(KernelOp, dialect=CmsisNN, name="fully_connected"):
+class FullyConnectedOp(WeightedFields, dialect=CmsisNN, name="fully_connected"):
     """arm_fully_connected_s8 / _per_channel_s8: input [..., K], filter [O, K], bias [O]."""
-    input: Operand[ir.RankedTensorType]
-    filter: Operand[ir.RankedTensorType]
-    bias: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     input_offset: ir.IntegerAttr
     filter_offset: ir.IntegerAttr
     output_offset: ir.IntegerAttr
@@ -87,29 +83,15 @@ class FullyConnectedOp(KernelOp, dialect=CmsisNN, name="fully_connected"):
         return "arm_fully_connected_per_channel_s8" if per_channel else "arm_fully_connected_s8"
 
 
-class AvgPoolOp(KernelOp, dialect=CmsisNN, name="avg_pool"):
+class AvgPoolOp(PoolFields, dialect=CmsisNN, name="avg_pool"):
     """arm_avgpool_s8 / _s16."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    stride: I32Array
-    padding: I32Array
-    kernel_size: I32Array
-    activation: I32Array
-    LENGTHS = WINDOW_LENGTHS
 
     def function_name(self) -> str:
         return f"arm_avgpool_{self.type_suffix()}"
 
 
-class MaxPoolOp(KernelOp, dialect=CmsisNN, name="max_pool"):
+class MaxPoolOp(PoolFields, dialect=CmsisNN, name="max_pool"):
     """arm_max_pool_s8 / _s16."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    stride: I32Array
-    padding: I32Array
-    kernel_size: I32Array
-    activation: I32Array
-    LENGTHS = WINDOW_LENGTHS
 
     def function_name(self) -> str:
         return f"arm_max_pool_{self.type_suffix()}"
@@ -135,10 +117,8 @@ class MulOp(MulFields, dialect=CmsisNN, name="mul"):
         return f"arm_elementwise_mul_{self.type_suffix()}"
 
 
-class PadOp(KernelOp, dialect=CmsisNN, name="pad"):
+class PadOp(UnaryFields, dialect=CmsisNN, name="pad"):
     """arm_pad_s8: constant padding of an int8 NHWC tensor; `padding` is [before, after] per axis."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     padding: I32Array
     pad_value: ir.IntegerAttr
     LENGTHS = {"padding": 8}
@@ -147,10 +127,8 @@ class PadOp(KernelOp, dialect=CmsisNN, name="pad"):
         return "arm_pad_s8"
 
 
-class TransposeOp(KernelOp, dialect=CmsisNN, name="transpose"):
+class TransposeOp(UnaryFields, dialect=CmsisNN, name="transpose"):
     """arm_transpose_s8 of a rank-4 int8 tensor."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     perms: I32Array
     LENGTHS = {"perms": 4}
 
@@ -158,33 +136,16 @@ class TransposeOp(KernelOp, dialect=CmsisNN, name="transpose"):
         return "arm_transpose_s8"
 
 
-class ConcatOp(KernelOp, dialect=CmsisNN, name="concat"):
-    """arm_concatenation_s8_{w,z,y,x} (one call per input) along `axis` of NHWC int8 tensors.
-
-    Inputs come in runs of equal types, one variadic group each (g0..g7); any number per run."""
-    output: Result[ir.RankedTensorType]
-    g0: Tensors
-    g1: Tensors
-    g2: Tensors
-    g3: Tensors
-    g4: Tensors
-    g5: Tensors
-    g6: Tensors
-    g7: Tensors
-    axis: ir.IntegerAttr
-
-    def check(self):
-        return concat_check(self)
+class ConcatOp(ConcatFields, dialect=CmsisNN, name="concat"):
+    """arm_concatenation_s8_{w,z,y,x} (one call per input) along `axis` of NHWC int8 tensors."""
 
     def function_name(self) -> str:
         # CMSIS-NN names NHWC's axes from the innermost: x = C, y = W, z = H, w = N.
         return "arm_concatenation_s8_" + "wzyx"[self.int("axis")]
 
 
-class ReshapeOp(KernelOp, dialect=CmsisNN, name="reshape"):
+class ReshapeOp(UnaryFields, dialect=CmsisNN, name="reshape"):
     """A view: same bytes, new shape (no code unless the planner must copy)."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
 
     def check(self):
         src, dst = self.operation.operands[0].type, self.operation.results[0].type
@@ -195,8 +156,6 @@ class ReshapeOp(KernelOp, dialect=CmsisNN, name="reshape"):
     def function_name(self) -> str:
         return "mcu_copy"
 
-
-assert GROUPS == 8  # ConcatOp declares g0..g7
 
 
 def load(ctx) -> None:

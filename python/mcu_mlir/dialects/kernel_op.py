@@ -164,12 +164,29 @@ def concat_check(op):
 
 # -- field sets that ops of both dialects declare ----------------------------------------------
 
-class ConvFields(KernelOp):
-    """A convolution's tensors and quantisation (CMSIS-NN conventions)."""
+class UnaryFields(KernelOp):
+    """One tensor in, one out."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+
+
+class BinaryFields(KernelOp):
+    """Two tensors in, one out."""
+    input1: Operand[ir.RankedTensorType]
+    input2: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+
+
+class WeightedFields(KernelOp):
+    """An activation, constant weights and bias in; one tensor out."""
     input: Operand[ir.RankedTensorType]
     filter: Operand[ir.RankedTensorType]
     bias: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
+
+
+class ConvFields(WeightedFields):
+    """A convolution's window and quantisation (CMSIS-NN conventions)."""
     input_offset: ir.IntegerAttr
     output_offset: ir.IntegerAttr
     stride: I32Array
@@ -181,34 +198,51 @@ class ConvFields(KernelOp):
     LENGTHS = WINDOW_LENGTHS
 
 
-class AddFields(KernelOp):
-    """A quantized add: each input rescaled (after a common left shift), the sum requantized."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
+class MulFields(BinaryFields):
+    """A quantized multiply: (a + offset1) * (b + offset2) requantized."""
     input1_offset: ir.IntegerAttr
+    input2_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    output_multiplier: ir.IntegerAttr
+    output_shift: ir.IntegerAttr
+    activation: I32Array
+    LENGTHS = {"activation": 2}
+
+
+class AddFields(MulFields):
+    """A quantized add: each input rescaled (after a common left shift), the sum requantized."""
     input1_multiplier: ir.IntegerAttr
     input1_shift: ir.IntegerAttr
-    input2_offset: ir.IntegerAttr
     input2_multiplier: ir.IntegerAttr
     input2_shift: ir.IntegerAttr
     left_shift: ir.IntegerAttr
-    output_offset: ir.IntegerAttr
-    output_multiplier: ir.IntegerAttr
-    output_shift: ir.IntegerAttr
+
+
+class PoolFields(UnaryFields):
+    """A pooling window (padding [top, left, bottom, right]) and the output clamp."""
+    kernel_size: I32Array
+    stride: I32Array
+    padding: I32Array
     activation: I32Array
-    LENGTHS = {"activation": 2}
+    LENGTHS = WINDOW_LENGTHS
 
 
-class MulFields(KernelOp):
-    """A quantized multiply: (a + offset1) * (b + offset2) requantized."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
+class ConcatFields(KernelOp):
+    """Concatenation along `axis`. Inputs come in runs of equal types, one variadic group each
+    (g0..g7), any number per run."""
     output: Result[ir.RankedTensorType]
-    input1_offset: ir.IntegerAttr
-    input2_offset: ir.IntegerAttr
-    output_offset: ir.IntegerAttr
-    output_multiplier: ir.IntegerAttr
-    output_shift: ir.IntegerAttr
-    activation: I32Array
-    LENGTHS = {"activation": 2}
+    g0: Tensors
+    g1: Tensors
+    g2: Tensors
+    g3: Tensors
+    g4: Tensors
+    g5: Tensors
+    g6: Tensors
+    g7: Tensors
+    axis: ir.IntegerAttr
+
+    def check(self):
+        return concat_check(self)
+
+
+assert GROUPS == 8  # ConcatFields declares g0..g7

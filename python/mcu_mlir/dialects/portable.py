@@ -8,8 +8,8 @@ types, shapes, counts) is not repeated. The C emitter maps each op class to one 
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
-from .kernel_op import (GROUPS, AddFields, ConvFields, I32Array, KernelOp, MulFields, Tensors, concat_check,
-                        per_channel_check)
+from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields,
+                        PoolFields, UnaryFields, WeightedFields, per_channel_check)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
@@ -67,12 +67,8 @@ class DepthwiseConv2DOp(ConvFields, dialect=Portable, name="depthwise_conv2d"):
         return per_channel_check(self, allow_none=True)
 
 
-class TransposeConv2DOp(KernelOp, dialect=Portable, name="transpose_conv2d"):
+class TransposeConv2DOp(WeightedFields, dialect=Portable, name="transpose_conv2d"):
     """int8 transposed convolution to int32 accumulators; `out_pad` is [top, left]."""
-    input: Operand[ir.RankedTensorType]
-    filter: Operand[ir.RankedTensorType]
-    bias: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     stride: I32Array
     out_pad: I32Array
     input_zp: ir.IntegerAttr
@@ -100,24 +96,17 @@ class MatmulOp(KernelOp, dialect=Portable, name="matmul"):
         return per_channel_check(self, allow_none=True)
 
 
-class _PoolFields(KernelOp):
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    kernel_size: I32Array
-    stride: I32Array
-    padding: I32Array
+class _ZeroPointPoolFields(PoolFields):
     input_zp: ir.IntegerAttr
     output_zp: ir.IntegerAttr
-    activation: I32Array
-    LENGTHS = {"kernel_size": 2, "stride": 2, "padding": 4, "activation": 2}
 
 
-class AvgPool2DOp(_PoolFields, dialect=Portable, name="avg_pool2d"):
+class AvgPool2DOp(_ZeroPointPoolFields, dialect=Portable, name="avg_pool2d"):
     """Average pool over NHWC (padding [top, left, bottom, right] not counted)."""
     KERNEL = "avg_pool2d"
 
 
-class MaxPool2DOp(_PoolFields, dialect=Portable, name="max_pool2d"):
+class MaxPool2DOp(_ZeroPointPoolFields, dialect=Portable, name="max_pool2d"):
     """Max pool over NHWC."""
     KERNEL = "max_pool2d"
 
@@ -132,11 +121,8 @@ class ElementwiseMulOp(MulFields, dialect=Portable, name="elementwise_mul"):
     KERNEL, TYPED = "elementwise_mul", True
 
 
-class BinaryOp(KernelOp, dialect=Portable, name="binary"):
+class BinaryOp(BinaryFields, dialect=Portable, name="binary"):
     """TOSA's integer binary ops, broadcasting; `shift` is tosa.mul's right shift."""
-    input1: Operand[ir.RankedTensorType]
-    input2: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     kind: BinaryKind
     shift: ir.IntegerAttr
     KERNEL = "binary"
@@ -151,17 +137,15 @@ class SelectOp(KernelOp, dialect=Portable, name="select"):
     KERNEL = "select"
 
 
-class UnaryOp(KernelOp, dialect=Portable, name="unary"):
+class UnaryOp(UnaryFields, dialect=Portable, name="unary"):
     """TOSA's integer unary ops; zero points for negate."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     kind: UnaryKind
     input_zp: ir.IntegerAttr
     output_zp: ir.IntegerAttr
     KERNEL = "unary"
 
 
-class _RescaleFields(KernelOp):
+class _RescaleFields(UnaryFields):
     input_zp: ir.IntegerAttr
     output_zp: ir.IntegerAttr
     multiplier: I32Array
@@ -181,25 +165,19 @@ class _RescaleFields(KernelOp):
 
 class RescaleOp(_RescaleFields, dialect=Portable, name="rescale"):
     """tosa.rescale, TOSA semantics (shifts as in TOSA)."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     input_unsigned: ir.IntegerAttr
     output_unsigned: ir.IntegerAttr
     KERNEL = "rescale"
 
 
-class ClampOp(KernelOp, dialect=Portable, name="clamp"):
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
+class ClampOp(UnaryFields, dialect=Portable, name="clamp"):
     min: ir.IntegerAttr
     max: ir.IntegerAttr
     KERNEL = "clamp"
 
 
-class CastOp(KernelOp, dialect=Portable, name="cast"):
+class CastOp(UnaryFields, dialect=Portable, name="cast"):
     """Integer / boolean conversion, TOSA semantics."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     KERNEL = "cast"
 
 
@@ -215,10 +193,9 @@ class TableOp(KernelOp, dialect=Portable, name="table"):
 
 
 class TableRescaleOp(_RescaleFields, dialect=Portable, name="table_rescale"):
-    """An int16 table and the rescale of its int32 result back to int16, in one pass."""
-    input: Operand[ir.RankedTensorType]
+    """An int16 table (operands: input, table) and the rescale of its int32 result back to int16,
+    in one pass."""
     table: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     KERNEL = "table_s16_rescale"
 
 
@@ -260,9 +237,7 @@ class LogSoftmaxOp(KernelOp, dialect=Portable, name="log_softmax"):
 
 # -- data movement ----------------------------------------------------------------------------
 
-class TransposeOp(KernelOp, dialect=Portable, name="transpose"):
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
+class TransposeOp(UnaryFields, dialect=Portable, name="transpose"):
     perms: I32Array
     KERNEL = "transpose"
 
@@ -272,28 +247,13 @@ class TransposeOp(KernelOp, dialect=Portable, name="transpose"):
         return None
 
 
-class ConcatOp(KernelOp, dialect=Portable, name="concat"):
-    """Concatenation along `axis`; inputs in runs of equal types, one variadic group each."""
-    output: Result[ir.RankedTensorType]
-    g0: Tensors
-    g1: Tensors
-    g2: Tensors
-    g3: Tensors
-    g4: Tensors
-    g5: Tensors
-    g6: Tensors
-    g7: Tensors
-    axis: ir.IntegerAttr
+class ConcatOp(ConcatFields, dialect=Portable, name="concat"):
+    """Concatenation along `axis` (copies into the output)."""
     KERNEL = "concat"
 
-    def check(self):
-        return concat_check(self)
 
-
-class PadOp(KernelOp, dialect=Portable, name="pad"):
+class PadOp(UnaryFields, dialect=Portable, name="pad"):
     """Constant padding; `padding` is [before, after] per axis."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     padding: I32Array
     pad_value: ir.IntegerAttr
     KERNEL = "pad"
@@ -304,10 +264,8 @@ class PadOp(KernelOp, dialect=Portable, name="pad"):
         return None
 
 
-class SliceOp(KernelOp, dialect=Portable, name="slice"):
+class SliceOp(UnaryFields, dialect=Portable, name="slice"):
     """The output's shape, read from `start` of the input."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     start: I32Array
     KERNEL = "slice"
 
@@ -318,16 +276,12 @@ class SliceOp(KernelOp, dialect=Portable, name="slice"):
         return None
 
 
-class TileOp(KernelOp, dialect=Portable, name="tile"):
+class TileOp(UnaryFields, dialect=Portable, name="tile"):
     """Repeats the input to the output's shape."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     KERNEL = "tile"
 
 
-class ReverseOp(KernelOp, dialect=Portable, name="reverse"):
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
+class ReverseOp(UnaryFields, dialect=Portable, name="reverse"):
     axis: ir.IntegerAttr
     KERNEL = "reverse"
 
@@ -340,10 +294,8 @@ class GatherOp(KernelOp, dialect=Portable, name="gather"):
     KERNEL = "gather"
 
 
-class ResizeOp(KernelOp, dialect=Portable, name="resize"):
+class ResizeOp(UnaryFields, dialect=Portable, name="resize"):
     """tosa.resize of NHWC: scale [y_n, y_d, x_n, x_d], offset [y, x], border [y, x]."""
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
     scale: I32Array
     offset: I32Array
     border: I32Array
@@ -352,22 +304,16 @@ class ResizeOp(KernelOp, dialect=Portable, name="resize"):
     KERNEL = "resize"
 
 
-class ReduceOp(KernelOp, dialect=Portable, name="reduce"):
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
+class ReduceOp(UnaryFields, dialect=Portable, name="reduce"):
     kind: ReduceKind
     axis: ir.IntegerAttr
     KERNEL = "reduce"
 
 
-class ArgmaxOp(KernelOp, dialect=Portable, name="argmax"):
-    input: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
+class ArgmaxOp(UnaryFields, dialect=Portable, name="argmax"):
     axis: ir.IntegerAttr
     KERNEL = "argmax"
 
-
-assert GROUPS == 8  # ConcatOp declares g0..g7
 
 
 def load(ctx) -> None:

@@ -59,6 +59,17 @@ def _conv_head(em, i, op, params_type: str, extra=""):
             _dims(f"layer{i}_output_dims", out_s)]
 
 
+def _weighted_call(em, i, op, fn: str, ctype: str, bias: str | None = None, before_output: str = "") -> str:
+    """The call of a CMSIS-NN conv / fully connected: context, params, quant, then each tensor after its dims."""
+    # Constants are numbered in the order they are named: input, filter, then bias.
+    inp = em.ptr(op.operands[0], ctype)
+    filt = em.const_name(op.operands[1], f"layer{i}_filter")
+    bias = bias or em.const_name(op.operands[2], f"layer{i}_bias")
+    return (f"status = {fn}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_input_dims, "
+            f"{inp}, &layer{i}_filter_dims, {filt}, &layer{i}_bias_dims, {bias}, "
+            f"{before_output}&layer{i}_output_dims, {em.out(op, ctype)});")
+
+
 _SIZES = "(&layer{i}_params, &layer{i}_input_dims, &layer{i}_filter_dims, &layer{i}_output_dims)"
 
 
@@ -66,15 +77,11 @@ def conv(em, i, op):
     fn = op.function_name()
     if fn == "arm_convolve_wrapper_s16":
         return _conv_s16(em, i, op)
-    args = (f"&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_input_dims, "
-            f"{em.ptr(op.operands[0], 'int8_t')}, &layer{i}_filter_dims, "
-            f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, "
-            f"{em.const_name(op.operands[2], f'layer{i}_bias')}, ")
-    args += "NULL, " if fn == "arm_convolve_s8" else ""
-    args += f"&layer{i}_output_dims, {em.out(op, 'int8_t')}"
+    # arm_convolve_s8 takes upscale dims (none: NULL) before the output's.
+    call = _weighted_call(em, i, op, fn, "int8_t", before_output="NULL, " if fn == "arm_convolve_s8" else "")
     size = ("arm_convolve_s8_get_buffer_size(&layer{i}_input_dims, &layer{i}_filter_dims)"
             if fn == "arm_convolve_s8" else "arm_convolve_wrapper_s8_get_buffer_size" + _SIZES)
-    return _conv_head(em, i, op, "cmsis_nn_conv_params") + [_check_scratch(op, i, size), f"status = {fn}({args});"]
+    return _conv_head(em, i, op, "cmsis_nn_conv_params") + [_check_scratch(op, i, size), call]
 
 
 def _conv_s16(em, i, op):
@@ -82,10 +89,7 @@ def _conv_s16(em, i, op):
     return _conv_head(em, i, op, "cmsis_nn_conv_params") + [
         f"const cmsis_nn_bias_data layer{i}_bias = {{.data = {bias}, .is_int32_bias = false}};",
         _check_scratch(op, i, "arm_convolve_wrapper_s16_get_buffer_size" + _SIZES),
-        f"status = arm_convolve_wrapper_s16(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
-        f"&layer{i}_input_dims, {em.ptr(op.operands[0], 'int16_t')}, &layer{i}_filter_dims, "
-        f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, &layer{i}_bias, "
-        f"&layer{i}_output_dims, {em.out(op, 'int16_t')});"]
+        _weighted_call(em, i, op, "arm_convolve_wrapper_s16", "int16_t", bias=f"&layer{i}_bias")]
 
 
 def depthwise_conv(em, i, op):
@@ -95,10 +99,7 @@ def depthwise_conv(em, i, op):
     return head + [
         # arm_depthwise_conv_s8 (the scratch-free kernel) has no size function: it needs none.
         "" if fn == "arm_depthwise_conv_s8" else _check_scratch(op, i, fn + "_get_buffer_size" + _SIZES),
-        f"status = {fn}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, "
-        f"&layer{i}_input_dims, {em.ptr(op.operands[0], in_t)}, &layer{i}_filter_dims, "
-        f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, "
-        f"{em.const_name(op.operands[2], f'layer{i}_bias')}, &layer{i}_output_dims, {em.out(op, in_t)});"]
+        _weighted_call(em, i, op, fn, in_t)]
 
 
 def fully_connected(em, i, op):
@@ -124,10 +125,7 @@ def fully_connected(em, i, op):
         _dims(f"layer{i}_filter_dims", [depth, 1, 1, out_c]),
         _dims(f"layer{i}_bias_dims", [1, 1, 1, out_c]),
         _dims(f"layer{i}_output_dims", [batches, 1, 1, out_c]),
-        f"status = {fn}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_input_dims, "
-        f"{em.ptr(op.operands[0], 'int8_t')}, &layer{i}_filter_dims, "
-        f"{em.const_name(op.operands[1], f'layer{i}_filter')}, &layer{i}_bias_dims, "
-        f"{em.const_name(op.operands[2], f'layer{i}_bias')}, &layer{i}_output_dims, {em.out(op, 'int8_t')});"]
+        _weighted_call(em, i, op, fn, "int8_t")]
 
 
 def pool(em, i, op):

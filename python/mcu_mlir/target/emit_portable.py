@@ -257,12 +257,18 @@ def _shape_struct(em, var, dims):
     return em.struct("mcu_shape_t", var, {"rank": len(dims), "dims": "{" + ", ".join(map(str, dims)) + "}"})
 
 
-def transpose(em, i, op):
+def _move(em, i, op, fn: str, args: str, out_shape: bool = False):
+    """A data-movement call: element size, input shape (and output shape), `args`, buffers."""
     a = op.operands[0]
+    lines = [_shape_struct(em, f"layer{i}_in_shape", _shape(a))]
+    if out_shape:
+        lines.append(_shape_struct(em, f"layer{i}_out_shape", _shape(op.results[0])))
+    return lines + [f"status = {fn}({_elem_bytes(a)}, &layer{i}_in_shape, {args}{em.buf(a)}, {em.storage(op)});"]
+
+
+def transpose(em, i, op):
     perms = em.array(f"layer{i}_perms", "int32_t", op.ints("perms"))
-    return [_shape_struct(em, f"layer{i}_in_shape", _shape(a)),
-            f"status = mcu_transpose({_elem_bytes(a)}, &layer{i}_in_shape, {perms}, "
-            f"{em.buf(a)}, {em.storage(op)});"]
+    return _move(em, i, op, "mcu_transpose", f"{perms}, ")
 
 
 def concat(em, i, op):
@@ -291,20 +297,12 @@ def pad(em, i, op):
 
 
 def slice_(em, i, op):
-    a = op.operands[0]
     st = em.array(f"layer{i}_start", "int32_t", op.ints("start"))
-    return [_shape_struct(em, f"layer{i}_in_shape", _shape(a)),
-            _shape_struct(em, f"layer{i}_out_shape", _shape(op.results[0])),
-            f"status = mcu_slice({_elem_bytes(a)}, &layer{i}_in_shape, &layer{i}_out_shape, {st}, "
-            f"{em.buf(a)}, {em.storage(op)});"]
+    return _move(em, i, op, "mcu_slice", f"&layer{i}_out_shape, {st}, ", out_shape=True)
 
 
 def tile(em, i, op):
-    a = op.operands[0]
-    return [_shape_struct(em, f"layer{i}_in_shape", _shape(a)),
-            _shape_struct(em, f"layer{i}_out_shape", _shape(op.results[0])),
-            f"status = mcu_tile({_elem_bytes(a)}, &layer{i}_in_shape, &layer{i}_out_shape, "
-            f"{em.buf(a)}, {em.storage(op)});"]
+    return _move(em, i, op, "mcu_tile", f"&layer{i}_out_shape, ", out_shape=True)
 
 
 def reverse(em, i, op):

@@ -55,6 +55,13 @@ class Rewriter:
                 self.rewriter.erase_op(op)
             pending = [op for op in pending if all(op.operation != f.operation for f in free)]
 
+    def convert(self, op, cls, operands: list, attrs: dict, result_type=None) -> bool:
+        """Replaces the TOSA op `op` by one kernel op of class `cls`; returns CONVERTED."""
+        new = make_op(cls, operands, result_type or op.results[0].type, attrs, before=op, loc=op.location,
+                      source_op=op.operation.name)
+        self.replace([op], op, new)
+        return CONVERTED
+
     def replace(self, old_ops, last, new_op) -> None:
         """Replaces `last` (the op whose value the kernel now computes) by `new_op` and erases the
         other matched ops."""

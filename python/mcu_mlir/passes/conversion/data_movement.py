@@ -6,7 +6,7 @@ from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
 from ...dialects.kernel_op import GROUPS
-from .common import CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, shape, str_attr
+from .common import DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, shape, str_attr
 
 
 def _bytes(op, value) -> int:
@@ -25,10 +25,7 @@ def _consts(op, index: int, what: str) -> list[int]:
 
 def convert_reshape(op, rw):
     _bytes(op, op.operands[0])
-    new = make_op(cmsisnn.ReshapeOp, [op.operands[0]], op.results[0].type, {}, before=op,
-                         loc=op.location, source_op=op.operation.name)
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, cmsisnn.ReshapeOp, [op.operands[0]], {})
 
 
 def _cmsis_4d_s8(rw, *values) -> bool:
@@ -41,15 +38,9 @@ def convert_transpose(op, rw):
     a = op.operands[0]
     perms = [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["perms"])]
     if _cmsis_4d_s8(rw, a):
-        new = make_op(cmsisnn.TransposeOp, [a], op.results[0].type, {"perms": perms}, before=op,
-                      loc=op.location, source_op="tosa.transpose")
-        rw.replace([op], op, new)
-        return CONVERTED
+        return rw.convert(op, cmsisnn.TransposeOp, [a], {"perms": perms})
     _bytes(op, a)
-    new = make_op(portable.TransposeOp, [a], op.results[0].type, {"perms": perms}, before=op,
-                  loc=op.location, source_op="tosa.transpose")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.TransposeOp, [a], {"perms": perms})
 
 
 def convert_concat(op, rw):
@@ -66,10 +57,7 @@ def convert_concat(op, rw):
         part = make_op(cls, head, ir.RankedTensorType.get(dims, ir.RankedTensorType(head[0].type).element_type),
                        {"axis": axis}, before=op, loc=op.location, source_op="tosa.concat")
         inputs = [part.results[0]] + inputs[len(head):]
-    new = make_op(cls, inputs, op.results[0].type, {"axis": axis}, before=op, loc=op.location,
-                  source_op="tosa.concat")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, cls, inputs, {"axis": axis})
 
 
 def _runs(values) -> int:
@@ -100,39 +88,27 @@ def convert_pad(op, rw):
         cls = cmsisnn.PadOp
     else:
         cls = portable.PadOp
-    new = make_op(cls, [a], op.results[0].type, {"padding": padding, "pad_value": value},
-                  before=op, loc=op.location, source_op="tosa.pad")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, cls, [a], {"padding": padding, "pad_value": value})
 
 
 def convert_slice(op, rw):
     a = op.operands[0]
     start = _consts(op, 1, "start")
     _bytes(op, a)
-    new = make_op(portable.SliceOp, [a], op.results[0].type, {"start": start}, before=op,
-                  loc=op.location, source_op="tosa.slice")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.SliceOp, [a], {"start": start})
 
 
 def convert_tile(op, rw):
     a = op.operands[0]
     _bytes(op, a)
-    new = make_op(portable.TileOp, [a], op.results[0].type, {}, before=op, loc=op.location,
-                  source_op="tosa.tile")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.TileOp, [a], {})
 
 
 def convert_reverse(op, rw):
     a = op.operands[0]
     _bytes(op, a)
-    new = make_op(portable.ReverseOp, [a], op.results[0].type,
-                  {"axis": int(ir.IntegerAttr(op.attributes["axis"]).value)}, before=op,
-                  loc=op.location, source_op="tosa.reverse")
-    rw.replace([op], op, new)
-    return CONVERTED
+    axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
+    return rw.convert(op, portable.ReverseOp, [a], {"axis": axis})
 
 
 def convert_gather(op, rw):
@@ -140,24 +116,18 @@ def convert_gather(op, rw):
     if elem(indices) != "i32":
         raise PassError(op, "'tosa.gather' needs int32 indices")
     _bytes(op, values)
-    new = make_op(portable.GatherOp, [values, indices], op.results[0].type, {}, before=op,
-                  loc=op.location, source_op="tosa.gather")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.GatherOp, [values, indices], {})
 
 
 def convert_resize(op, rw):
-    a, out = op.operands[0], op.results[0]
+    a = op.operands[0]
     scale, offset, border = _consts(op, 1, "scale"), _consts(op, 2, "offset"), _consts(op, 3, "border")
     mode = str_attr(op, "mode")
     if elem(a) not in ("i8", "i16"):
         raise PassError(op, f"'tosa.resize' on {elem(a)} has no kernel (integer only)")
     params = {"scale": scale, "offset": offset, "border": border,
               "mode": "bilinear" if "BILINEAR" in mode else "nearest"}
-    new = make_op(portable.ResizeOp, [a], out.type, params, before=op, loc=op.location,
-                  source_op="tosa.resize")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.ResizeOp, [a], params)
 
 
 PATTERNS = [

@@ -248,10 +248,7 @@ def convert_binary(op, rw):
         kind = "shift_right_round"
     out = op.results[0]
     _dtype(op, a), _dtype(op, out)
-    new = make_op(portable.BinaryOp, [a, b], out.type, {"kind": kind, "shift": shift}, before=op,
-                  loc=op.location, source_op=name)
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.BinaryOp, [a, b], {"kind": kind, "shift": shift})
 
 
 def convert_unary(op, rw):
@@ -262,20 +259,14 @@ def convert_unary(op, rw):
     a = op.operands[0]
     _dtype(op, a)
     params = {"kind": _UNARY[name], "input_zp": izp or 0, "output_zp": ozp or 0}
-    new = make_op(portable.UnaryOp, [a], op.results[0].type, params, before=op, loc=op.location,
-                  source_op=name)
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.UnaryOp, [a], params)
 
 
 def convert_select(op, rw):
     cond, a, b = op.operands
     out = op.results[0]
     _dtype(op, a), _dtype(op, out)
-    new = make_op(portable.SelectOp, [cond, a, b], out.type, {}, before=op, loc=op.location,
-                  source_op="tosa.select")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.SelectOp, [cond, a, b], {})
 
 
 def convert_rescale(op, rw):
@@ -286,10 +277,7 @@ def convert_rescale(op, rw):
     _dtype(op, inp), _dtype(op, out)
     params = {**_rescale_params(rs), "input_unsigned": int(rs.input_unsigned),
               "output_unsigned": int(rs.output_unsigned)}
-    new = make_op(portable.RescaleOp, [inp], out.type, params, before=op, loc=op.location,
-                  source_op="tosa.rescale")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.RescaleOp, [inp], params)
 
 
 def convert_clamp(op, rw):
@@ -297,18 +285,13 @@ def convert_clamp(op, rw):
     lo = int(ir.IntegerAttr(op.attributes["min_val"]).value)
     hi = int(ir.IntegerAttr(op.attributes["max_val"]).value)
     _dtype(op, a)
-    new = make_op(portable.ClampOp, [a], op.results[0].type, {"min": lo, "max": hi}, before=op,
-                  loc=op.location, source_op="tosa.clamp")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.ClampOp, [a], {"min": lo, "max": hi})
 
 
 def convert_cast(op, rw):
     a, out = op.operands[0], op.results[0]
     _dtype(op, a), _dtype(op, out)
-    new = make_op(portable.CastOp, [a], out.type, {}, before=op, loc=op.location, source_op="tosa.cast")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.CastOp, [a], {})
 
 
 def _rescale_params(rs) -> dict:
@@ -339,10 +322,7 @@ def convert_table(op, rw):
     et = elem(a)
     if et not in ("i8", "i16"):
         raise PassError(op, f"'tosa.table' on {et} has no kernel")
-    new = make_op(portable.TableOp, [a, table], op.results[0].type, {}, before=op, loc=op.location,
-                  source_op="tosa.table")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.TableOp, [a, table], {})
 
 
 PATTERNS = [

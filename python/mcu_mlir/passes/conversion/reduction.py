@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import portable
-from .common import CONVERTED, DTYPES, elem, make_op, tosa_class
+from .common import DTYPES, elem, tosa_class
 
 _REDUCE = ("tosa.reduce_sum", "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_product",
            "tosa.reduce_all", "tosa.reduce_any")
@@ -18,10 +18,7 @@ def convert_reduce(op, rw):
         raise PassError(op, f"'{op.operation.name}' on {et} has no kernel (integer types only)")
     axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
     kind = op.operation.name[len("tosa.reduce_"):]
-    new = make_op(portable.ReduceOp, [a], op.results[0].type, {"kind": kind, "axis": axis}, before=op,
-                  loc=op.location, source_op=op.operation.name)
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.ReduceOp, [a], {"kind": kind, "axis": axis})
 
 
 def convert_argmax(op, rw):
@@ -30,10 +27,7 @@ def convert_argmax(op, rw):
     if et not in DTYPES or elem(op.results[0]) != "i32":
         raise PassError(op, f"'tosa.argmax' on {et} has no kernel (integer in, int32 out)")
     axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
-    new = make_op(portable.ArgmaxOp, [a], op.results[0].type, {"axis": axis}, before=op,
-                  loc=op.location, source_op="tosa.argmax")
-    rw.replace([op], op, new)
-    return CONVERTED
+    return rw.convert(op, portable.ArgmaxOp, [a], {"axis": axis})
 
 
 PATTERNS = [
