@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from ..dialects import cmsisnn
 from ..dialects.kernel_op import KernelOp
 from ..target.emit_c import missing_emitters
@@ -34,7 +34,7 @@ class PrepareForEmission(ModulePass):
         for fn in self.functions(module):
             for op in fn.regions[0].blocks[0].operations:
                 name = op.operation.name
-                if name.startswith("tosa.") and name not in ("tosa.const", "tosa.const_shape"):
+                if name.startswith("tosa.") and not isinstance(op, (tosa.ConstOp, tosa.ConstShapeOp)):
                     self.emit_error(op, f"'{name}' was not converted: run mcu-convert-tosa-to-cmsisnn first")
                     continue
                 if not isinstance(op, KernelOp):

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from ..dialects import cmsisnn
 from ..dialects.kernel_op import KernelOp
 from ..passes.conversion.common import DTYPE_BYTES, attr_array, clear_resource_cache, module_of
@@ -113,7 +113,7 @@ def _source_op(op) -> str:
 
 def _const_producer(value):
     owner = value.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
+    if not isinstance(owner, tosa.ConstOp):
         return None
     return owner
 
@@ -174,7 +174,7 @@ class _Emitter:
         owner = value.owner
         if isinstance(owner, ir.Block):
             return f"((const uint8_t *)inputs[{value.arg_number}])"
-        if owner.operation.name == "tosa.const":
+        if isinstance(owner, tosa.ConstOp):
             return self.const_name(value, hint)
         return self.storage(owner)
 
@@ -254,7 +254,7 @@ class _Emitter:
         # Outputs that are graph inputs or constants are copied.
         for k, v in enumerate(self.ret.operands):
             owner = v.owner
-            if isinstance(owner, ir.Block) or owner.operation.name == "tosa.const" or \
+            if isinstance(owner, (ir.Block, tosa.ConstOp)) or \
                     not _str(owner, mcu_attrs.STORAGE).startswith(f"output:{k}"):
                 body.append(f"  /* output {k} is not computed in place: copy it */")
                 body.append(f"  status = mcu_copy({_nbytes(v)}, {self.buf(v, f'output{k}')}, outputs[{k}]);")
@@ -356,7 +356,7 @@ def _weights_bytes(op) -> int:
     total = 0
     for v in op.operands:
         owner = v.owner
-        if not isinstance(owner, ir.Block) and owner.operation.name == "tosa.const":
+        if isinstance(owner, tosa.ConstOp):
             total += _nbytes(v)
     if mcu_attrs.KERNEL_SUMS in op.attributes:
         total += 4 * len(_ints(op.attributes[mcu_attrs.KERNEL_SUMS]))
@@ -372,7 +372,7 @@ def model_report(module) -> dict:
         # The model total counts a constant shared by several calls once, as the C holds it once.
         for v in op.operands:
             owner = v.owner
-            if not isinstance(owner, ir.Block) and owner.operation.name == "tosa.const":
+            if isinstance(owner, tosa.ConstOp):
                 key = hash(owner.operation)
                 if key not in seen:
                     seen.add(key)
