@@ -6,13 +6,12 @@
 // CHECK: "cmsisnn.add"(%arg0, %arg1)
 // CHECK-SAME: input1_offset = -3 : i32
 // CHECK-SAME: input2_shift = -1 : i32
-// CHECK-SAME: kernel = "arm_elementwise_add_s8"
 // CHECK-SAME: left_shift = 20 : i32
 // CHECK-SAME: output_shift = -19 : i32
-// CHECK-NOT: cmsisnn.portable
+// CHECK-NOT: portable.
 // With the pattern disabled, every TOSA op becomes its own portable kernel.
 // UNFUSED-LABEL: func.func @add$int8
-// UNFUSED-COUNT-5: kernel = "rescale"
+// UNFUSED-COUNT-5: "portable.rescale"
 // UNFUSED-NOT: cmsisnn.add
 func.func @add$int8(%arg0: tensor<1x8xi8>, %arg1: tensor<1x8xi8>) -> tensor<1x8xi8> {
   %m30 = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>

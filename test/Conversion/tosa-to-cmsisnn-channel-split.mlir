@@ -1,21 +1,27 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
-// RUN: mcu-opt %s --split-input-file '--mcu-convert-tosa-to-cmsisnn=target=cortex-m55 disabled-patterns=split-sliced-conv' | FileCheck %s --check-prefix=OFF
+// RUN: mcu-opt %s --split-input-file --mcu-split-sliced-convs --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-split-sliced-convs | FileCheck %s --check-prefix=TOSA
+// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s --check-prefix=OFF
 
 // A conv + rescale + table read only through two channel halves: one chain per half, with the
 // weights, bias and per-channel multipliers of its channels; no slice left.
 // CHECK-LABEL: func.func @split$halves
-// CHECK-NOT: kernel = "slice"
+// CHECK-NOT: "portable.slice"
 // CHECK: "cmsisnn.conv"(%arg0,
 // CHECK-SAME: multiplier = array<i32: 1073741824, 1100000000>
 // CHECK-SAME: -> tensor<1x4x4x2xi8>
-// CHECK: kernel = "table_s8"
+// CHECK: "portable.table"
 // CHECK: "cmsisnn.conv"(%arg0,
 // CHECK-SAME: multiplier = array<i32: 1200000000, 1300000000>
 // CHECK-SAME: -> tensor<1x4x4x2xi8>
-// CHECK: kernel = "table_s8"
-// CHECK-NOT: kernel = "slice"
+// CHECK: "portable.table"
+// CHECK-NOT: "portable.slice"
+// The pass alone: one conv2d + rescale + table per half, on TOSA.
+// TOSA-LABEL: func.func @split$halves
+// TOSA-COUNT-2: tosa.conv2d
+// TOSA-NOT: tosa.slice
+// Without the pass, the conversion keeps the slices.
 // OFF-LABEL: func.func @split$halves
-// OFF-COUNT-2: kernel = "slice"
+// OFF-COUNT-2: "portable.slice"
 func.func @split$halves(%arg0: tensor<1x4x4x3xi8>) -> (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) {
   %w = "tosa.const"() {values = dense<[[[[1, 2, 3]]], [[[4, 5, 6]]], [[[-1, -2, -3]]], [[[7, 8, 9]]]]> : tensor<4x1x1x3xi8>} : () -> tensor<4x1x1x3xi8>
   %b = "tosa.const"() {values = dense<[1, 2, 3, 4]> : tensor<4xi32>} : () -> tensor<4xi32>
@@ -39,7 +45,9 @@ func.func @split$halves(%arg0: tensor<1x4x4x3xi8>) -> (tensor<1x4x4x2xi8>, tenso
 
 // The whole result is also read (here returned): the conv stays whole and the slices stay.
 // CHECK-LABEL: func.func @split$whole_result_read
-// CHECK-COUNT-2: kernel = "slice"
+// TOSA-LABEL: func.func @split$whole_result_read
+// TOSA-COUNT-2: tosa.slice
+// CHECK-COUNT-2: "portable.slice"
 func.func @split$whole_result_read(%arg0: tensor<1x4x4x3xi8>) -> (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>, tensor<1x4x4x4xi8>) {
   %w = "tosa.const"() {values = dense<1> : tensor<4x1x1x3xi8>} : () -> tensor<4x1x1x3xi8>
   %b = "tosa.const"() {values = dense<0> : tensor<4xi32>} : () -> tensor<4xi32>
@@ -65,8 +73,8 @@ func.func @split$whole_result_read(%arg0: tensor<1x4x4x3xi8>) -> (tensor<1x4x4x2
 // CHECK: "cmsisnn.conv"(%arg0,
 // CHECK-SAME: -> tensor<1x4x4x4xi8>
 // CHECK: "cmsisnn.conv"
-// CHECK-SAME: kernel = "arm_convolve_s8"
-// CHECK-NOT: kernel = "slice"
+// CHECK-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">
+// CHECK-NOT: "portable.slice"
 func.func @split$feeds_groups(%arg0: tensor<1x4x4x3xi8>) -> tensor<1x4x4x4xi8> {
   %w = "tosa.const"() {values = dense<1> : tensor<4x1x1x3xi8>} : () -> tensor<4x1x1x3xi8>
   %b = "tosa.const"() {values = dense<0> : tensor<4xi32>} : () -> tensor<4xi32>

@@ -4,18 +4,18 @@
 // Two channel slices, a conv + rescale each, concatenated along C: one grouped call on the whole
 // input, weights / biases / multipliers of the groups in order.
 // CMSIS-LABEL: func.func @grouped$concat
-// CMSIS-NOT: kernel = "slice"
+// CMSIS-NOT: "portable.slice"
 // CMSIS: "cmsisnn.conv"(%arg0,
 // CMSIS-SAME: activation = array<i32: 0, 127>
-// CMSIS-SAME: kernel = "arm_convolve_s8"
+// CMSIS-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">
 // CMSIS-SAME: multiplier = array<i32: 1073741824, 1073741824, 1500000000, 1500000000>
 // CMSIS-SAME: (tensor<1x4x4x4xi8>, tensor<4x3x3x2xi8>, tensor<4xi32>) -> tensor<1x4x4x4xi8>
 // CMSIS-NOT: concat
 // PORTABLE-LABEL: func.func @grouped$concat
-// PORTABLE-NOT: kernel = "slice"
-// PORTABLE: "cmsisnn.portable"(%arg0,
-// PORTABLE-SAME: kernel = "conv2d_s8"
-// PORTABLE-SAME: groups = 2 : i32
+// PORTABLE-NOT: "portable.slice"
+// Two groups: 4 input channels, 2 per filter.
+// PORTABLE: "portable.conv2d"(%arg0,
+// PORTABLE-SAME: (tensor<1x4x4x4xi8>, tensor<4x3x3x2xi8>, tensor<4xi32>)
 // PORTABLE-NOT: concat
 func.func @grouped$concat(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8> {
   %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
@@ -49,9 +49,8 @@ func.func @grouped$concat(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8> {
 // the slices now cut the grouped result, at the group's channel offset.
 // CMSIS-LABEL: func.func @grouped$sliced_results
 // CMSIS: %[[G:.*]] = "cmsisnn.conv"(%arg0,
-// CMSIS-SAME: kernel = "arm_convolve_s8"
-// CMSIS: "cmsisnn.portable"(%[[G]])
-// CMSIS-SAME: kernel = "slice"
+// CMSIS-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">
+// CMSIS: "portable.slice"(%[[G]])
 // CMSIS-SAME: start = array<i32: 0, 0, 0, 3>
 // CMSIS-SAME: -> tensor<1x4x4x1xi8>
 func.func @grouped$sliced_results(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x1xi8> {
@@ -80,11 +79,11 @@ func.func @grouped$sliced_results(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x1xi
 
 // Groups whose results have different zero points are not one grouped conv: the slices stay.
 // CMSIS-LABEL: func.func @grouped$different_output_zero_points
-// CMSIS-COUNT-2: kernel = "slice"
-// CMSIS-NOT: arm_convolve_s8"
+// CMSIS-COUNT-2: "portable.slice"
+// CMSIS-NOT: conv_algorithm<"generic">
 // PORTABLE-LABEL: func.func @grouped$different_output_zero_points
-// PORTABLE-COUNT-2: kernel = "slice"
-// PORTABLE-NOT: groups = 2
+// PORTABLE-COUNT-2: "portable.slice"
+// PORTABLE-COUNT-2: "portable.conv2d"{{.*}}(tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>
 func.func @grouped$different_output_zero_points(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8> {
   %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %s1 = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
@@ -111,14 +110,14 @@ func.func @grouped$different_output_zero_points(%arg0: tensor<1x4x4x4xi8>) -> te
 // A conv1d's channel split after the layout passes: reshape, slice along W, reshape back. On
 // element indices it is a channel cut, so the groups read one view of the input.
 // CMSIS-LABEL: func.func @grouped$cut_between_reshapes
-// CMSIS-NOT: kernel = "slice"
+// CMSIS-NOT: "portable.slice"
 // CMSIS: %[[V:.*]] = "cmsisnn.reshape"(%arg0) {{.*}} -> tensor<1x4x1x4xi8>
 // CMSIS: "cmsisnn.conv"(%[[V]],
-// CMSIS-SAME: kernel = "arm_convolve_s8"
+// CMSIS-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">
 // CMSIS-SAME: -> tensor<1x4x1x4xi8>
 // PORTABLE-LABEL: func.func @grouped$cut_between_reshapes
-// PORTABLE-NOT: kernel = "slice"
-// PORTABLE: groups = 2 : i32
+// PORTABLE-NOT: "portable.slice"
+// PORTABLE: "portable.conv2d"{{.*}}(tensor<1x4x1x4xi8>, tensor<4x3x1x2xi8>
 func.func @grouped$cut_between_reshapes(%arg0: tensor<1x2x2x4xi8>) -> tensor<1x4x1x4xi8> {
   %flat = tosa.const_shape {values = dense<[1, 4, 4, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %x = tosa.reshape %arg0, %flat : (tensor<1x2x2x4xi8>, !tosa.shape<4>) -> tensor<1x4x4x1xi8>
@@ -149,9 +148,9 @@ func.func @grouped$cut_between_reshapes(%arg0: tensor<1x2x2x4xi8>) -> tensor<1x4
 // Slices along W of a reshape that are not channel cuts of any NHWC view (every other column
 // here): the rule must not fire.
 // CMSIS-LABEL: func.func @grouped$not_a_channel_cut
-// CMSIS-COUNT-2: kernel = "slice"
+// CMSIS-COUNT-2: "portable.slice"
 // PORTABLE-LABEL: func.func @grouped$not_a_channel_cut
-// PORTABLE-COUNT-2: kernel = "slice"
+// PORTABLE-COUNT-2: "portable.slice"
 func.func @grouped$not_a_channel_cut(%arg0: tensor<1x4x4x1xi8>) -> tensor<1x4x1x4xi8> {
   %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %s1 = tosa.const_shape {values = dense<[0, 0, 2, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>

@@ -4,13 +4,12 @@
 // The frontend's integer log_softmax over axis 1 (taken from Wav2Letter's output): 21 TOSA ops
 // become one mcu_log_softmax_s8 call with the two tables and the scalar constants as parameters.
 // CHECK-LABEL: func.func @log_softmax$fused
-// CHECK: "cmsisnn.portable"(%arg0,
-// CHECK-SAME: kernel = "log_softmax_s8"
-// CHECK-SAME: params = {axis = 29 : i32, base = 0 : i32, bias = 32768 : i32
+// CHECK: "portable.log_softmax"(%arg0,
+// CHECK-SAME: axis_size = 29 : i32, base = 0 : i32, bias = 32768 : i32
 // CHECK-SAME: inner = 13 : i32
 // CHECK-SAME: outer = 1 : i32
-// CHECK-SAME: table_size = 256 : i32
-// CHECK-NOT: "cmsisnn.portable"
+// CHECK-SAME: (tensor<1x29x13xi32>, tensor<1x256x1xi32>, tensor<1x256x1xi32>) -> tensor<1x29x13xi8>
+// CHECK-NOT: "portable.
 // CHECK: return
 func.func @log_softmax$fused(%arg0: tensor<1x29x13xi32>) -> tensor<1x29x13xi8> {
   %0 = tosa.const_shape  {values = dense<[1, 1, 13]> : tensor<3xindex>} : () -> !tosa.shape<3>
@@ -61,9 +60,9 @@ func.func @log_softmax$fused(%arg0: tensor<1x29x13xi32>) -> tensor<1x29x13xi8> {
 
 // The same pattern with an intermediate (max - x) also returned: the ops stay separate kernels.
 // CHECK-LABEL: func.func @log_softmax$intermediate_escapes
-// CHECK-NOT: log_softmax_s8
-// CHECK: kernel = "reduce"
-// CHECK-NOT: log_softmax_s8
+// CHECK-NOT: portable.log_softmax
+// CHECK: "portable.reduce"
+// CHECK-NOT: portable.log_softmax
 func.func @log_softmax$intermediate_escapes(%arg0: tensor<1x29x13xi32>) -> (tensor<1x29x13xi8>, tensor<1x29x13xi32>) {
   %0 = tosa.const_shape  {values = dense<[1, 1, 13]> : tensor<3xindex>} : () -> !tosa.shape<3>
   %1 = tosa.const_shape  {values = dense<[1, 29, 13]> : tensor<3xindex>} : () -> !tosa.shape<3>
@@ -113,10 +112,9 @@ func.func @log_softmax$intermediate_escapes(%arg0: tensor<1x29x13xi32>) -> (tens
 
 // An int8 -> int32 cast (through a reshape) before it is read by the kernel directly (input_s8).
 // CHECK-LABEL: func.func @log_softmax$int8_input
-// CHECK: "cmsisnn.portable"(%arg0,
-// CHECK-SAME: kernel = "log_softmax_s8"
-// CHECK-SAME: input_s8 = 1 : i32
-// CHECK-NOT: kernel = "cast"
+// CHECK: "portable.log_softmax"(%arg0,
+// CHECK-SAME: (tensor<1x29x13x1xi8>,
+// CHECK-NOT: "portable.cast"
 func.func @log_softmax$int8_input(%arg0: tensor<1x29x13x1xi8>) -> tensor<1x29x13xi8> {
   %wide = tosa.cast %arg0 : (tensor<1x29x13x1xi8>) -> tensor<1x29x13x1xi32>
   %flat = tosa.const_shape {values = dense<[1, 29, 13]> : tensor<3xindex>} : () -> !tosa.shape<3>

@@ -4,16 +4,15 @@
 // A strided 1x1 conv never reads the last row / column: the slices that drop them go, and the
 // kernel reads the unsliced 8x8 input for the same 4x4 output.
 // CMSIS-LABEL: func.func @slice$trailing_rows_cols_strided_conv
-// CMSIS-NOT: kernel = "slice"
+// CMSIS-NOT: "portable.slice"
 // CMSIS: "cmsisnn.conv"(%arg0,
-// CMSIS-SAME: kernel = "arm_convolve_wrapper_s8"
+// CMSIS-SAME: algorithm = #cmsisnn.conv_algorithm<"wrapper">
 // CMSIS-SAME: mcu.source_op = "tosa.slice+tosa.slice+tosa.conv2d+tosa.rescale"
 // CMSIS-SAME: (tensor<1x8x8x4xi8>, {{.*}}) -> tensor<1x4x4x2xi8>
 // PORTABLE-LABEL: func.func @slice$trailing_rows_cols_strided_conv
-// PORTABLE-NOT: kernel = "slice"
-// PORTABLE: "cmsisnn.portable"(%arg0,
-// PORTABLE-SAME: kernel = "conv2d_s8"
-// PORTABLE-SAME: h = 8 : i32
+// PORTABLE-NOT: "portable.slice"
+// PORTABLE: "portable.conv2d"(%arg0,
+// PORTABLE-SAME: (tensor<1x8x8x4xi8>,
 func.func @slice$trailing_rows_cols_strided_conv(%arg0: tensor<1x8x8x4xi8>) -> tensor<1x4x4x2xi8> {
   %start = tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
   %size_h = tosa.const_shape {values = dense<[1, 7, 8, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
@@ -38,11 +37,11 @@ func.func @slice$trailing_rows_cols_strided_conv(%arg0: tensor<1x8x8x4xi8>) -> t
 // A padded 3x3 conv whose last window ends on the sliced extent's last row reads the bottom
 // padding: the dropped row would replace it, so the slice stays.
 // CMSIS-LABEL: func.func @slice$conv_reads_padding
-// CMSIS: kernel = "slice"
+// CMSIS: "portable.slice"
 // CMSIS: "cmsisnn.conv"
 // CMSIS-SAME: (tensor<1x7x8x4xi8>, {{.*}}) -> tensor<1x7x8x2xi8>
 // PORTABLE-LABEL: func.func @slice$conv_reads_padding
-// PORTABLE: kernel = "slice"
+// PORTABLE: "portable.slice"
 func.func @slice$conv_reads_padding(%arg0: tensor<1x8x8x4xi8>) -> tensor<1x7x8x2xi8> {
   %start = tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
   %size = tosa.const_shape {values = dense<[1, 7, 8, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
@@ -63,9 +62,9 @@ func.func @slice$conv_reads_padding(%arg0: tensor<1x8x8x4xi8>) -> tensor<1x7x8x2
 
 // A slice at a non-zero offset, or one that also drops channels, is not a trailing trim.
 // CMSIS-LABEL: func.func @slice$offset_or_channels
-// CMSIS-COUNT-2: kernel = "slice"
+// CMSIS-COUNT-2: "portable.slice"
 // PORTABLE-LABEL: func.func @slice$offset_or_channels
-// PORTABLE-COUNT-2: kernel = "slice"
+// PORTABLE-COUNT-2: "portable.slice"
 func.func @slice$offset_or_channels(%arg0: tensor<1x8x8x4xi8>) -> (tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>) {
   %start = tosa.const_shape {values = dense<[0, 1, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %zero = tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>

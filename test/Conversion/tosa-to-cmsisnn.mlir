@@ -6,8 +6,8 @@
 // CMSIS-LABEL: func.func @conv$fused
 // CMSIS: "cmsisnn.conv"
 // CMSIS-SAME: activation = array<i32: 0, 100>
+// CMSIS-SAME: algorithm = #cmsisnn.conv_algorithm<"wrapper">
 // CMSIS-SAME: input_offset = 7 : i32
-// CMSIS-SAME: kernel = "arm_convolve_wrapper_s8"
 // CMSIS-SAME: mcu.source_op = "tosa.conv2d+tosa.rescale+tosa.clamp"
 // CMSIS-SAME: output_offset = 5 : i32
 // CMSIS-SAME: padding = array<i32: 1, 1, 1, 1>
@@ -15,8 +15,7 @@
 // CMSIS-NOT: tosa.rescale %
 // CMSIS-NOT: tosa.clamp %
 // PORTABLE-LABEL: func.func @conv$fused
-// PORTABLE: "cmsisnn.portable"
-// PORTABLE-SAME: kernel = "conv2d_s8"
+// PORTABLE: "portable.conv2d"
 // PORTABLE-NOT: tosa.rescale %
 func.func @conv$fused(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8> {
   %w = "tosa.const"() {values = dense<1> : tensor<2x3x3x2xi8>} : () -> tensor<2x3x3x2xi8>
@@ -38,9 +37,9 @@ func.func @conv$fused(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8> {
 // A 1xN conv whose padding arm_convolve_1_x_n_s8 rejects on MVE calls arm_convolve_s8 there;
 // the DSP path has no such rule and keeps the wrapper.
 // CMSIS-LABEL: func.func @conv$one_by_n_asymmetric
-// CMSIS: kernel = "arm_convolve_s8"
+// CMSIS: algorithm = #cmsisnn.conv_algorithm<"generic">
 // DSP-LABEL: func.func @conv$one_by_n_asymmetric
-// DSP: kernel = "arm_convolve_wrapper_s8"
+// DSP: algorithm = #cmsisnn.conv_algorithm<"wrapper">
 func.func @conv$one_by_n_asymmetric(%arg0: tensor<1x1x9x4xi8>) -> tensor<1x1x5x4xi8> {
   %w = "tosa.const"() {values = dense<1> : tensor<4x1x3x4xi8>} : () -> tensor<4x1x3x4xi8>
   %b = "tosa.const"() {values = dense<0> : tensor<4xi32>} : () -> tensor<4xi32>
@@ -57,8 +56,7 @@ func.func @conv$one_by_n_asymmetric(%arg0: tensor<1x1x9x4xi8>) -> tensor<1x1x5x4
 
 // Ops CMSIS-NN lacks become portable kernels even with backend=cmsis-nn; reshape is a view.
 // CMSIS-LABEL: func.func @table$portable
-// CMSIS: "cmsisnn.portable"
-// CMSIS-SAME: kernel = "table_s8"
+// CMSIS: "portable.table"
 // CMSIS: "cmsisnn.reshape"
 func.func @table$portable(%arg0: tensor<2x128xi8>) -> tensor<256xi8> {
   %t = "tosa.const"() {values = dense<3> : tensor<256xi8>} : () -> tensor<256xi8>

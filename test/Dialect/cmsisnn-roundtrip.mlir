@@ -1,29 +1,68 @@
 // RUN: mcu-opt %s --split-input-file | mcu-opt --split-input-file | FileCheck %s
 
+// Every cmsisnn op parses, verifies and prints back (twice).
+
 // CHECK-LABEL: func.func @conv
-// CHECK: "cmsisnn.conv"(%{{.*}}, %{{.*}}, %{{.*}}) {{.*}}kernel = "arm_convolve_wrapper_s8"{{.*}}multiplier = array<i32: 1073741824, 1073741824>
-func.func @conv(%a: tensor<1x4x4x2xi8>, %w: tensor<2x1x1x2xi8>, %b: tensor<2xi32>) -> tensor<1x4x4x2xi8> {
-  %0 = "cmsisnn.conv"(%a, %w, %b) {input_offset = 1 : i32, output_offset = -3 : i32, stride = array<i32: 1, 1>, padding = array<i32: 0, 0, 0, 0>, dilation = array<i32: 1, 1>, multiplier = array<i32: 1073741824, 1073741824>, shift = array<i32: -1, -2>, activation = array<i32: -128, 127>, kernel = "arm_convolve_wrapper_s8"} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>) -> tensor<1x4x4x2xi8>
-  return %0 : tensor<1x4x4x2xi8>
+// CHECK: "cmsisnn.conv"(%{{.*}}, %{{.*}}, %{{.*}}) {activation = array<i32: -128, 127>, algorithm = #cmsisnn.conv_algorithm<"wrapper">
+// CHECK-SAME: multiplier = array<i32: 1073741824, 1073741824>
+// CHECK: "cmsisnn.conv"
+// CHECK-SAME: algorithm = #cmsisnn.conv_algorithm<"1x1">
+// CHECK: "cmsisnn.depthwise_conv"
+// CHECK-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">, ch_mult = 2 : i32
+func.func @conv(%a: tensor<1x4x4x2xi8>, %w: tensor<2x1x1x2xi8>, %b: tensor<2xi32>, %dw: tensor<1x3x3x4xi8>, %db: tensor<4xi32>) -> (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>, tensor<1x4x4x4xi8>) {
+  %0 = "cmsisnn.conv"(%a, %w, %b) {input_offset = 1 : i32, output_offset = -3 : i32, stride = array<i32: 1, 1>, padding = array<i32: 0, 0, 0, 0>, dilation = array<i32: 1, 1>, multiplier = array<i32: 1073741824, 1073741824>, shift = array<i32: -1, -2>, activation = array<i32: -128, 127>, algorithm = #cmsisnn.conv_algorithm<"wrapper">} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>) -> tensor<1x4x4x2xi8>
+  %1 = "cmsisnn.conv"(%a, %w, %b) {input_offset = 1 : i32, output_offset = -3 : i32, stride = array<i32: 1, 1>, padding = array<i32: 0, 0, 0, 0>, dilation = array<i32: 1, 1>, multiplier = array<i32: 1073741824>, shift = array<i32: -1>, activation = array<i32: -128, 127>, algorithm = #cmsisnn.conv_algorithm<"1x1">} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>) -> tensor<1x4x4x2xi8>
+  %2 = "cmsisnn.depthwise_conv"(%a, %dw, %db) {input_offset = 1 : i32, output_offset = 0 : i32, stride = array<i32: 1, 1>, padding = array<i32: 1, 1, 1, 1>, dilation = array<i32: 1, 1>, multiplier = array<i32: 1073741824>, shift = array<i32: -1>, activation = array<i32: -128, 127>, ch_mult = 2 : i32, algorithm = #cmsisnn.conv_algorithm<"generic">} : (tensor<1x4x4x2xi8>, tensor<1x3x3x4xi8>, tensor<4xi32>) -> tensor<1x4x4x4xi8>
+  return %0, %1, %2 : tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>, tensor<1x4x4x4xi8>
 }
 
 // -----
 
-// CHECK-LABEL: func.func @portable
-// CHECK: "cmsisnn.portable"(%{{.*}}, %{{.*}}) {kernel = "binary", operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0>, params = {op = "MCU_BIN_ADD"}}
-// CHECK: "cmsisnn.reshape"
-func.func @portable(%a: tensor<2x3xi32>) -> tensor<3x2xi32> {
-  %0 = "cmsisnn.portable"(%a, %a) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0>, kernel = "binary", params = {op = "MCU_BIN_ADD"}} : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
-  %1 = "cmsisnn.reshape"(%0) : (tensor<2x3xi32>) -> tensor<3x2xi32>
-  return %1 : tensor<3x2xi32>
+// CHECK-LABEL: func.func @fully_connected
+// CHECK: "cmsisnn.fully_connected"
+// CHECK-SAME: filter_offset = 0 : i32
+func.func @fully_connected(%a: tensor<1x8xi8>, %w: tensor<4x8xi8>, %b: tensor<4xi32>) -> tensor<1x4xi8> {
+  %0 = "cmsisnn.fully_connected"(%a, %w, %b) {input_offset = 3 : i32, filter_offset = 0 : i32, output_offset = -1 : i32, multiplier = array<i32: 1073741824>, shift = array<i32: -3>, activation = array<i32: -128, 127>} : (tensor<1x8xi8>, tensor<4x8xi8>, tensor<4xi32>) -> tensor<1x4xi8>
+  return %0 : tensor<1x4xi8>
 }
 
 // -----
 
-// CHECK-LABEL: func.func @pool
+// CHECK-LABEL: func.func @pools
 // CHECK: "cmsisnn.max_pool"
 // CHECK-SAME: kernel_size = array<i32: 2, 2>
-func.func @pool(%a: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
-  %0 = "cmsisnn.max_pool"(%a) {stride = array<i32: 2, 2>, padding = array<i32: 0, 0, 0, 0>, kernel_size = array<i32: 2, 2>, activation = array<i32: -128, 127>, kernel = "arm_max_pool_s8"} : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
-  return %0 : tensor<1x2x2x2xi8>
+// CHECK: "cmsisnn.avg_pool"
+func.func @pools(%a: tensor<1x4x4x2xi8>) -> (tensor<1x2x2x2xi8>, tensor<1x2x2x2xi8>) {
+  %0 = "cmsisnn.max_pool"(%a) {stride = array<i32: 2, 2>, padding = array<i32: 0, 0, 0, 0>, kernel_size = array<i32: 2, 2>, activation = array<i32: -128, 127>} : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
+  %1 = "cmsisnn.avg_pool"(%a) {stride = array<i32: 2, 2>, padding = array<i32: 0, 0, 0, 0>, kernel_size = array<i32: 2, 2>, activation = array<i32: -128, 127>} : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
+  return %0, %1 : tensor<1x2x2x2xi8>, tensor<1x2x2x2xi8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @elementwise
+// CHECK: "cmsisnn.add"
+// CHECK-SAME: left_shift = 20 : i32
+// CHECK: "cmsisnn.mul"(%arg0, %arg1)
+func.func @elementwise(%a: tensor<1x4x4x2xi8>, %b: tensor<1x1x1x2xi8>) -> (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) {
+  %0 = "cmsisnn.add"(%a, %a) {input1_offset = 0 : i32, input1_multiplier = 1 : i32, input1_shift = 0 : i32, input2_offset = 0 : i32, input2_multiplier = 1 : i32, input2_shift = 0 : i32, left_shift = 20 : i32, output_offset = 0 : i32, output_multiplier = 1 : i32, output_shift = 0 : i32, activation = array<i32: -128, 127>} : (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8>
+  %1 = "cmsisnn.mul"(%a, %b) {input1_offset = 0 : i32, input2_offset = 0 : i32, output_offset = 0 : i32, output_multiplier = 1 : i32, output_shift = 0 : i32, activation = array<i32: -128, 127>} : (tensor<1x4x4x2xi8>, tensor<1x1x1x2xi8>) -> tensor<1x4x4x2xi8>
+  return %0, %1 : tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>
+}
+
+// -----
+
+// Sixteen inputs of one type are one variadic group.
+// CHECK-LABEL: func.func @data_movement
+// CHECK: "cmsisnn.transpose"
+// CHECK: "cmsisnn.pad"
+// CHECK: "cmsisnn.concat"(%arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0, %arg0)
+// CHECK-SAME: operandSegmentSizes = array<i32: 16, 0, 0, 0, 0, 0, 0, 0>
+// CHECK: "cmsisnn.reshape"
+func.func @data_movement(%a: tensor<1x2x3x4xi8>) -> (tensor<1x4x2x3xi8>, tensor<1x4x3x4xi8>, tensor<1x32x3x4xi8>, tensor<24xi8>) {
+  %0 = "cmsisnn.transpose"(%a) {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x3x4xi8>) -> tensor<1x4x2x3xi8>
+  %1 = "cmsisnn.pad"(%a) {padding = array<i32: 0, 0, 1, 1, 0, 0, 0, 0>, pad_value = -5 : i32} : (tensor<1x2x3x4xi8>) -> tensor<1x4x3x4xi8>
+  %2 = "cmsisnn.concat"(%a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a, %a) {axis = 1 : i32, operandSegmentSizes = array<i32: 16, 0, 0, 0, 0, 0, 0, 0>} : (tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>) -> tensor<1x32x3x4xi8>
+  %3 = "cmsisnn.reshape"(%a) : (tensor<1x2x3x4xi8>) -> tensor<24xi8>
+  return %0, %1, %2, %3 : tensor<1x4x2x3xi8>, tensor<1x4x3x4xi8>, tensor<1x32x3x4xi8>, tensor<24xi8>
 }

@@ -25,12 +25,13 @@
 // arm_depthwise_conv_s8 (same arguments, raster order, so still overlapped): the 3x3 convs'
 // 576-byte im2col buffers fit beside their tensors and the arena drops to 1600 B.
 // MEM: mcu.arena_bytes = 1600 : i64, mcu.arena_lower_bound_bytes = 2048 : i64
-// MEM: kernel = "arm_convolve_wrapper_s8"
+// MEM: "cmsisnn.conv"
+// MEM-SAME: algorithm = #cmsisnn.conv_algorithm<"wrapper">
 // MEM-SAME: mcu.scratch_bytes = 576 : i64
 // MEM: "cmsisnn.depthwise_conv"
-// MEM-SAME: kernel = "arm_depthwise_conv_s8"
+// MEM-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">
 // MEM-NOT: mcu.scratch_bytes = 4464
-// MEM: kernel = "arm_convolve_wrapper_s8"
+// MEM: algorithm = #cmsisnn.conv_algorithm<"wrapper">
 
 // Without overlap every live buffer is apart: the classic lower bound.
 // APART: mcu.arena_bytes = 6512 : i64, mcu.arena_lower_bound_bytes = 6512 : i64, mcu.arena_overlap_bound_bytes = 6512 : i64
@@ -41,22 +42,23 @@
 // output row per call) is called instead: steps of one 8-pixel row, D = 8 * 16 = 128.
 // The depthwise takes arm_depthwise_conv_3x3_s8 (no scratch): D = 208.
 // DSP: mcu.arena_bytes = 1600 : i64, mcu.arena_lower_bound_bytes = 2048 : i64, mcu.arena_overlap_bound_bytes = 1600 : i64
-// DSP: kernel = "arm_depthwise_conv_wrapper_s8"
+// DSP: "cmsisnn.depthwise_conv"
+// DSP-SAME: algorithm = #cmsisnn.conv_algorithm<"wrapper">
 // DSP-SAME: mcu.offset = 128 : i64
-// DSP: kernel = "arm_convolve_1x1_s8"
+// DSP: algorithm = #cmsisnn.conv_algorithm<"1x1">
 // DSP-SAME: mcu.offset = 0 : i64
 // DSP-SAME: mcu.storage = "arena"
 // DSP-APART: mcu.arena_bytes = 2048 : i64
-// DSP-APART-NOT: arm_convolve_1x1_s8
+// DSP-APART-NOT: conv_algorithm<"1x1">
 
 // The portable kernels compute one pixel at a time: depthwise D = (8 + 1 + 1) * 16 = 160,
 // 1x1 D = 16; the conv 1x1 output, the depthwise output and the first conv output nest.
 // PORTABLE: mcu.arena_bytes = 1200 : i64, mcu.arena_lower_bound_bytes = 2048 : i64, mcu.arena_overlap_bound_bytes = 1184 : i64
-// PORTABLE: kernel = "conv2d_s8"
+// PORTABLE: "portable.conv2d"
 // PORTABLE-SAME: mcu.offset = 176 : i64
-// PORTABLE: kernel = "depthwise_conv2d_s8"
+// PORTABLE: "portable.depthwise_conv2d"
 // PORTABLE-SAME: mcu.offset = 16 : i64
-// PORTABLE: kernel = "conv2d_s8"
+// PORTABLE: "portable.conv2d"
 // PORTABLE-SAME: mcu.offset = 0 : i64
 // PORTABLE-SAME: mcu.storage = "arena"
 func.func @main(%arg0: tensor<1x8x8x16xi8>) -> tensor<1x8x8x16xi8> {
@@ -90,7 +92,7 @@ func.func @main(%arg0: tensor<1x8x8x16xi8>) -> tensor<1x8x8x16xi8> {
 // prefer=memory, M55: arm_depthwise_conv_s8 goes pixel by pixel over all channels, so it
 // overlaps like the DSP kernel and needs no scratch: 8560 -> 3200 B.
 // MEM: mcu.arena_bytes = 3200 : i64
-// MEM: kernel = "arm_depthwise_conv_s8"
+// MEM: algorithm = #cmsisnn.conv_algorithm<"generic">
 func.func @main(%arg0: tensor<1x4x4x128xi8>) -> tensor<1x4x4x128xi8> {
   %w = "tosa.const"() {values = dense<1> : tensor<128x1x1x128xi8>} : () -> tensor<128x1x1x128xi8>
   %dw = "tosa.const"() {values = dense<1> : tensor<3x3x128x1xi8>} : () -> tensor<3x3x128x1xi8>

@@ -55,6 +55,8 @@ class KernelOp(Operation):
         for field in type(self)._fields:
             if type(field).__name__ != "AttributeDef":
                 continue
+            if field.name not in attrs:
+                return f"requires attribute '{field.name}'"
             attr = attrs[field.name]
             if field.constraint is I32Array:
                 if not isinstance(attr, ir.DenseI32ArrayAttr):
