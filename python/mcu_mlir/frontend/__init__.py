@@ -24,6 +24,7 @@ import numpy as np
 
 from .._mlir import ir, new_context
 from ..diagnostics import UserError
+from .torch_export import export, fold_batch_norm  # noqa: F401  (the frontend's API)
 
 DEFAULT_CALIBRATION_SAMPLES = 8
 
@@ -151,42 +152,6 @@ def _check_model(model, example_inputs):
             raise UserError(f"example input {i} has dtype {x.dtype}; mcu-mlir models take float32 inputs")
         out.append(x)
     return tuple(out)
-
-
-def export(model, example_inputs):
-    """torch.export with static shapes; failures become UserError."""
-    import torch
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return torch.export.export(model, example_inputs, strict=False)
-    except Exception as e:
-        msg = str(e).strip().split("\n")
-        raise UserError("torch.export failed: " + "\n".join(msg[:12])) from None
-
-
-def fold_batch_norm(gm):
-    """Folds BatchNorm into the preceding conv (eval mode), as PT2E does before quantizing."""
-    import torch
-    from torchao.quantization.pt2e.utils import _fuse_conv_bn_, fold_bn_weights_into_conv_node
-    _fuse_conv_bn_(gm)
-    # Linear + BatchNorm1d folds the same way (the weight's first axis is the output channel).
-    bns = (torch.ops.aten.batch_norm.default, torch.ops.aten._native_batch_norm_legit_no_training.default)
-    folded = set()
-    for bn in list(gm.graph.nodes):
-        if bn.op != "call_function" or bn.target not in bns:
-            continue
-        lin = bn.args[0]
-        if (getattr(lin, "target", None) != torch.ops.aten.linear.default or len(lin.users) != 1
-                or lin.args[1] in folded or lin.args[1].op != "get_attr"
-                or len(lin.meta["val"].shape) != 2):
-            continue
-        bias = lin.args[2] if len(lin.args) > 2 else None
-        fold_bn_weights_into_conv_node(lin, lin.args[1], bias, bn, gm, False)
-        folded.add(lin.args[1])
-    gm.graph.eliminate_dead_code()
-    gm.recompile()
-    return gm
 
 
 def calibration_samples(calibration, example_inputs) -> list[tuple]:

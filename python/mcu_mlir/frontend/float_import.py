@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .._mlir import ir, new_context
+from .._mlir import new_context
 from ..diagnostics import UserError
 
 
@@ -19,7 +19,7 @@ def import_float(ep, example_inputs):
     from torch_mlir.extras.fx_importer import FxImporter
     from torch_mlir.fx import export_and_import
 
-    from . import export, fold_batch_norm
+    from .torch_export import export, fold_batch_norm
 
     try:
         folded = export(fold_batch_norm(ep.module()), example_inputs)
@@ -80,7 +80,7 @@ _UPSAMPLE_NEAREST = _ops()
 
 def _explain_failure(message: str, ep) -> str:
     """Names the op, its source line and module path when torch-mlir could not lower it."""
-    from .fx_to_tosa import describe
+    from .lowering.values import describe
     m = re.search(r"failed to legalize operation '([\w.]+)'", message) or \
         re.search(r"'(torch\.[\w.]+)'", message)
     if m:

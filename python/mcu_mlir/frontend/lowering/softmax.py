@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from ..diagnostics import UserError
+from ...diagnostics import UserError
+from .values import DQ, Q, aten, describe
 
 
 def _gather(self, table: np.ndarray, idx):
@@ -35,7 +36,6 @@ def _scalar(self, value: int, rank: int):
 
 
 def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str):
-    from .fx_to_tosa import Q, describe
     if (q.elem, elem) not in (("i8", "i8"), ("i16", "i16")):
         raise UserError(f"{describe(node)}: softmax from {q.elem} to {elem} is not supported")
     w = self.w
@@ -116,3 +116,18 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
                    "round = false")
     out = w.rescale(val, [1 << 30], [30], 0, zp, elem)
     return Q(out, scale, zp)
+
+
+def _lower_softmax(self, node, ins, scale, zp, elem, clamp):
+    if not isinstance(ins[0], DQ):
+        return None
+    log = node.target in (aten.log_softmax.int, aten._log_softmax.default)
+    self.record_layer(node, "log_softmax" if log else "softmax", ins[0].q, None, scale, zp)
+    return self.apply_clamp(lower_softmax(self, node, ins[0].q, int(node.args[1]), log, scale, zp, elem), clamp)
+
+
+LOWER = {
+    aten.softmax.int: _lower_softmax, aten._softmax.default: _lower_softmax,
+    aten.log_softmax.int: _lower_softmax, aten._log_softmax.default: _lower_softmax,
+}
+EAGER = {}

@@ -1,0 +1,226 @@
+"""Convolutions and linear layers (conv1d / conv2d / linear / conv_transpose): one TOSA conv with its
+rescale and clamp."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...diagnostics import UserError
+from ..tosa_text import Value
+from .values import Const, Q, aten, describe, shape_of, tuple_of
+
+
+def _lower_conv(self, node, ins, scale, zp, elem, clamp):
+    t = node.target
+    x, w = ins[0], ins[1]
+    bias = ins[2] if len(ins) > 2 else node.kwargs.get("bias")
+    if isinstance(bias, torch.fx.Node):
+        bias = self.values[bias]
+    if not isinstance(w, Const) or w.scales is None:
+        raise UserError(f"{describe(node)}: the weight is not a quantized constant")
+    xq = self.operand(x)
+    linear = t == aten.linear.default
+    rank = len(xq.shape)
+    if linear:
+        stride, padding, dilation, groups = (1, 1), (0, 0), (1, 1), 1
+    else:
+        def arg(i, default):
+            return ins[i] if len(ins) > i else node.kwargs.get(("stride", "padding", "dilation", "groups")[i - 3], default)
+        stride, padding, dilation, groups = arg(3, 1), arg(4, 0), arg(5, 1), arg(6, 1)
+        n_sp = w.data.ndim - 2
+        if rank == n_sp + 1:    # unbatched input: add the batch dimension
+            xq = Q(self.w.reshape(xq.v, (1,) + tuple(xq.shape)), xq.scale, xq.zp)
+            rank += 1
+        stride, dilation = tuple_of(stride, n_sp), tuple_of(dilation, n_sp)
+        if isinstance(padding, str):
+            if padding == "valid":
+                padding = (0,) * n_sp
+            else:   # "same"
+                k = w.data.shape[2:]
+                padding = tuple(d * (kk - 1) // 2 for d, kk in zip(dilation, k))
+                if any((d * (kk - 1)) % 2 for d, kk in zip(dilation, k)):
+                    raise UserError(f"{describe(node)}: padding='same' with an even kernel is not supported")
+        padding = tuple_of(padding, n_sp)
+        if n_sp == 1:
+            stride, padding, dilation = (stride[0], 1), (padding[0], 0), (dilation[0], 1)
+        elif n_sp != 2:
+            raise UserError(f"{describe(node)}: only 1-D and 2-D convolutions are supported")
+    wq = np.asarray(w.data)
+    if np.any(w.zps != 0):
+        raise UserError(f"{describe(node)}: weights must be quantized symmetrically (CMSIS-NN has no weight zero point)")
+    out_shape = shape_of(node)
+    # View everything as NCHW 2-D convolution.
+    if linear:
+        k_in = xq.shape[-1]
+        rows = int(np.prod(xq.shape[:-1], dtype=np.int64))
+        x4 = self.w.reshape(xq.v, (rows, 1, 1, k_in))    # NHWC already
+        w4 = wq.reshape(wq.shape[0], 1, 1, k_in)        # OHWI
+        nhwc = x4
+    else:
+        if rank == 3:
+            x4 = self.w.reshape(xq.v, (xq.shape[0], xq.shape[1], xq.shape[2], 1))
+            wq = wq.reshape(*wq.shape, 1)
+        else:
+            x4 = xq.v
+        nhwc = self.w.transpose(x4, [0, 2, 3, 1])
+        w4 = None
+    acc_elem = "i48" if xq.elem == "i16" else "i32"
+    c_out = wq.shape[0]
+    w_scales = np.broadcast_to(np.asarray(w.scales, np.float64), (c_out,))
+    if bias is None:
+        bias_q = np.zeros(c_out, np.int64)
+    elif isinstance(bias, Const) and bias.scales is not None:
+        bias_q = np.asarray(bias.data, np.int64).reshape(-1)
+        expect = xq.scale * w_scales
+        if not np.allclose(np.broadcast_to(bias.scales, (c_out,)), expect, rtol=1e-5):
+            raise UserError(f"{describe(node)}: bias scale is not input scale x weight scale")
+    elif isinstance(bias, Const):
+        bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
+    else:
+        raise UserError(f"{describe(node)}: the bias is not a constant")
+    izp = self.w.zp(xq.zp, xq.elem)
+    wzp = self.w.zp(0, "i8")
+    n, h, wd, c_in = nhwc.shape
+    attrs_common = f"acc_type = {acc_elem}, dilation = array<i64: {dilation[0]}, {dilation[1]}>"
+    if linear and xq.elem == "i8":
+        # Fully connected as TOSA 1.0 writes it: matmul with a constant [1, K, M] right-hand side,
+        # then the int32 bias add (the backend matches matmul + add + rescale as one kernel).
+        a = self.w.reshape(xq.v, (1, rows, k_in))
+        wv = self.w.const(wq.T.reshape(1, k_in, c_out), "i8")
+        mm = self.w.op("tosa.matmul", [a, wv, izp, wzp], (1, rows, c_out), "i32")
+        b = self.w.const(bias_q.reshape(1, 1, c_out), "i32", (1, 1, c_out))
+        acc = self.w.op("tosa.add", [mm, b], (1, rows, c_out), "i32")
+        kind = "linear"
+    elif linear:
+        # int16 x int8 has no TOSA matmul: a 1x1 convolution over [rows, 1, 1, K].
+        wv = self.w.const(w4, "i8")
+        b = self.w.const(bias_q, acc_elem, (c_out,))
+        acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (rows, 1, 1, c_out), acc_elem,
+                        f"{attrs_common}, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>")
+        kind = "linear"
+    else:
+        kh, kw = wq.shape[2], wq.shape[3]
+        pads, nhwc = exact_pads(self, nhwc, (kh, kw), stride, padding, dilation)
+        n, h, wd, c_in = nhwc.shape
+        oh = (h + pads[0] + pads[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+        ow = (wd + pads[2] + pads[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+        attrs = (f"{attrs_common}, pad = array<i64: {', '.join(map(str, pads))}>, "
+                 f"stride = array<i64: {stride[0]}, {stride[1]}>")
+        cin_g = wq.shape[1]
+        if groups == 1:
+            wv = self.w.const(wq.transpose(0, 2, 3, 1), "i8")
+            b = self.w.const(bias_q, acc_elem, (c_out,))
+            acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (n, oh, ow, c_out), acc_elem, attrs)
+            kind = "conv2d" if rank == 4 else "conv1d"
+        elif cin_g == 1 and groups == c_in:
+            mult = c_out // c_in
+            wv = self.w.const(wq.reshape(c_in, mult, kh, kw).transpose(2, 3, 0, 1), "i8")
+            b = self.w.const(bias_q, acc_elem, (c_out,))
+            acc = self.w.op("tosa.depthwise_conv2d", [nhwc, wv, b, izp, wzp], (n, oh, ow, c_out),
+                            acc_elem, attrs)
+            kind = "depthwise_conv2d" if rank == 4 else "depthwise_conv1d"
+        else:
+            # Grouped: one convolution per group, accumulators concatenated, one rescale.
+            cout_g = c_out // groups
+            parts = []
+            for g in range(groups):
+                xs = self.w.slice(nhwc, (0, 0, 0, g * cin_g), (n, h, wd, cin_g))
+                wv = self.w.const(wq[g * cout_g:(g + 1) * cout_g].transpose(0, 2, 3, 1), "i8")
+                b = self.w.const(bias_q[g * cout_g:(g + 1) * cout_g], acc_elem, (cout_g,))
+                parts.append(self.w.op("tosa.conv2d", [xs, wv, b, izp, wzp], (n, oh, ow, cout_g),
+                                       acc_elem, attrs))
+            kind = "grouped_conv2d" if rank == 4 else "grouped_conv1d"
+    real = xq.scale * w_scales / scale
+    if kind.startswith("grouped"):
+        # Each group's accumulator is rescaled on its own (int48 cannot be concatenated).
+        outs = [self.acc_rescale(p, real[g * cout_g:(g + 1) * cout_g], zp, elem) for g, p in enumerate(parts)]
+        out = Q(self.w.concat(outs, 3), scale, zp)
+    else:
+        out = Q(self.acc_rescale(acc, real, zp, elem), scale, zp)
+    out = self.apply_clamp(out, clamp)
+    if linear:
+        res = self.w.reshape(out.v, out_shape)
+    else:
+        res = self.w.transpose(out.v, [0, 3, 1, 2])
+        res = self.w.reshape(res, out_shape)
+    self.record_layer(node, kind, xq, w, scale, zp)
+    return Q(res, scale, zp)
+
+
+def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
+    x, w = ins[0], ins[1]
+    a = list(node.args) + [None] * 8
+    bias = self.values.get(a[2]) if isinstance(a[2], torch.fx.Node) else None
+    if not isinstance(w, Const) or w.scales is None:
+        raise UserError(f"{describe(node)}: the weight is not a quantized constant")
+    xq = self.operand(x)
+    acc_elem = "i48" if xq.elem == "i16" else "i32"
+    wq = np.asarray(w.data)
+    n_sp = wq.ndim - 2
+    stride, padding = tuple_of(a[3] or 1, n_sp), tuple_of(a[4] or 0, n_sp)
+    out_padding, groups, dilation = tuple_of(a[5] or 0, n_sp), a[6] or 1, tuple_of(a[7] or 1, n_sp)
+    if groups != 1 or any(d != 1 for d in dilation):
+        raise UserError(f"{describe(node)}: grouped or dilated transposed convolution is not supported")
+    if np.any(w.zps != 0):
+        raise UserError(f"{describe(node)}: weights must be quantized symmetrically")
+    if n_sp == 1:
+        wq = wq.reshape(*wq.shape, 1)
+        stride, padding, out_padding = (stride[0], 1), (padding[0], 0), (out_padding[0], 0)
+        x4 = self.w.reshape(xq.v, (xq.shape[0], xq.shape[1], xq.shape[2], 1))
+    else:
+        x4 = xq.v
+    c_out = wq.shape[1]
+    w_scales = np.broadcast_to(np.asarray(w.scales, np.float64), (c_out,))
+    if isinstance(bias, Const) and bias.scales is not None:
+        bias_q = np.asarray(bias.data, np.int64).reshape(-1)
+    elif isinstance(bias, Const):
+        bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
+    else:
+        bias_q = np.zeros(c_out, np.int64)
+    nhwc = self.w.transpose(x4, [0, 2, 3, 1])
+    n, h, wd, _ = nhwc.shape
+    kh, kw = wq.shape[2], wq.shape[3]
+    # PyTorch's padding crops the full output; output_padding adds rows at the bottom / right.
+    out_pad = [-padding[0], -padding[0] + out_padding[0], -padding[1], -padding[1] + out_padding[1]]
+    oh = (h - 1) * stride[0] + kh + out_pad[0] + out_pad[1]
+    ow = (wd - 1) * stride[1] + kw + out_pad[2] + out_pad[3]
+    wv = self.w.const(wq.transpose(1, 2, 3, 0), "i8")           # [IC, OC, KH, KW] -> [OC, KH, KW, IC]
+    b = self.w.const(bias_q, acc_elem, (c_out,))
+    acc = self.w.op("tosa.transpose_conv2d", [nhwc, wv, b, self.w.zp(xq.zp, xq.elem), self.w.zp(0, "i8")],
+                    (n, oh, ow, c_out), acc_elem,
+                    f"acc_type = {acc_elem}, out_pad = array<i64: {', '.join(map(str, out_pad))}>, "
+                    f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    out = Q(self.acc_rescale(acc, xq.scale * w_scales / scale, zp, elem), scale, zp)
+    out = self.apply_clamp(out, clamp)
+    res = self.w.reshape(self.w.transpose(out.v, [0, 3, 1, 2]), shape_of(node))
+    self.record_layer(node, "transpose_conv2d" if n_sp == 2 else "transpose_conv1d", xq, w, scale, zp)
+    return Q(res, scale, zp)
+
+
+def exact_pads(self, nhwc: Value, k, stride, padding, dilation):
+    """TOSA wants (in + pads - dilated kernel) divisible by the stride: trim the bottom/right
+    padding (and input rows PyTorch would never read) like PyTorch's floor division does."""
+    pads = [padding[0], padding[0], padding[1], padding[1]]
+    n, h, w, c = nhwc.shape
+    for axis, (size, kk, s, d) in enumerate(zip((h, w), k, stride, dilation)):
+        lo, hi = pads[2 * axis], pads[2 * axis + 1]
+        rem = (size + lo + hi - d * (kk - 1) - 1) % s
+        cut = min(rem, hi)
+        hi -= cut
+        rem -= cut
+        pads[2 * axis + 1] = hi
+        if rem:
+            shape = list(nhwc.shape)
+            shape[1 + axis] -= rem
+            nhwc = self.w.slice(nhwc, (0, 0, 0, 0), shape)
+    return pads, nhwc
+
+
+LOWER = {
+    aten.conv1d.default: _lower_conv, aten.conv2d.default: _lower_conv,
+    aten.conv1d.padding: _lower_conv, aten.conv2d.padding: _lower_conv,
+    aten.linear.default: _lower_conv,
+    aten.conv_transpose2d.input: _lower_conv_transpose, aten.conv_transpose1d.default: _lower_conv_transpose,
+}
+EAGER = {}

@@ -1,0 +1,127 @@
+"""Elementwise arithmetic on quantized tensors: add / sub / mul / min / max, and clamp-like tails
+(relu, relu6, hardtanh, clamp) that fuse into the op before them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..qmath import quantize_multiplier
+from .values import DQ, Clamp, Const, Q, aten, qd, shape_of
+
+
+def _lower_add_sub(self, node, ins, scale, zp, elem, clamp):
+    a, b = ins[0], ins[1]
+    if not all(isinstance(v, (DQ, Const)) for v in (a, b)) or any(
+            isinstance(v, Const) and v.scales is None for v in (a, b)):
+        return None   # scalar operand: a table
+    if len(ins) > 2 and ins[2] not in (1, 1.0) or node.kwargs.get("alpha", 1) != 1:
+        return None
+    qa, qb = self.operand(a), self.operand(b)
+    out_shape = shape_of(node)
+    left_shift = 20 if elem == "i8" else 15
+    twice_max = 2 * max(qa.scale, qb.scale)
+    parts = []
+    for q in (qa, qb):
+        # (x - zp) << left_shift, exactly, then scaled to the common scale (CMSIS-NN's add).
+        if q.elem == "i8":
+            shifted = self.w.rescale(q.v, [1 << 30], [30 - left_shift], q.zp, 0, "i32")
+        else:   # int16 (zero point 0): a rescale cannot shift 16-bit values left by 15 exactly
+            wide = self.w.op("tosa.cast", [q.v], q.shape, "i32")
+            amount = self.w.const(np.array([left_shift]), "i32", (1,) * len(q.shape))
+            shifted = self.w.op("tosa.logical_left_shift", [wide, amount], q.shape, "i32")
+        m, s = quantize_multiplier(q.scale / twice_max)
+        parts.append(self.w.rescale(shifted, [m], [s], 0, 0, "i32"))
+    pa, pb = (self.w.reshape(p, (1,) * (len(out_shape) - len(p.shape)) + tuple(p.shape)) for p in parts)
+    op = "tosa.add" if node.target in (aten.add.Tensor, aten.add_.Tensor) else "tosa.sub"
+    acc = self.w.op(op, [pa, pb], out_shape, "i32")
+    m, s = quantize_multiplier(twice_max / ((1 << left_shift) * scale))
+    out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
+    self.record_layer(node, "add" if op == "tosa.add" else "sub", qa, None, scale, zp, [qb])
+    return self.apply_clamp(out, clamp)
+
+
+def _lower_mul(self, node, ins, scale, zp, elem, clamp):
+    a, b = ins[0], ins[1]
+    if not all(isinstance(v, (DQ, Const)) for v in (a, b)) or any(
+            isinstance(v, Const) and v.scales is None for v in (a, b)):
+        return None
+    qa, qb = self.operand(a), self.operand(b)
+    out_shape = shape_of(node)
+    ops = []
+    for q in (qa, qb):
+        wide = self.w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")   # x - zp, exactly
+        ops.append(self.w.reshape(wide, (1,) * (len(out_shape) - len(q.shape)) + tuple(q.shape)))
+    shift = self.w.zp(0, "i8")
+    acc = self.w.op("tosa.mul", [ops[0], ops[1], shift], out_shape, "i32")
+    m, s = quantize_multiplier(qa.scale * qb.scale / scale)
+    out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
+    self.record_layer(node, "mul", qa, None, scale, zp, [qb])
+    return self.apply_clamp(out, clamp)
+
+
+def _lower_min_max(self, node, ins, scale, zp, elem, clamp):
+    """Elementwise maximum / minimum: both operands in the output's parameters, then compare
+    (rounding is monotonic, so this equals quantizing the float result)."""
+    if not all(isinstance(v, (DQ, Const)) for v in ins[:2]) or any(
+            isinstance(v, Const) and v.scales is None for v in ins[:2]):
+        return None
+    out_shape = shape_of(node)
+    qs = [self.requantize(self.operand(v), scale, zp, elem) for v in ins[:2]]
+    # TOSA compares int32 only: widen (exactly), compare, narrow (the values fit).
+    vs = [self.w.op("tosa.cast", [q.v], q.shape, "i32") for q in qs]
+    vs = [self.w.reshape(v, (1,) * (len(out_shape) - len(v.shape)) + tuple(v.shape)) for v in vs]
+    name = "tosa.maximum" if node.target == aten.maximum.default else "tosa.minimum"
+    wide = self.w.op(name, vs, out_shape, "i32")
+    out = Q(self.w.op("tosa.cast", [wide], out_shape, elem), scale, zp)
+    return self.apply_clamp(out, clamp)
+
+
+def _lower_clamp_tail(self, node, ins, scale, zp, elem, clamp):
+    """relu/hardtanh/clamp on an already-integer tensor: rescale then clamp."""
+    if not isinstance(ins[0], DQ):
+        return None
+    c = _CLAMPS[node.target](node)
+    out = self.requantize(ins[0].q, scale, zp, elem)
+    return self.apply_clamp(self.apply_clamp(out, c), clamp)
+
+
+def _eager_relu(self, node, ins):
+    # relu keeps the parameters only when the quantizer shared them; else it is lowered at its quantize.
+    users = [u for u in node.users if u.target == qd.quantize_per_tensor.default]
+    q = ins[0].q
+    if len(users) != len(node.users) or any((float(u.args[1]), int(u.args[2])) != (q.scale, q.zp) for u in users):
+        return None
+    c = _CLAMPS[node.target](node)
+    return DQ(self.apply_clamp(q, c))
+
+
+def _clamp_of(node) -> Clamp:
+    t = node.target
+    if t in (aten.relu.default, aten.relu_.default):
+        return Clamp(0.0, None)
+    if t == aten.relu6.default:
+        return Clamp(0.0, 6.0)
+    if t in (aten.hardtanh.default, aten.hardtanh_.default):
+        a = list(node.args) + [None, None]
+        lo = a[1] if a[1] is not None else node.kwargs.get("min_val", -1.0)
+        hi = a[2] if a[2] is not None else node.kwargs.get("max_val", 1.0)
+        return Clamp(float(lo), float(hi))
+    a = list(node.args) + [None, None]
+    lo = a[1] if a[1] is not None else node.kwargs.get("min")
+    hi = a[2] if a[2] is not None else node.kwargs.get("max")
+    return Clamp(None if lo is None else float(lo), None if hi is None else float(hi))
+
+
+_CLAMPS = {t: _clamp_of for t in (aten.relu.default, aten.relu_.default, aten.relu6.default,
+                                  aten.hardtanh.default, aten.hardtanh_.default,
+                                  aten.clamp.default, aten.clamp_.default)}
+
+
+LOWER = {
+    aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
+    aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,
+    aten.maximum.default: _lower_min_max, aten.minimum.default: _lower_min_max,
+    **{t: _lower_clamp_tail for t in _CLAMPS},
+}
+EAGER = {aten.relu.default: _eager_relu, aten.relu_.default: _eager_relu}
+CLAMPS = _CLAMPS

@@ -1,0 +1,169 @@
+"""Pooling and reductions: max pool on the integers, average pools and means (a rescaled sum)."""
+
+from __future__ import annotations
+
+from ...diagnostics import UserError
+from ..qmath import quantize_multiplier
+from .conv import exact_pads
+from .values import DQ, Q, aten, describe, qd, shape_of, tuple_of
+
+
+def _lower_mean_like(self, node, ins, scale, zp, elem, clamp):
+    if not isinstance(ins[0], DQ):
+        return None
+    q = ins[0].q
+    out = _avg_pool(self, node, q)
+    if out is None:
+        return self.apply_clamp(_reduce_mean(self, node, q, scale, zp, elem), clamp)
+    return self.apply_clamp(self.requantize(out, scale, zp, elem), clamp)
+
+
+def _eager_max_pool(self, node, ins):
+    q = ins[0].q
+    one_d = node.target == aten.max_pool1d.default
+    a = list(node.args) + [None] * 6
+    k = tuple_of(a[1], 1 if one_d else 2)
+    stride = tuple_of(a[2] if a[2] not in (None, []) else k, len(k))
+    pad = tuple_of(a[3] if a[3] is not None else 0, len(k))
+    dil = tuple_of(a[4] if a[4] is not None else 1, len(k))
+    ceil = bool(a[5]) if a[5] is not None else node.kwargs.get("ceil_mode", False)
+    if any(d != 1 for d in dil):
+        raise UserError(f"{describe(node)}: dilated max pooling is not supported")
+    if one_d:
+        k, stride, pad = (k[0], 1), (stride[0], 1), (pad[0], 0)
+    x = q.v if not one_d else self.w.reshape(q.v, q.shape + (1,))
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    n, h, w, c = nhwc.shape
+    pads = [pad[0], pad[0], pad[1], pad[1]]
+    out_hw = []
+    for i, size in enumerate((h, w)):
+        span = size + 2 * pad[i] - k[i]
+        o = (-(-span // stride[i]) if ceil else span // stride[i]) + 1
+        if ceil and (o - 1) * stride[i] >= size + pad[i]:
+            o -= 1
+        need = (o - 1) * stride[i] + k[i] - size - pad[i]   # bottom/right pad giving exactly o outputs
+        if need < 0:
+            shape = list(nhwc.shape)
+            shape[1 + i] += need
+            nhwc = self.w.slice(nhwc, (0, 0, 0, 0), shape)
+            need = 0
+        pads[2 * i + 1] = need
+        out_hw.append(o)
+    y = self.w.op("tosa.max_pool2d", [nhwc], (n, out_hw[0], out_hw[1], c), q.elem,
+                  f"kernel = array<i64: {k[0]}, {k[1]}>, pad = array<i64: {', '.join(map(str, pads))}>, "
+                  f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return DQ(Q(self.w.reshape(y, shape_of(node)), q.scale, q.zp))
+
+
+def _eager_mean_like(self, node, ins):
+    users = list(node.users)
+    q = ins[0].q
+    if not users or any(u.target != qd.quantize_per_tensor.default or
+                        (float(u.args[1]), int(u.args[2])) != (q.scale, q.zp) for u in users):
+        return None
+    out = _avg_pool(self, node, q)
+    return DQ(out) if out is not None else None
+
+
+def _avg_pool(self, node, q: Q) -> Q | None:
+    """Average pooling over the spatial dims of NC[H]W as TOSA AVG_POOL2D; None if not that."""
+    t = node.target
+    rank = len(q.shape)
+    out_shape = shape_of(node)
+    explicit_pad = False
+    if t in (aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool1d.default):
+        n_sp = 2 if t == aten.adaptive_avg_pool2d.default else 1
+        outs = tuple_of(node.args[1], n_sp)
+        ins_sp = q.shape[-n_sp:]
+        if any(i % o for i, o in zip(ins_sp, outs)):
+            raise UserError(f"{describe(node)}: adaptive pooling needs the input size divisible by the output size")
+        k = tuple(i // o for i, o in zip(ins_sp, outs))
+        stride, pad = k, (0,) * n_sp
+    elif t in (aten.avg_pool2d.default, aten.avg_pool1d.default):
+        n_sp = 2 if t == aten.avg_pool2d.default else 1
+        a = list(node.args) + [None] * 7
+        k = tuple_of(a[1], n_sp)
+        stride = tuple_of(a[2] if a[2] not in (None, []) else k, n_sp)
+        pad = tuple_of(a[3] if a[3] is not None else 0, n_sp)
+        ceil = bool(a[4]) if a[4] is not None else False
+        include_pad = a[5] if a[5] is not None else True
+        if ceil or a[6] is not None:
+            raise UserError(f"{describe(node)}: average pooling with ceil_mode or divisor_override "
+                            "is not supported")
+        explicit_pad = bool(include_pad and any(pad))
+    elif t == aten.mean.dim:
+        dims = sorted(d % rank for d in node.args[1])
+        if rank not in (3, 4) or dims != list(range(2, rank)):
+            return None
+        n_sp = rank - 2
+        k = q.shape[2:]
+        stride, pad = k, (0,) * n_sp
+    else:
+        return None
+    if n_sp == 1:
+        k, stride, pad = (k[0], 1), (stride[0], 1), (pad[0], 0)
+        x = self.w.reshape(q.v, q.shape + (1,))
+    else:
+        x = q.v
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    if explicit_pad:
+        # PyTorch counts the zero padding in the average (TOSA does not): pad with the zero point.
+        n, h, w, c = nhwc.shape
+        amounts = self.w.shape_const([0, 0, pad[0], pad[0], pad[1], pad[1], 0, 0])
+        nhwc = self.w.op("tosa.pad", [nhwc, (amounts, "!tosa.shape<8>"), self.w.zp(q.zp, q.elem)],
+                         (n, h + 2 * pad[0], w + 2 * pad[1], c), q.elem)
+        pad = (0, 0)
+    n, h, w, c = nhwc.shape
+    pads = [pad[0], pad[0], pad[1], pad[1]]
+    oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
+    ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
+    pads, nhwc = exact_pads(self, nhwc, k, stride, pad, (1, 1))
+    # The mean of the raw integers, zero points 0: with one zero point on both sides,
+    # mean(x - zp) + zp == mean(x), and this form rounds ties away from zero as TFLite and
+    # CMSIS-NN's arm_avgpool_* do, so the kernel computes these integers bit for bit.
+    zp = self.w.zp(0, q.elem)
+    acc = "i32"     # TOSA accumulates int8 and int16 average pools in int32
+    y = self.w.op("tosa.avg_pool2d", [nhwc, zp, zp], (n, oh, ow, c), q.elem,
+                  f"acc_type = {acc}, kernel = array<i64: {k[0]}, {k[1]}>, "
+                  f"pad = array<i64: {', '.join(map(str, pads))}>, stride = array<i64: {stride[0]}, {stride[1]}>")
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return Q(self.w.reshape(y, out_shape), q.scale, q.zp)
+
+
+def _lower_sum(self, node, ins, scale, zp, elem, clamp):
+    if not isinstance(ins[0], DQ):
+        return None
+    return self.apply_clamp(_reduce_mean(self, node, ins[0].q, scale, zp, elem), clamp)
+
+
+def _reduce_mean(self, node, q: Q, scale, zp, elem) -> Q:
+    if node.target not in (aten.mean.dim, aten.sum.dim_IntList):
+        raise UserError(f"{describe(node)} is not supported")
+    rank = len(q.shape)
+    dims = sorted(d % rank for d in node.args[1])
+    v = self.w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")
+    count = 1
+    for d in dims:
+        shape = list(v.shape)
+        shape[d] = 1
+        count *= q.shape[d]
+        v = self.w.op("tosa.reduce_sum", [v], shape, "i32", f"axis = {d} : i32")
+    if node.target == aten.sum.dim_IntList:
+        count = 1
+    m, s = quantize_multiplier(q.scale / (count * scale))
+    out = self.w.rescale(v, [m], [s], 0, zp, elem)
+    return Q(self.w.reshape(out, shape_of(node)), scale, zp)
+
+
+LOWER = {
+    aten.adaptive_avg_pool2d.default: _lower_mean_like, aten.adaptive_avg_pool1d.default: _lower_mean_like,
+    aten.avg_pool2d.default: _lower_mean_like, aten.avg_pool1d.default: _lower_mean_like,
+    aten.mean.dim: _lower_mean_like, aten.sum.dim_IntList: _lower_sum,
+}
+EAGER = {
+    aten.max_pool2d.default: _eager_max_pool, aten.max_pool1d.default: _eager_max_pool,
+    aten.adaptive_avg_pool2d.default: _eager_mean_like, aten.adaptive_avg_pool1d.default: _eager_mean_like,
+    aten.avg_pool2d.default: _eager_mean_like, aten.avg_pool1d.default: _eager_mean_like,
+    aten.mean.dim: _eager_mean_like,
+}

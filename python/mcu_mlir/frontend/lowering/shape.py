@@ -1,0 +1,177 @@
+"""Data movement on the integers (no rescale): permute, slice, split, expand, pad, concat, nearest
+upsample."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...diagnostics import UserError
+from .values import DQ, Q, Tup, aten, clip_index, describe, shape_of, RANGE
+
+
+def _lower_cat(self, node, ins, scale, zp, elem, clamp):
+    tensors = [self.values[t] for t in node.args[0]]
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+    qs = [self.requantize(self.operand(v), scale, zp, elem) for v in tensors]
+    rank = len(qs[0].shape)
+    if node.target == aten.stack.default:
+        dim = dim % (rank + 1)
+        qs = [self.pass_reshape(q, q.shape[:dim] + (1,) + q.shape[dim:]) for q in qs]
+    else:
+        dim = dim % rank
+    out = Q(self.w.concat([q.v for q in qs], dim), scale, zp)
+    return self.apply_clamp(out, clamp)
+
+
+def _eager_permute(self, node, ins):
+    q = ins[0].q
+    rank = len(q.shape)
+    if node.target == aten.permute.default:
+        perms = [p % rank for p in node.args[1]]
+    else:
+        d0, d1 = (node.args[1] % rank, node.args[2] % rank) if node.target == aten.transpose.int else (0, 1)
+        perms = list(range(rank))
+        perms[d0], perms[d1] = perms[d1], perms[d0]
+    return DQ(Q(self.w.transpose(q.v, perms), q.scale, q.zp))
+
+
+def _eager_slice(self, node, ins):
+    q = ins[0].q
+    rank = len(q.shape)
+    t = node.target
+    start = [0] * rank
+    size = list(q.shape)
+    if t == aten.slice.Tensor:
+        dim = (node.args[1] if len(node.args) > 1 else 0) % rank
+        lo = node.args[2] if len(node.args) > 2 and node.args[2] is not None else 0
+        hi = node.args[3] if len(node.args) > 3 and node.args[3] is not None else q.shape[dim]
+        step = node.args[4] if len(node.args) > 4 else 1
+        if step != 1:
+            return None
+        lo, hi = clip_index(lo, q.shape[dim]), clip_index(hi, q.shape[dim])
+        start[dim], size[dim] = lo, max(0, hi - lo)
+    elif t == aten.narrow.default:
+        dim = node.args[1] % rank
+        start[dim], size[dim] = node.args[2] % q.shape[dim], node.args[3]
+    else:   # select
+        dim = node.args[1] % rank
+        start[dim], size[dim] = node.args[2] % q.shape[dim], 1
+    v = self.w.slice(q.v, start, size)
+    return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
+
+
+def _eager_split(self, node, ins):
+    q = ins[0].q
+    val = node.meta.get("val")
+    rank = len(q.shape)
+    t = node.target
+    dim = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim", 0)
+    if t == aten.unbind.int:
+        dim = node.args[1] if len(node.args) > 1 else 0
+    dim %= rank
+    items, offset = [], 0
+    for part in val:
+        shape = tuple(int(d) for d in part.shape)
+        size = list(q.shape)
+        n = 1 if t == aten.unbind.int else shape[dim]
+        size[dim] = n
+        start = [0] * rank
+        start[dim] = offset
+        offset += n
+        v = self.w.slice(q.v, start, size)
+        items.append(DQ(Q(self.w.reshape(v, shape), q.scale, q.zp)))
+    return Tup(items)
+
+
+def _eager_upsample(self, node, ins):
+    q = ins[0].q
+    out = shape_of(node)
+    if any(o % i for o, i in zip(out[2:], q.shape[2:])):
+        raise UserError(f"{describe(node)}: nearest upsampling by a non-integer factor is not supported")
+    # TOSA RESIZE (NHWC, nearest) between explicit transposes, like every NHWC op here.
+    one_d = len(q.shape) == 3
+    x = self.w.reshape(q.v, q.shape + (1,)) if one_d else q.v
+    out4 = tuple(out) + (1,) if one_d else tuple(out)
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    hp, wp = _resize_params(out4[2], x.shape[2]), _resize_params(out4[3], x.shape[3])
+    shape4 = "!tosa.shape<4>"
+    shape2 = "!tosa.shape<2>"
+    scale = self.w.shape_const([hp[0], hp[1], wp[0], wp[1]])
+    offset = self.w.shape_const([hp[2], wp[2]])
+    border = self.w.shape_const([hp[3], wp[3]])
+    y = self.w.op("tosa.resize", [nhwc, (scale, shape4), (offset, shape2), (border, shape2)],
+                  (out4[0], out4[2], out4[3], out4[1]), q.elem, "mode = NEAREST_NEIGHBOR")
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return DQ(Q(self.w.reshape(y, out), q.scale, q.zp))
+
+
+def _resize_params(out_size: int, in_size: int):
+    """TOSA RESIZE (scale_n, scale_d, offset, border) giving PyTorch's nearest rule
+    src = floor(dst * in / out)."""
+    g = math.gcd(out_size, in_size)
+    n, d, offset = 2 * out_size // g, 2 * in_size // g, -(out_size // g)
+    border = (out_size - 1) * d - (in_size - 1) * n + offset
+    return n, d, offset, border
+
+
+def _eager_pad(self, node, ins):
+    q = ins[0].q
+    pads = list(node.args[1])
+    if node.target == aten.pad.default:   # pad(input, pad, mode="constant", value=None)
+        mode = node.args[2] if len(node.args) > 2 else node.kwargs.get("mode", "constant")
+        value = node.args[3] if len(node.args) > 3 else node.kwargs.get("value", 0.0)
+    else:                                 # constant_pad_nd(input, pad, value=0)
+        mode = "constant"
+        value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0.0)
+    if mode != "constant" or any(p < 0 for p in pads):
+        return None
+    rank = len(q.shape)
+    padding = [0] * (2 * rank)
+    for i in range(len(pads) // 2):     # PyTorch lists the last dimension first
+        d = rank - 1 - i
+        padding[2 * d], padding[2 * d + 1] = pads[2 * i], pads[2 * i + 1]
+    lo, hi = RANGE[q.elem]
+    fill = int(np.clip(np.round(float(value or 0.0) / q.scale) + q.zp, lo, hi))
+    if abs((fill - q.zp) * q.scale - float(value or 0.0)) > 1e-6 * max(1.0, abs(float(value or 0.0))):
+        return None     # the fill value is not representable: not a pass-through
+    shape = [d + padding[2 * i] + padding[2 * i + 1] for i, d in enumerate(q.shape)]
+    amounts = self.w.shape_const(padding)
+    v = self.w.op("tosa.pad", [q.v, (amounts, f"!tosa.shape<{2 * rank}>"), self.w.zp(fill, q.elem)],
+                  shape, q.elem)
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _eager_expand(self, node, ins):
+    q = ins[0].q
+    out = shape_of(node)
+    v = self.w.reshape(q.v, (1,) * (len(out) - len(q.shape)) + tuple(q.shape))
+    mult = [o // i for o, i in zip(out, v.shape)]
+    if any(m != 1 for m in mult):
+        v = self.w.tile(v, mult)
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _eager_cat(self, node, ins):
+    tensors = [self.values[t] for t in node.args[0]]
+    if not all(isinstance(v, DQ) for v in tensors):
+        return None
+    if len({(v.q.scale, v.q.zp, v.q.elem) for v in tensors}) != 1:
+        return None
+    q0 = tensors[0].q
+    return DQ(_lower_cat(self, node, ins, q0.scale, q0.zp, q0.elem, None))
+
+
+LOWER = {aten.cat.default: _lower_cat, aten.concat.default: _lower_cat, aten.stack.default: _lower_cat}
+EAGER = {
+    aten.permute.default: _eager_permute, aten.transpose.int: _eager_permute, aten.t.default: _eager_permute,
+    aten.slice.Tensor: _eager_slice, aten.narrow.default: _eager_slice, aten.select.int: _eager_slice,
+    aten.split.Tensor: _eager_split, aten.split_with_sizes.default: _eager_split,
+    aten.chunk.default: _eager_split, aten.unbind.int: _eager_split,
+    aten.upsample_nearest2d.vec: _eager_upsample, aten.upsample_nearest2d.default: _eager_upsample,
+    aten.upsample_nearest1d.vec: _eager_upsample,
+    aten.expand.default: _eager_expand,
+    aten.constant_pad_nd.default: _eager_pad, aten.pad.default: _eager_pad,
+    aten.cat.default: _eager_cat, aten.concat.default: _eager_cat,
+}

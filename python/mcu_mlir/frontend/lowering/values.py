@@ -1,0 +1,192 @@
+"""What the FX -> TOSA lowering tracks for every graph node, and how it names a node in messages.
+
+  Q       an integer tensor already in the TOSA being written (with its scale / zero point);
+  DQ      the float view of a Q (the output of a dequantize);
+  Const   a constant (integer with scales, or float);
+  Pending a float op not yet lowered: it becomes integer ops when a quantize of it is reached,
+          because only then the output parameters are known (conv -> rescale -> clamp as a unit).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from ...diagnostics import UserError
+from ..tosa_text import Value
+
+aten = torch.ops.aten
+
+
+qd = torch.ops.quantized_decomposed
+
+
+ELEM = {torch.int8: "i8", torch.int16: "i16", torch.int32: "i32"}
+
+
+RANGE = {"i8": (-128, 127), "i16": (-32768, 32767)}
+
+
+@dataclass
+class Q:
+    v: Value
+    scale: float
+    zp: int
+
+    @property
+    def shape(self):
+        return self.v.shape
+
+    @property
+    def elem(self):
+        return self.v.elem
+
+
+@dataclass
+class DQ:
+    q: Q
+
+
+@dataclass
+class Const:
+    data: np.ndarray                  # integers when quantized, floats otherwise
+    scales: np.ndarray | None = None  # per channel (or one) when quantized
+    zps: np.ndarray | None = None
+    axis: int = 0
+    elem: str | None = None
+
+
+@dataclass
+class FloatInput:
+    index: int
+    shape: tuple
+    q: Q | None = None
+
+
+@dataclass
+class Pending:
+    node: torch.fx.Node
+
+
+@dataclass
+class Tup:
+    items: list
+
+
+@dataclass
+class Clamp:
+    lo: float | None
+    hi: float | None
+
+
+@dataclass
+class LoweringResult:
+    text: str
+    inputs: list            # (shape, elem, scale, zp) per graph input
+    outputs: list
+    layers: list = field(default_factory=list)
+
+
+PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.default,
+                 aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+                 aten.unsqueeze.default, aten.clone.default, aten.contiguous.default,
+                 aten.alias.default, aten.detach.default, aten.dropout.default,
+                 aten.view_copy.default, aten.lift_fresh_copy.default}
+
+
+def source_node(node):
+    """The op whose value a PT2E (de)quantize node carries (itself for any other node): its source
+    line and module, and for a layer outside any module its op ('sigmoid', 'add')."""
+    while not node.meta.get("nn_module_stack") and "quantize" in str(getattr(node, "target", "")) \
+            and node.args and isinstance(node.args[0], torch.fx.Node) and node.args[0].op == "call_function":
+        node = node.args[0]
+    return node
+
+
+def node_location(node) -> tuple[str | None, int | None, str]:
+    """(file, line, module path) of the PyTorch source of an FX node."""
+    # (De)quantize nodes that PT2E inserted have no source of their own: they belong to the layer
+    # whose value they carry, so the layer is named after the module (e.g. 'features.3.conv').
+    node = source_node(node)
+    trace = node.meta.get("stack_trace") or ""
+    found = re.findall(r'File "([^"]+)", line (\d+)', trace)
+    user = [f for f in found if "/torch/" not in f[0] and "/torchao/" not in f[0]]
+    pick = (user or found)[-1] if found else None
+    file, line = (pick[0], int(pick[1])) if pick else (None, None)
+    stack = node.meta.get("nn_module_stack") or {}
+    path = ""
+    if stack:
+        path = list(stack.values())[-1][0]
+        path = re.sub(r"^L\['self'\]\.?", "", path)
+        path = re.sub(r"\._modules\['([^']+)'\]", r".\1", path)
+        path = path.replace("L['self']", "")
+    return file, line, path
+
+
+def describe(node) -> str:
+    file, line, path = node_location(node)
+    where = f"{file}:{line}" if file else "unknown source line"
+    layer = f"module '{path}'" if path else "the top-level module"
+    return f"op '{op_name(node)}' at {where} in {layer}"
+
+
+def op_name(node) -> str:
+    t = node.target
+    return getattr(t, "__name__", str(t)) if not hasattr(t, "_schema") else str(t).replace(".default", "")
+
+
+def shape_of(node) -> tuple:
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        for d in val.shape:
+            if not isinstance(d, int):
+                raise UserError(f"dynamic dimension {d} in {describe(node)}: mcu-mlir needs static shapes")
+        return tuple(int(d) for d in val.shape)
+    raise UserError(f"{describe(node)} does not produce one tensor")
+
+
+def tuple_of(v, n):
+    if isinstance(v, (list, tuple)):
+        v = list(v)
+        return tuple(v * n if len(v) == 1 else v)
+    return (v,) * n
+
+
+def clip_index(i, size):
+    if i < 0:
+        i += size
+    return max(0, min(size, i))
+
+
+def to_numpy(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().cpu().numpy()
+    return np.asarray(t)
+
+
+def fetch_attr(gm, target: str):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def dequantize_const(c: Const) -> np.ndarray:
+    data = np.asarray(c.data, np.float64)
+    shape = [1] * data.ndim
+    if data.ndim:
+        shape[c.axis] = -1
+    s = np.asarray(c.scales, np.float64)
+    z = np.asarray(c.zps, np.float64)
+    if s.size > 1:
+        s, z = s.reshape(shape), z.reshape(shape)
+    return (data - z) * s
+
+
+def nodes_of(node) -> list:
+    found = []
+    torch.fx.node.map_arg((node.args, node.kwargs), found.append)
+    return found
