@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ._mlir import ir, passmanager
 from .diagnostics import UserError, from_mlir_error
 from .passes import base, registry
+from .passes.options_parser import PipelineSyntaxError, matching, split_top_level
 
 
 @dataclass(frozen=True)
@@ -19,25 +20,6 @@ class Step:
     name: str
     text: str | None = None          # upstream pipeline element, as MLIR text
     py: base.ModulePass | None = None
-
-
-def split_top_level(text: str, sep: str = ",") -> list[str]:
-    parts, depth, cur, quote = [], 0, "", False
-    for ch in text:
-        if ch == '"':
-            quote = not quote
-        elif not quote and ch in "({[":
-            depth += 1
-        elif not quote and ch in ")}]":
-            depth -= 1
-        if ch == sep and depth == 0 and not quote:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
 
 
 def _name_and_options(element: str) -> tuple[str, str, str]:
@@ -49,24 +31,22 @@ def _name_and_options(element: str) -> tuple[str, str, str]:
             cut = min(cut, i)
     name, rest = element[:cut].strip(), element[cut:].strip()
     if rest.startswith("{"):
-        close = _matching(rest, 0)
+        close = matching(rest, 0)
         return name, rest[1:close], rest[close + 1:].strip()
     if rest.startswith("("):
         return name, "", rest[1:-1]
     return name, "", ""
 
 
-def _matching(text: str, start: int) -> int:
-    depth = 0
-    for i in range(start, len(text)):
-        depth += {"{": 1, "(": 1, "}": -1, ")": -1}.get(text[i], 0)
-        if depth == 0:
-            return i
-    raise UserError(f"unbalanced brackets in pass pipeline '{text}'")
-
-
 def parse_pipeline(text: str) -> list[Step]:
     """Steps of `builtin.module(...)` text (the anchor may be omitted)."""
+    try:
+        return _parse_pipeline(text)
+    except PipelineSyntaxError as e:
+        raise UserError(f"bad pass pipeline: {e}") from None
+
+
+def _parse_pipeline(text: str) -> list[Step]:
     text = text.strip()
     name, options, inner = _name_and_options(text)
     if name == "builtin.module" and not options:
@@ -89,9 +69,9 @@ def element_steps(element: str, options: str | None = None) -> list[Step]:
             raise UserError(str(e)) from None
     if name in registry.PIPELINES:
         try:
-            return parse_pipeline(registry.get_pipeline(name)(opts))
-        except base.OptionError as e:
-            raise UserError(str(e)) from None
+            return _parse_pipeline(registry.get_pipeline(name)(opts))
+        except (base.OptionError, PipelineSyntaxError) as e:
+            raise UserError(f"pipeline '{name}': {e}" if isinstance(e, PipelineSyntaxError) else str(e)) from None
     if inner and any(registry.is_ours(p) for p in _names_in(inner)):
         raise UserError(f"mcu-mlir passes run on the module: put them at the top level, not in '{name}(...)'")
     return [Step(name, text=element if options is None else f"{name}{{{options}}}")]

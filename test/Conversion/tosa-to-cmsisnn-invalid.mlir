@@ -13,7 +13,7 @@ func.func @conv$weight_zero_point(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi
 // -----
 
 func.func @float$no_kernel(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{'tosa.sigmoid' has no cmsis-nn kernel}}
+  // expected-error @below {{'tosa.sigmoid' has no CMSIS-NN or portable kernel}}
   %0 = tosa.sigmoid %arg0 : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import _split_options, OptionError
+from .base import OptionError
+from .options_parser import split_options
 
 _DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true", "prefer": "speed"}
 
@@ -10,7 +11,7 @@ _DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0", "o
 def tosa_to_cmsisnn_pipeline(options: str) -> str:
     """Converts to kernel calls, plans the arena and prepares emission (options: target=, backend=, ram-bytes=, overlap=, prefer=)."""
     opts = dict(_DEFAULTS)
-    for key, value in _split_options(options):
+    for key, value in split_options(options):
         if key not in opts:
             raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline' has no option '{key}' "
                               f"(options: {', '.join(sorted(opts))})")

@@ -16,6 +16,7 @@ import typing
 from typing import ClassVar, Iterator
 
 from .._mlir import ir
+from .options_parser import PipelineSyntaxError, split_options
 
 _errors: contextvars.ContextVar[list] = contextvars.ContextVar("mcu_pass_errors")
 
@@ -79,7 +80,11 @@ class ModulePass:
         fields = {cls.option_name(f): f for f in cls.options()}
         hints = typing.get_type_hints(cls)
         values = {}
-        for key, raw in _split_options(text):
+        try:
+            pairs = split_options(text)
+        except PipelineSyntaxError as e:
+            raise OptionError(f"pass '{cls.NAME}': {e}") from None
+        for key, raw in pairs:
             if key not in fields:
                 known = ", ".join(sorted(fields)) or "none"
                 raise OptionError(f"pass '{cls.NAME}' has no option '{key}' (options: {known})")
@@ -136,34 +141,23 @@ def _location_of(x) -> ir.Location:
     return x.location
 
 
-def _split_options(text: str) -> list[tuple[str, str]]:
-    out, depth, cur = [], 0, ""
-    for ch in text.strip() + " ":
-        if ch in "{[(\"":
-            depth += 1
-        elif ch in "}])\"":
-            depth -= 1
-        if ch == " " and depth == 0:
-            if cur.strip():
-                key, sep, val = cur.strip().partition("=")
-                out.append((key, val if sep else "true"))
-            cur = ""
-        else:
-            cur += ch
-    return out
-
-
 def _convert(pass_name, key, raw, hint, f):
     origin = typing.get_origin(hint)
     try:
         if hint is bool:
             if raw not in ("true", "false", "1", "0"):
-                raise ValueError(raw)
+                raise ValueError("expected true or false")
             return raw in ("true", "1")
         if hint is int:
-            return int(raw)
+            try:
+                return int(raw)
+            except ValueError:
+                raise ValueError("expected an integer") from None
         if hint is float:
-            return float(raw)
+            try:
+                return float(raw)
+            except ValueError:
+                raise ValueError("expected a number") from None
         if origin in (tuple, list):
             (elem,) = typing.get_args(hint)[:1]
             items = [x for x in raw.strip("{}[]").split(",") if x]

@@ -94,7 +94,7 @@ class ConvertTosaToCmsisNN(ModulePass):
             if isinstance(op, LEGAL_OPS + (KernelOp,)) or name in ("func.return", "func.func"):
                 continue
             if name.startswith("tosa."):
-                self.emit_error(op, f"'{name}' has no {self.backend} kernel "
-                                    f"(and no portable kernel) for these operand types")
+                which = "portable" if self.backend == "portable" else "CMSIS-NN or portable"
+                self.emit_error(op, f"'{name}' has no {which} kernel for these operand types")
             else:
                 self.emit_error(op, f"'{name}' is not integer TOSA; only TOSA ops can be converted")

@@ -11,7 +11,7 @@ constants it duplicates.
 from __future__ import annotations
 
 from ..diagnostics import UserError
-from .base import _split_options
+from .options_parser import split_options
 
 IO_LAYOUTS = ("nchw", "nhwc")
 
@@ -19,7 +19,7 @@ IO_LAYOUTS = ("nchw", "nhwc")
 def layout_pipeline(options: str) -> str:
     """NCHW TOSA to NHWC TOSA without interior transposes (options: io-layout=nchw|nhwc)."""
     io_layout = "nchw"
-    for key, value in _split_options(options):
+    for key, value in split_options(options):
         if key != "io-layout":
             raise UserError(f"pipeline 'mcu-tosa-layout-pipeline' has no option '{key}' (options: io-layout)")
         if value not in IO_LAYOUTS:

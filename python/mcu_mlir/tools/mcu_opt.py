@@ -39,10 +39,36 @@ def _arg_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _split_pass_flags(parser, argv: list[str]) -> tuple[list[str], list[str]]:
+    """(mcu-opt's own arguments, pass flags): a `--name[=options]` that is not one of mcu-opt's
+    options is a pass, whatever its options hold (argparse would take `--p=a=1 b=2`, one argument
+    with a space, for the input file)."""
+    own = {o for action in parser._actions for o in action.option_strings}
+    ours, passes = [], []
+    takes_value = {o for action in parser._actions if action.nargs is None and action.option_strings
+                   and not isinstance(action, (argparse._StoreTrueAction, argparse._HelpAction))
+                   for o in action.option_strings}
+    i = 0
+    while i < len(argv):
+        item = argv[i]
+        name = item.partition("=")[0]
+        if item.startswith("--") and item != "--" and name not in own:
+            passes.append(item)
+        else:
+            ours.append(item)
+            if item in takes_value and i + 1 < len(argv):
+                ours.append(argv[i + 1])
+                i += 1
+        i += 1
+    return ours, passes
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = _arg_parser()
-    args, rest = parser.parse_known_args(argv)
+    own, passes = _split_pass_flags(parser, argv)
+    args, rest = parser.parse_known_args(own)
+    rest = passes + rest
     try:
         return _run(args, rest)
     except UserError as e:
