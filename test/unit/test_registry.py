@@ -47,3 +47,11 @@ def test_unknown_option_is_a_user_error():
     cls = registry.get_pass("mcu-verify-static-shapes")
     with pytest.raises(base.OptionError, match="has no option 'nope'"):
         cls.from_options("nope=1")
+
+
+def test_docs_check_names_a_pass_without_a_lit_test(monkeypatch):
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import gen_pass_docs
+    assert gen_pass_docs.untested() == []
+    monkeypatch.setitem(registry.PASSES, "mcu-never-tested", "verify_static_shapes:VerifyStaticShapes")
+    assert gen_pass_docs.untested() == ["mcu-never-tested"]
