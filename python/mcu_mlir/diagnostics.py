@@ -6,12 +6,12 @@ is a compiler bug and is reported with a command that reproduces it.
 
 from __future__ import annotations
 
-import re
 import shlex
 import sys
 from dataclasses import dataclass, field
 
-_LOC_RE = re.compile(r'loc\("(?P<file>(?:[^"\\]|\\.)*)":(?P<line>\d+):(?P<col>\d+)')
+from .ir.locations import parse_location  # noqa: F401  (part of the diagnostics API)
+
 
 
 @dataclass
@@ -47,14 +47,6 @@ class UserError(Exception):
 
     def format(self, file_name: str | None = None) -> str:
         return "\n".join(d.format(file_name) for d in self.diagnostics)
-
-
-def parse_location(loc_text: str) -> tuple[str | None, int | None, int | None]:
-    """The first file:line:col inside a printed MLIR location (fused/callsite/name locs included)."""
-    m = _LOC_RE.search(loc_text)
-    if not m:
-        return None, None, None
-    return m.group("file").replace('\\"', '"'), int(m.group("line")), int(m.group("col"))
 
 
 _SEVERITY = {0: "error", 1: "warning", 2: "note", 3: "remark"}

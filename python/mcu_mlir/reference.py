@@ -20,11 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .ir.types import STORAGE
+
 # MLIR element type -> numpy dtype, for the entry function's arguments and results.
-_NUMPY_OF = {
-    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i48": np.int64, "i64": np.int64,
-    "f16": np.float16, "f32": np.float32, "bf16": np.float32,
-}
+_NUMPY_OF = {**STORAGE, "bf16": np.float32}
 
 
 class ReferenceError(RuntimeError):

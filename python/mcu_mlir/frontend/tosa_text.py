@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_NP = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "f32": np.float32, "i1": np.bool_}
+from ..ir.types import NUMPY
+
+_NP = NUMPY
 
 
 def ttype(shape, elem: str) -> str:

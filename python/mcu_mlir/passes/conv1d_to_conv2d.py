@@ -8,7 +8,7 @@ import numpy as np
 
 from .._mlir import ir
 from .base import ModulePass
-from .layout.constants import ConstantData, make_constant, make_shape
+from ..ir.constants import ConstantData, make_constant, make_shape
 
 # op -> (weight operand index or None, weight dims holding (KH, KW))
 _ONE_D_CANDIDATES = {

@@ -9,7 +9,8 @@ from .._mlir import ir, tosa
 from ..dialects.kernel_op import KernelOp
 from .base import ModulePass
 from .conversion import FAMILIES
-from .conversion.common import CORE_PATH, Rewriter, clear_resource_cache
+from ..ir.resources import clear_resource_cache
+from .conversion.common import CORE_PATH, Rewriter
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir import attributes as mcu_attrs
 

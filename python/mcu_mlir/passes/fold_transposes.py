@@ -10,7 +10,7 @@ from .._mlir import ir
 from .base import ModulePass
 from .layout.assign import Problem
 from .layout.channel_permutation import fold_channel_permutations
-from .layout.constants import ConstantData, make_constant, shape_values
+from ..ir.constants import ConstantData, make_constant, shape_values
 from .layout.roles import is_constant
 from .layout.views import simplify_reshapes, sink_reshapes
 

@@ -25,7 +25,7 @@ import numpy as np
 from .._mlir import ir
 from ..dialects import cmsisnn, portable
 from ..dialects.kernel_op import enum_attr
-from .conversion.common import DTYPE_BYTES
+from ..ir.types import BYTES as DTYPE_BYTES
 
 # Convolutions whose window geometry the overlap model reads.
 _CONVS = (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, portable.Conv2DOp, portable.DepthwiseConv2DOp)

@@ -12,7 +12,7 @@ from . import fold_transposes
 from .base import ModulePass
 from .layout import perms as P
 from .layout.const_eval import evaluate
-from .layout.constants import ConstantData, make_shape
+from ..ir.constants import ConstantData, make_shape
 from .layout.roles import LAYOUT_SENSITIVE
 
 

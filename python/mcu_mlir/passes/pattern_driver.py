@@ -8,7 +8,9 @@ no folding, constant CSE or region simplification, so the IR changes only where 
 from __future__ import annotations
 
 from torch_mlir import rewrite  # noqa: E402  (bindings' own module)
-from torch_mlir.rewrite import RewritePatternSet  # noqa: E402,F401  (re-exported for the passes)
+from torch_mlir.rewrite import RewritePatternSet  # noqa: E402  (bindings' own module)
+
+__all__ = ["RewritePatternSet", "apply_patterns", "driver_config"]
 
 
 def driver_config() -> rewrite.GreedyRewriteConfig:

@@ -12,7 +12,8 @@ from ..dialects.kernel_op import KernelOp, enum_attr
 from ..target import cmsis_buffers
 from . import memory_overlap
 from .base import ModulePass
-from .conversion.common import CORE_PATH, DTYPE_BYTES
+from ..ir.types import BYTES as DTYPE_BYTES
+from .conversion.common import CORE_PATH
 from ..ir import attributes as mcu_attrs
 
 ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both

@@ -11,7 +11,9 @@ from ..dialects import cmsisnn
 from ..dialects.kernel_op import KernelOp
 from ..target.emit_c import missing_emitters
 from .base import ModulePass
-from .conversion.common import CORE_PATH, clear_resource_cache, const_array
+from ..ir.constants import const_array
+from ..ir.resources import clear_resource_cache
+from .conversion.common import CORE_PATH
 from ..ir import attributes as mcu_attrs
 
 

@@ -9,7 +9,8 @@ import numpy as np
 from .._mlir import ir, tosa
 from .base import ModulePass
 from .pattern_driver import RewritePatternSet, apply_patterns
-from .conversion.common import (clear_resource_cache, const_array, const_ints, elem, make_const, op_name,
+from ..ir.resources import clear_resource_cache
+from .conversion.common import (const_array, const_ints, elem, make_const, op_name,
                                 producer, read_rescale, shape, users)
 
 

@@ -9,21 +9,19 @@ Output is deterministic: names come from op order, never from Python object iden
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
 from .._mlir import ir, tosa
 from ..dialects import cmsisnn
 from ..dialects.kernel_op import KernelOp
-from ..passes.conversion.common import DTYPE_BYTES, attr_array, clear_resource_cache, module_of
+from ..ir.constants import attr_array, module_of
+from ..ir.locations import layer_name
+from ..ir.resources import clear_resource_cache
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
-from ..ir import attributes as mcu_attrs
+from ..ir import attributes as mcu_attrs, types
 
-_CTYPE = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "ui8": "uint8_t", "ui16": "uint16_t",
-          "i1": "uint8_t", "i48": "int64_t", "i64": "int64_t"}
-_INFO_ELEM = {"i8": 1, "i16": 2, "i32": 4, "ui8": 1, "ui16": 2, "i1": 1, "i64": 8, "f32": 4}
 
 
 # Byte arrays longer than this are written as string literals: compilers parse them an order of
@@ -96,15 +94,7 @@ def missing_emitters(ops) -> list:
 
 
 def _layer_name(op) -> str:
-    text = str(op.location)
-    names = re.findall(r'loc\("([^"]+)"', text)
-    names = [n for n in names if n != "-"]
-    if names:
-        name = names[0]
-    else:
-        m = re.search(r':(\d+):\d+', text)
-        name = f"line {m.group(1)}" if m else text
-    return name.replace("*/", "* /")
+    return layer_name(op.location)
 
 
 def _source_op(op) -> str:
@@ -131,7 +121,7 @@ def _elem(value):
 
 
 def _nbytes(value):
-    return int(np.prod(_shape(value), dtype=np.int64)) * DTYPE_BYTES.get(_elem(value), 4)
+    return int(np.prod(_shape(value), dtype=np.int64)) * types.BYTES.get(_elem(value), 4)
 
 
 # -- the emitter -------------------------------------------------------------------------------
@@ -165,7 +155,7 @@ class _Emitter:
                 return name
         arr = attr_array(op.attributes["values"], _type(op.results[0]), module_of(op))
         name = f"mcu_const{len(self.const_order)}_{hint}"
-        self.consts[key] = (name, _CTYPE[_elem(value)], arr)
+        self.consts[key] = (name, types.CTYPE[_elem(value)], arr)
         self.const_order.append(key)
         return name
 
@@ -229,7 +219,7 @@ class _Emitter:
             dims = _shape(value)
             scale, zp = (quant.scale, quant.zero_point) if quant is not None else (1.0, 0)
             shape = ", ".join(str(d) for d in dims) or "0"
-            return (f"  {{\"{name}\", {len(dims)}, {{{shape}}}, {_INFO_ELEM.get(et, 4)}, {int(et.startswith('f'))}, "
+            return (f"  {{\"{name}\", {len(dims)}, {{{shape}}}, {types.BYTES.get(et, 4)}, {int(et.startswith('f'))}, "
                     f"{float(scale)!r}f, {int(zp)}, {_nbytes(value) if not et.startswith('f') else int(np.prod(dims)) * 4}}}")
         def quant(table, k):
             return table[k] if table is not None and k < len(table) else None

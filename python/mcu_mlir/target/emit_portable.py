@@ -10,7 +10,7 @@ import numpy as np
 
 from .._mlir import ir
 from ..dialects import portable
-from ..passes.conversion.common import DTYPE_BYTES, DTYPES
+from ..ir.types import BYTES, RUNTIME
 
 
 def _shape(value) -> list[int]:
@@ -27,11 +27,11 @@ def _count(value) -> int:
 
 def _dtype(value) -> str:
     """The runtime's element-type enum (include/mcu/portable.h)."""
-    return DTYPES[_elem(value)]
+    return RUNTIME[_elem(value)]
 
 
 def _elem_bytes(value) -> int:
-    return DTYPE_BYTES[_elem(value)]
+    return BYTES[_elem(value)]
 
 
 def _outer_axis_inner(dims, axis):

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from ...diagnostics import UserError
+from ...ir import types
 from ..tosa_text import Value
 
 aten = torch.ops.aten
@@ -27,7 +28,7 @@ qd = torch.ops.quantized_decomposed
 ELEM = {torch.int8: "i8", torch.int16: "i16", torch.int32: "i32"}
 
 
-RANGE = {"i8": (-128, 127), "i16": (-32768, 32767)}
+RANGE = types.RANGE
 
 
 @dataclass

@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import numpy as np
 
 from ..._mlir import ir, tosa
 from ...dialects.kernel_op import GROUPS, enum_attr
 from ..base import PassError
-from ...ir import attributes as mcu_attrs
+from ...ir import attributes as mcu_attrs, types
+from ...ir.constants import const_array
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 
 NO_MATCH = False  # a pattern returns this when the op is not its business
 CONVERTED = True
 
-# Element type name -> the C enum the portable kernels take.
-DTYPES = {"i8": "MCU_I8", "i16": "MCU_I16", "i32": "MCU_I32", "ui8": "MCU_U8", "ui16": "MCU_U16",
-          "i1": "MCU_BOOL", "i48": "MCU_I64", "i64": "MCU_I64"}
-DTYPE_BYTES = {"i8": 1, "i16": 2, "i32": 4, "ui8": 1, "ui16": 2, "i1": 1, "i48": 8, "i64": 8}
+# Integer element types a kernel can take (-> the runtime's enum), and their storage bytes.
+DTYPES = types.RUNTIME
+DTYPE_BYTES = {n: types.BYTES[n] for n in DTYPES}
 
 # Cores: which CMSIS-NN code path they take (scratch sizes and kernel constraints differ).
 CORE_PATH = {"cortex-m0": "c", "cortex-m3": "c", "cortex-m4": "dsp", "cortex-m7": "dsp",
@@ -118,94 +117,6 @@ def single_user(op, cls=None):
     if isinstance(u, ir.Block) or (cls is not None and not isinstance(u, cls)):
         return None
     return u
-
-
-_RESOURCE_RE = re.compile(r'^\s*([\w.$-]+)\s*:\s*"0x([0-9A-Fa-f]*)"', re.M)
-_resource_cache: dict = {}
-
-
-def clear_resource_cache() -> None:
-    """Forgets blobs read so far; called when a pass or the emitter starts on a module."""
-    _resource_cache.clear()
-
-
-def _resource_blobs(module_op) -> dict[str, bytes]:
-    """The module's dense_resource blobs (the bindings cannot read them, the printed IR can).
-
-    Printed once per module and pass run (callers clear the cache when they start)."""
-    key = hash(module_op)
-    if key not in _resource_cache:
-        text = module_op.get_asm(large_elements_limit=None)
-        blobs = {}
-        start = text.find("dialect_resources")
-        if start >= 0:
-            for m in _RESOURCE_RE.finditer(text[start:]):
-                raw = bytes.fromhex(m.group(2))
-                blobs[m.group(1)] = raw[4:]  # the first 4 bytes hold the alignment
-        _resource_cache.clear()
-        _resource_cache[key] = blobs
-    return _resource_cache[key]
-
-
-_NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-       "ui8": np.uint8, "ui16": np.uint16, "index": np.int64, "f32": np.float32}
-
-
-def attr_array(attr, ty: ir.RankedTensorType, module_op=None) -> np.ndarray:
-    """The values of a dense (or dense_resource) elements attribute as a numpy array of `ty`'s shape."""
-    shp = tuple(ty.shape)
-    et = str(ty.element_type)
-    if et == "i48":
-        return _parse_dense_text(str(attr), shp, 48)
-    if isinstance(attr, ir.DenseElementsAttr) or isinstance(attr, ir.DenseIntElementsAttr):
-        if attr.is_splat:
-            value = np.array(attr).reshape(-1)[0] if et != "index" else int(attr.get_splat_value().value)
-            return np.full(shp, value, dtype=_NP.get(et, np.int64))
-        arr = np.array(attr)
-        return arr.reshape(shp)
-    text = str(attr)
-    m = re.match(r"dense_resource<([^>]+)>", text)
-    if m and module_op is not None:
-        blob = _resource_blobs(module_op).get(m.group(1))
-        if blob is not None:
-            dt = _NP[et]
-            if et == "i1":
-                return np.frombuffer(blob, dtype=np.uint8).astype(bool).reshape(shp)
-            return np.frombuffer(blob, dtype=dt).reshape(shp).copy()
-    raise ValueError(f"cannot read constant {text[:80]}")
-
-
-def _parse_dense_text(text: str, shp: tuple, bits: int) -> np.ndarray:
-    """Integers of a printed dense attribute whose type numpy lacks (i48 accumulators / biases)."""
-    n = int(np.prod(shp, dtype=np.int64))
-    m = re.match(r'dense<"0x([0-9A-Fa-f]+)"', text)
-    if m:
-        raw = bytes.fromhex(m.group(1))
-        width = (bits + 7) // 8
-        vals = [int.from_bytes(raw[i:i + width], "little", signed=True) for i in range(0, len(raw), width)]
-    else:
-        body = text[text.index("<") + 1:text.rindex(">", 0, text.index(":"))]
-        vals = [int(v) for v in re.findall(r"-?\d+", body)]
-    if len(vals) == 1 and n != 1:
-        vals = vals * n
-    return np.array(vals, dtype=np.int64).reshape(shp)
-
-
-def module_of(op):
-    cur = op.operation
-    while cur.parent is not None:
-        cur = cur.parent
-    return cur
-
-
-def const_array(value) -> np.ndarray | None:
-    """The value of a tensor produced by tosa.const / tosa.const_shape, else None."""
-    op = producer(value)
-    if op is None or not isinstance(op, (tosa.ConstOp, tosa.ConstShapeOp)):
-        return None
-    attr = op.attributes["values"]
-    ty = ir.RankedTensorType(attr.type)
-    return attr_array(attr, ty, module_of(op))
 
 
 def const_ints(value) -> list[int] | None:
@@ -366,7 +277,7 @@ def clamp_bounds(op) -> tuple[int, int] | None:
             int(ir.IntegerAttr(op.attributes["max_val"]).value))
 
 
-LIMITS = {"i8": (-128, 127), "i16": (-32768, 32767)}
+LIMITS = types.RANGE
 
 
 def follow_requant_tail(op, out_elem: str = "i8"):

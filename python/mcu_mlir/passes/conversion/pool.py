@@ -5,10 +5,10 @@ from __future__ import annotations
 from ..._mlir import tosa
 from ...dialects import cmsisnn, portable
 from ..base import PassError
-from .common import (CONVERTED, clamp_bounds, const_scalar, elem, fused_location, i64_array,
+from .common import (LIMITS, CONVERTED, clamp_bounds, const_scalar, elem, fused_location, i64_array,
                      make_op, single_user)
 
-_LIMITS = {"i8": (-128, 127), "i16": (-32768, 32767)}
+_LIMITS = LIMITS
 
 
 def _convert(op, rw, avg: bool):

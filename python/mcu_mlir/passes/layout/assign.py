@@ -19,7 +19,7 @@ import numpy as np
 
 from ..._mlir import ir
 from . import perms as P
-from .constants import ConstantData, make_constant, make_shape, shape_values
+from ...ir.constants import ConstantData, make_constant, make_shape, shape_values
 from .roles import AXIS_OPS, SHAPE_OPERANDS, channel_pinned, data_operands, is_constant, ranked_shape
 from ...ir import attributes as mcu_attrs
 

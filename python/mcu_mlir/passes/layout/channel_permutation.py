@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir
-from .constants import ConstantData, make_constant
+from ...ir.constants import ConstantData, make_constant
 from .roles import is_constant, is_static_tensor
 
 _VIEWS = ("tosa.reshape", "tosa.transpose")

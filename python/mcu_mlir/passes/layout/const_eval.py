@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir
-from .constants import ConstantData, shape_values
+from ...ir.types import NUMPY
+from ...ir.constants import ConstantData, shape_values
 
-_NUMPY_OF = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-             "f32": np.float32, "f16": np.float16}
+_NUMPY_OF = NUMPY
 _LIMIT = 1 << 22
 
 

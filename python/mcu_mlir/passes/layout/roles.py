@@ -10,7 +10,7 @@ regions) computes in the fixed layout TOSA defines for it.
 from __future__ import annotations
 
 from ..._mlir import ir
-from .constants import shape_values
+from ...ir.constants import shape_values
 
 # All tensor operands are data.
 _ELEMENTWISE = frozenset("tosa." + n for n in (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir
-from .constants import ConstantData, make_constant, make_shape, shape_values
+from ...ir.constants import ConstantData, make_constant, make_shape, shape_values
 from .roles import AXIS_OPS, SHAPE_OPERANDS, channel_pinned, data_operands, is_constant
 
 
