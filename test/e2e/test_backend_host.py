@@ -15,6 +15,7 @@ import pytest
 from mcu_mlir import _mlir
 from mcu_mlir.dialects import load_all
 from mcu_mlir.pipeline import run_pipeline
+from mcu_mlir.ir.types import STORAGE
 from mcu_mlir.reference import run_reference
 from mcu_mlir.target.emit_c import emit_c, model_report
 
@@ -83,10 +84,9 @@ def compile_and_run(text: str, inputs: list[np.ndarray], tmp: Path, backend="por
     outs = [tmp / f"out{i}.bin" for i in range(len(out_types))]
     proc = subprocess.run([str(exe), *args, *map(str, outs)], capture_output=True, text=True)
     assert proc.returncode == 0, f"model run failed with {proc.returncode}: {proc.stderr}"
-    np_types = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i1": np.bool_}
     results = []
     for path, ty in zip(outs, out_types):
-        arr = np.frombuffer(path.read_bytes(), dtype=np_types[str(ty.element_type)])
+        arr = np.frombuffer(path.read_bytes(), dtype=STORAGE[str(ty.element_type)])
         results.append(arr.reshape(list(ty.shape)))
     return results, report, files
 
@@ -165,6 +165,19 @@ def conv_graph(rng, depthwise=False, groups=1, clamp=True, per_channel=True, n=1
         last = "cl"
     text = func([f"tensor<{n}x{h}x{w}x{c}xi8>"], [out_ty], body, [last])
     return text, [rand_i8(rng, (n, h, w, c))]
+
+
+def int48_output_graph(rng):
+    """An int16 conv's int48 accumulators returned as they are: an int48 graph output (stored as
+    int64 by the C, 8 bytes an element)."""
+    weights = rand_i8(rng, (3, 1, 1, 2), -20, 20)
+    body = (const("w", weights, "i8") + const("b", rng.integers(-500, 500, 3), "i48")
+            + zp("izp", 0, "i16") + zp("wzp", 0))
+    body += ("  %acc = tosa.conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i48, dilation = array<i64: 1, 1>, "
+             "pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xi16>, tensor<3x1x1x2xi8>, "
+             "tensor<3xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x3x3x3xi48>\n")
+    text = func(["tensor<1x3x3x2xi16>"], ["tensor<1x3x3x3xi48>"], body, ["acc"])
+    return text, [rng.integers(-32768, 32768, (1, 3, 3, 2)).astype(np.int16)]
 
 
 def fc_graph(rng, per_channel=False):
@@ -457,6 +470,7 @@ CASES = {
     "slice-views": slice_views_graph,
     "data-movement-s8": data_movement_s8_graph,
     "concat-many-inputs": many_inputs_concat_graph,
+    "int48-output": int48_output_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
 }

@@ -45,14 +45,12 @@ def _params_struct(em, ctype: str, var: str, p: dict, tail=()) -> str:
     return em.struct(ctype, var, {k: p[k] for k in order})
 
 
-def _with_arrays(em, i, p, struct_ctype, var, *, null_if_empty=True, declare_empty=False):
+def _with_arrays(em, i, p, struct_ctype, var, *, null_if_empty=True):
     """`p` as a struct whose multiplier / shift fields point at static arrays (NULL for none
-    where the kernel takes that; `declare_empty` keeps the conv kernels' one-element arrays)."""
+    where the kernel takes that)."""
     fields = {k: v for k, v in p.items() if k not in ("multiplier", "shift")}
     for k in ("multiplier", "shift"):
-        name = em.array(f"layer{i}_{k}", "int32_t", p[k]) if p[k] or declare_empty or not null_if_empty \
-            else None
-        fields[k] = name if p[k] or not null_if_empty else "NULL"
+        fields[k] = em.array(f"layer{i}_{k}", "int32_t", p[k]) if p[k] or not null_if_empty else "NULL"
     return _params_struct(em, struct_ctype, var, fields, tail=("multiplier", "shift"))
 
 
@@ -74,7 +72,7 @@ def conv2d(em, i, op):
     s16 = op.type_suffix() == "s16"
     in_t = "int16_t" if s16 else "int8_t"
     out_t = in_t if mult else ("int64_t" if s16 else "int32_t")
-    return [_with_arrays(em, i, p, "mcu_conv_params_t", f"layer{i}_params", declare_empty=True),
+    return [_with_arrays(em, i, p, "mcu_conv_params_t", f"layer{i}_params"),
             f"status = mcu_{op.kernel_name()}(&layer{i}_params, {em.ptr(op.operands[0], in_t)}, "
             f"{em.const_name(op.operands[1], f'layer{i}_filter')}, "
             f"{em.const_name(op.operands[2], f'layer{i}_bias')}, {em.out(op, out_t)});"]
