@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TARGETS = ("host", "cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
+from .target.cores import TARGETS  # noqa: F401  (the --target choices)
+
 BACKENDS = ("cmsis-nn", "portable")
 QUANTIZE = ("int8", "int16", "none")
 IO_LAYOUTS = ("nchw", "nhwc")

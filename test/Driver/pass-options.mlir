@@ -22,7 +22,7 @@
 // RUN: not mcu-opt %s --mcu-plan-memory=ram-bytes=lots 2>&1 | FileCheck %s --check-prefix=INT
 // INT: error: pass 'mcu-plan-memory': bad value 'lots' for option 'ram-bytes' (expected an integer)
 // RUN: not mcu-opt %s --mcu-convert-tosa-to-cmsisnn=target=cortex-m99 2>&1 | FileCheck %s --check-prefix=CHOICE
-// CHOICE: error: pass 'mcu-convert-tosa-to-cmsisnn': bad value 'cortex-m99' for option 'target' (expected one of cortex-m0,
+// CHOICE: error: pass 'mcu-convert-tosa-to-cmsisnn': bad value 'cortex-m99' for option 'target' (expected one of
 // RUN: not mcu-opt %s "--mcu-plan-memory==cortex-m4" 2>&1 | FileCheck %s --check-prefix=NAMELESS
 // NAMELESS: error: pass 'mcu-plan-memory': option '=cortex-m4' has no name
 // QUOTE-NOT: Traceback

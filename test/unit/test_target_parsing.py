@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mcu_mlir.diagnostics import UserError
-from mcu_mlir.target import build, qemu, run
+from mcu_mlir.target import build, qemu, run, sources
 
 HARNESS_TEXT = """mcu-harness 1
 input 0 x rank=2 shape=1,3 elem_bytes=1 is_float=0 scale=0x3d4ccccd zero_point=-3 bytes=3
@@ -45,7 +45,7 @@ def test_quantize_rounds_half_to_even_and_saturates():
 
 
 def test_memory_regions_of_the_linker_scripts():
-    root = qemu.REPO_ROOT / "lib" / "target"
+    root = sources.root() / "lib" / "target"
     assert build.memory_regions(root / "mps2.ld.in") == {"FLASH": (0, 4 << 20), "RAM": (0x20000000, 4 << 20)}
     an547 = build.memory_regions(root / "mps3-an547.ld.in")
     assert an547["ITCM"] == (0, 512 << 10) and an547["DTCM"] == (0x20000000, 512 << 10)
@@ -53,7 +53,7 @@ def test_memory_regions_of_the_linker_scripts():
 
 
 def test_overflow_message_names_bytes_needed_and_available(tmp_path):
-    (tmp_path / "mps2.ld").write_text((qemu.REPO_ROOT / "lib" / "target" / "mps2.ld.in").read_text())
+    (tmp_path / "mps2.ld").write_text((sources.root() / "lib" / "target" / "mps2.ld.in").read_text())
     log = ("ld: mcu_model.elf section `.mcu_arena' will not fit in region `RAM'\n"
            "ld: region `RAM' overflowed by 1000 bytes\ncollect2: error: ld returned 1 exit status\n")
     with pytest.raises(UserError) as err:

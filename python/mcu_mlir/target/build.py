@@ -23,10 +23,12 @@ from pathlib import Path
 import numpy as np
 
 from ..diagnostics import UserError
-from . import qemu
-from .qemu import MACHINES, REPO_ROOT
+from . import cores, qemu
+from .cores import CMSIS_PATH
+from . import sources
+from .qemu import MACHINES
 
-TARGETS = ("host", *sorted(MACHINES))
+TARGETS = cores.TARGETS
 _USES_CMSIS_RE = re.compile(r"^#define\s+MCU_MODEL_USES_CMSIS_NN\s+\(?\s*1", re.M)
 _OVERFLOW_RE = re.compile(r"region [`'](\w+)' overflowed by (\d+) bytes")
 _NOT_FIT_RE = re.compile(r"section [`']?([\w.]+)'? will not fit in region [`'](\w+)'")
@@ -52,8 +54,7 @@ def memory_regions(linker_script: Path) -> dict[str, tuple[int, int]]:
 _MODEL_TARGET_RE = re.compile(r'^#define\s+MCU_MODEL_TARGET\s+"([\w-]+)"', re.M)
 
 # CMSIS-NN compiles one of three code paths per core, and its scratch buffer sizes follow the path.
-KERNEL_PATH = {"cortex-m55": "mve", "cortex-m33": "dsp", "cortex-m7": "dsp", "cortex-m4": "dsp",
-               "cortex-m3": "c", "cortex-m0": "c", "host": "c"}
+KERNEL_PATH = CMSIS_PATH
 
 
 def model_target(outdir: Path | str) -> str | None:
@@ -96,7 +97,7 @@ def write_embedded_inputs(path: Path, inputs: list[np.ndarray]) -> None:
 def _cmsis_nn_fingerprint(cmsis_nn_path: Path, target: str) -> str:
     """Changes when the checkout's sources or our toolchain flags change."""
     digest = hashlib.sha256(f"{cmsis_nn_path}\0{target}".encode())
-    for ours in sorted((REPO_ROOT / "cmake").glob("*.cmake")):
+    for ours in sorted((sources.root() / "cmake").glob("*.cmake")):
         digest.update(ours.read_bytes())
     files = sorted(p for sub in ("Source", "Include") for p in (cmsis_nn_path / sub).rglob("*") if p.is_file())
     for path in [cmsis_nn_path / "CMakeLists.txt", *files]:
@@ -122,7 +123,7 @@ def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = Fal
         build_dir = home / "build"
         generator = ["-G", "Ninja"] if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists() else []
         cross = [] if target == "host" else [
-            f"-DCMAKE_TOOLCHAIN_FILE={REPO_ROOT / 'cmake' / 'toolchain-arm-none-eabi.cmake'}", f"-DMCU_TARGET={target}"]
+            f"-DCMAKE_TOOLCHAIN_FILE={sources.root() / 'cmake' / 'toolchain-arm-none-eabi.cmake'}", f"-DMCU_TARGET={target}"]
         _run(["cmake", "-S", str(cmsis_nn_path), "-B", str(build_dir), *generator, *cross],
              f"configuring CMSIS-NN for {target}", verbose)
         _run(["cmake", "--build", str(build_dir), "--target", "cmsis-nn"], f"building CMSIS-NN for {target}", verbose)
@@ -156,8 +157,7 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
     check_toolchain(target)
     if not (outdir / "model.c").exists() or not (outdir / "model.h").exists():
         raise UserError(f"{outdir} holds no model.c and model.h: compile the model with --emit c (or elf) first")
-    if not (REPO_ROOT / "CMakeLists.txt").exists():
-        raise UserError(f"the mcu-mlir sources (CMakeLists.txt, lib/) are not at {REPO_ROOT}")
+    sources.root()  # a clear error when the C sources cannot be found
     uses_cmsis = model_uses_cmsis_nn(outdir)
     build_dir = build_dir_for(outdir, target)
     stamp = build_dir / "mcu_configure.json"
@@ -194,7 +194,7 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         if (build_dir / "CMakeCache.txt").exists():
             generator = []   # the cache fixes the generator
-        cmd = ["cmake", "-S", str(REPO_ROOT), "-B", str(build_dir), *generator,
+        cmd = ["cmake", "-S", str(sources.root()), "-B", str(build_dir), *generator,
                *(f"-D{key}={value}" for key, value in settings.items())]
         _run(cmd, "configuring the build", verbose)
         stamp.write_text(json.dumps(settings, sort_keys=True))

@@ -23,9 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics import UserError
+from . import sources
+from .cores import CORES
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-PLUGIN_SOURCE = REPO_ROOT / "tools" / "qemu-plugin" / "insn_count.c"
+
+
+def plugin_source() -> Path:
+    """The instruction-counting QEMU plugin's C source."""
+    return sources.root() / "tools" / "qemu-plugin" / "insn_count.c"
 
 
 @dataclass(frozen=True)
@@ -34,16 +39,10 @@ class Machine:
     description: str
 
 
-# Memory maps are in lib/target/*.ld.in; cmake/mcu-targets.cmake picks the same machine per core.
-MACHINES: dict[str, Machine] = {
-    "cortex-m55": Machine("mps3-an547", "Corstone-300 AN547: Cortex-M55 with MVE"),
-    "cortex-m33": Machine("mps2-an505", "MPS2 AN505: Cortex-M33 (secure state)"),
-    "cortex-m7": Machine("mps2-an500", "MPS2 AN500: Cortex-M7"),
-    "cortex-m4": Machine("mps2-an386", "MPS2 AN386: Cortex-M4 with DSP"),
-    "cortex-m3": Machine("mps2-an385", "MPS2 AN385: Cortex-M3"),
-    # ARMv6-M code on the AN385's Cortex-M3: same instruction counts, more RAM than a micro:bit.
-    "cortex-m0": Machine("mps2-an385", "MPS2 AN385 running ARMv6-M (Cortex-M0) code"),
-}
+# Memory maps are in lib/target/*.ld.in; the machine of each core comes from target/cores.py
+# (cortex-m0: ARMv6-M code on the AN385's Cortex-M3, same instruction counts).
+MACHINES: dict[str, Machine] = {c.name: Machine(c.qemu_machine, c.machine_description)
+                                for c in CORES.values() if c.qemu_machine}
 
 FAULT_EXIT_CODE = 134  # mcu_target_fault()
 
@@ -127,7 +126,7 @@ def cache_dir() -> Path:
 
 def plugin_library() -> Path:
     """The compiled plugin, built on first use; the source's hash names it, so edits rebuild it."""
-    source = PLUGIN_SOURCE.read_bytes()
+    source = plugin_source().read_bytes()
     library = cache_dir() / f"insn_count-{hashlib.sha256(source).hexdigest()[:16]}.so"
     if library.exists():
         return library
@@ -135,7 +134,7 @@ def plugin_library() -> Path:
     if not compiler:
         raise UserError("counting instructions needs a host C compiler (cc/gcc) to build the QEMU plugin")
     partial = library.with_suffix(f".{os.getpid()}.tmp")
-    cmd = [compiler, "-shared", "-fPIC", "-O2", "-o", str(partial), str(PLUGIN_SOURCE)]
+    cmd = [compiler, "-shared", "-fPIC", "-O2", "-o", str(partial), str(plugin_source())]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise UserError(f"building the QEMU plugin failed:\n{proc.stderr}\n  " + " ".join(map(shlex.quote, cmd)))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..diagnostics import UserError, repro_command, report_internal_error
 
-TARGETS = ("host", "cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
+from ..target.cores import TARGETS
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from ...dialects.kernel_op import GROUPS, enum_attr
 from ..base import PassError
 from ...ir import attributes as mcu_attrs, types
 from ...ir.constants import const_array
+from ...target.cores import CMSIS_PATH
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 
@@ -22,8 +23,7 @@ DTYPES = types.RUNTIME
 DTYPE_BYTES = {n: types.BYTES[n] for n in DTYPES}
 
 # Cores: which CMSIS-NN code path they take (scratch sizes and kernel constraints differ).
-CORE_PATH = {"cortex-m0": "c", "cortex-m3": "c", "cortex-m4": "dsp", "cortex-m7": "dsp",
-             "cortex-m33": "dsp", "cortex-m55": "mve", "host": "c"}
+CORE_PATH = CMSIS_PATH
 
 
 @dataclasses.dataclass
