@@ -53,6 +53,10 @@ static int64_t binary_value(const mcu_binary_params_t *p, int64_t a, int64_t b, 
     case MCU_BIN_LOGICAL_XOR: return (a != 0) != (b != 0);
     case MCU_BIN_SHIFT_LEFT: return (int64_t)((uint64_t)a << (b & 31));
     case MCU_BIN_SHIFT_RIGHT: return a >> b;
+    case MCU_BIN_SHIFT_RIGHT_LOGICAL: {
+      const uint64_t mask = p->in_type == MCU_I8 ? 0xFFu : p->in_type == MCU_I16 ? 0xFFFFu : 0xFFFFFFFFu;
+      return (int64_t)(((uint64_t)a & mask) >> (b & 31));
+    }
     case MCU_BIN_SHIFT_RIGHT_ROUND: {
       int64_t r = a >> b;
       if (b > 0 && ((a >> (b - 1)) & 1)) r += 1;

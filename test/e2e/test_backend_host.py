@@ -167,6 +167,25 @@ def conv_graph(rng, depthwise=False, groups=1, clamp=True, per_channel=True, n=1
     return text, [rand_i8(rng, (n, h, w, c))]
 
 
+def shifts_graph(rng):
+    """Right shifts of negative int8 / int32 values: logical ones bring in zeros at the element's
+    width, arithmetic ones copies of the sign, rounded or not."""
+    body = ""
+    outs = []
+    for et, n in (("i32", "a"), ("i8", "b")):
+        t = f"tensor<2x8x{et}>"
+        sh = f"%s{n}"
+        body += f"  %l{n} = tosa.logical_right_shift %{n}, {sh} : ({t}, {t}) -> {t}\n"
+        body += f"  %r{n} = tosa.arithmetic_right_shift %{n}, {sh} {{round = true}} : ({t}, {t}) -> {t}\n"
+        body += f"  %t{n} = tosa.arithmetic_right_shift %{n}, {sh} {{round = false}} : ({t}, {t}) -> {t}\n"
+        outs += [f"l{n}", f"r{n}", f"t{n}"]
+    types = ["tensor<2x8xi32>"] * 3 + ["tensor<2x8xi8>"] * 3
+    text = func(["tensor<2x8xi32>", "tensor<2x8xi32>", "tensor<2x8xi8>", "tensor<2x8xi8>"], types, body, outs)
+    text = text.replace("%arg0", "%a").replace("%arg1", "%sa").replace("%arg2", "%b").replace("%arg3", "%sb")
+    return text, [rng.integers(-2 ** 31, 2 ** 31, (2, 8)).astype(np.int32), rng.integers(0, 32, (2, 8)).astype(np.int32),
+                  rand_i8(rng, (2, 8)), rng.integers(0, 8, (2, 8)).astype(np.int8)]
+
+
 def int48_output_graph(rng):
     """An int16 conv's int48 accumulators returned as they are: an int48 graph output (stored as
     int64 by the C, 8 bytes an element)."""
@@ -471,6 +490,7 @@ CASES = {
     "data-movement-s8": data_movement_s8_graph,
     "concat-many-inputs": many_inputs_concat_graph,
     "int48-output": int48_output_graph,
+    "right-shifts": shifts_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
 }

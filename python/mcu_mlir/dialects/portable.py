@@ -27,7 +27,7 @@ def _choice(*values):
 
 BINARY_KINDS = ("add", "sub", "mul", "maximum", "minimum", "equal", "greater", "greater_equal",
                 "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
-                "shift_left", "shift_right", "shift_right_round", "intdiv", "pow")
+                "shift_left", "shift_right", "shift_right_round", "shift_right_logical", "intdiv", "pow")
 UNARY_KINDS = ("abs", "negate", "bitwise_not", "logical_not", "clz")
 REDUCE_KINDS = ("sum", "max", "min", "product", "all", "any")
 

@@ -17,7 +17,7 @@ _BINARY = {
     "tosa.greater_equal": "greater_equal", "tosa.bitwise_and": "bitwise_and",
     "tosa.bitwise_or": "bitwise_or", "tosa.bitwise_xor": "bitwise_xor", "tosa.logical_and": "logical_and",
     "tosa.logical_or": "logical_or", "tosa.logical_xor": "logical_xor",
-    "tosa.logical_left_shift": "shift_left", "tosa.logical_right_shift": "shift_right",
+    "tosa.logical_left_shift": "shift_left", "tosa.logical_right_shift": "shift_right_logical",
     "tosa.arithmetic_right_shift": "shift_right", "tosa.intdiv": "intdiv", "tosa.pow": "pow",
 }
 _UNARY = {"tosa.abs": "abs", "tosa.negate": "negate", "tosa.bitwise_not": "bitwise_not",
