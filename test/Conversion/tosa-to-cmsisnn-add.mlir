@@ -1,5 +1,6 @@
 // RUN: mcu-opt %s --mcu-convert-tosa-to-cmsisnn=target=cortex-m4 | FileCheck %s
 // RUN: mcu-opt %s '--mcu-convert-tosa-to-cmsisnn=target=cortex-m4 disabled-patterns=add-s8' | FileCheck %s --check-prefix=UNFUSED
+// RUN: mcu-opt %s --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
 
 // The TFLite form of an int8 add (widen with << 20, rescale each operand, add, rescale) is one call.
 // CHECK-LABEL: func.func @add$int8
@@ -9,6 +10,9 @@
 // CHECK-SAME: left_shift = 20 : i32
 // CHECK-SAME: output_shift = -19 : i32
 // CHECK-NOT: portable.
+// PORTABLE-LABEL: func.func @add$int8
+// PORTABLE: "portable.elementwise_add"(%arg0, %arg1) {activation = array<i32: -128, 127>, input1_multiplier = 1395864371 : i32, input1_offset = -3 : i32
+// PORTABLE-SAME: left_shift = 20 : i32
 // With the pattern disabled, every TOSA op becomes its own portable kernel.
 // UNFUSED-LABEL: func.func @add$int8
 // UNFUSED-COUNT-5: "portable.rescale"
