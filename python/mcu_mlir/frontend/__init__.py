@@ -308,14 +308,15 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             converted = convert_pt2e(prepared)
     timings["quantize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    lowered = lower_quantized_graph(converted, quantize)
+    ctx = new_context()
+    lowered = lower_quantized_graph(converted, quantize, ctx)
+    module = lowered.module
     timings["legalize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ctx = new_context()
     try:
-        module = ir.Module.parse(lowered.text, ctx)
+        module.operation.verify()
     except ir.MLIRError as e:   # a bug in the lowering, not in the user's model
-        raise RuntimeError(f"internal error: the lowered TOSA does not parse: {e}") from None
+        raise RuntimeError(f"internal error: the lowered TOSA does not verify: {e}") from None
     timings["import"] = time.perf_counter() - t0
 
     torch_text = None

@@ -28,13 +28,13 @@ from .lowering.values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, Floa
                               Q, Tup, aten, dequantize_const, describe, fetch_attr, node_location, nodes_of,
                               op_name, qd, shape_of, source_node, to_numpy)
 from .qmath import quantize_multiplier, quantize_multiplier_16
-from .tosa_text import TosaWriter, Value, escape
+from .tosa_builder import TosaBuilder, Value
 
 
 class Lowering:
-    def __init__(self, gm: torch.fx.GraphModule, activations: str):
+    def __init__(self, gm: torch.fx.GraphModule, activations: str, ctx):
         self.gm = gm
-        self.w = TosaWriter()
+        self.w = TosaBuilder(ctx)
         self.values: dict = {}
         self.inputs: list[FloatInput] = []
         self.layers: list[dict] = []
@@ -47,8 +47,7 @@ class Lowering:
             self.node = node
             file, line, path = node_location(node)
             name = path or source_node(node).name
-            self.w.loc = (f'loc("{escape(name)}"("{escape(file)}":{line}:0))' if file
-                          else f'loc("{escape(name)}")')
+            self.w.set_location(name, file, line)
             if node.op == "placeholder":
                 val = node.meta.get("val")
                 if not isinstance(val, torch.Tensor):
@@ -86,10 +85,10 @@ class Lowering:
         args, in_info = [], []
         for fi in self.inputs:
             if fi.q is None:   # unused input: still part of the signature
-                fi.q = Q(Value(f"%arg{fi.index}", fi.shape, self.act), 1.0, 0)
+                fi.q = Q(self.w.argument(fi.index, fi.shape, self.act), 1.0, 0)
             args.append(fi.q.v)
             in_info.append((fi.shape, fi.q.elem, fi.q.scale, fi.q.zp))
-        return LoweringResult(self.w.text(args, results), in_info, out_info, self.layers)
+        return LoweringResult(self.w.finish(args, results), in_info, out_info, self.layers)
 
     # -- one node ----------------------------------------------------------------------------
     def visit(self, node):
@@ -166,7 +165,7 @@ class Lowering:
             return self.requantize(v, scale, zp, elem)
         if isinstance(v, FloatInput):
             if v.q is None:
-                v.q = Q(Value(f"%arg{v.index}", v.shape, elem), scale, zp)
+                v.q = Q(self.w.argument(v.index, v.shape, elem), scale, zp)
                 return v.q
             return self.requantize(v.q, scale, zp, elem)
         if isinstance(v, Const):
@@ -345,6 +344,6 @@ def _is_pointwise(node) -> bool:
     return torch.Tag.pointwise in tags or node.target in _ELEMENTWISE
 
 
-def lower_quantized_graph(gm: torch.fx.GraphModule, activations: str = "int8") -> LoweringResult:
-    """The integer TOSA of a PT2E-converted graph, as MLIR text plus I/O quantization."""
-    return Lowering(gm, activations).run()
+def lower_quantized_graph(gm: torch.fx.GraphModule, activations: str, ctx) -> LoweringResult:
+    """The integer TOSA of a PT2E-converted graph (a module in `ctx`) plus I/O quantization."""
+    return Lowering(gm, activations, ctx).run()

@@ -102,7 +102,7 @@ def _eager_upsample(self, node, ins):
     offset = self.w.shape_const([hp[2], wp[2]])
     border = self.w.shape_const([hp[3], wp[3]])
     y = self.w.op("tosa.resize", [nhwc, (scale, shape4), (offset, shape2), (border, shape2)],
-                  (out4[0], out4[2], out4[3], out4[1]), q.elem, "mode = NEAREST_NEIGHBOR")
+                  (out4[0], out4[2], out4[3], out4[1]), q.elem, "mode = #tosa.resize_mode<NEAREST_NEIGHBOR>")
     y = self.w.transpose(y, [0, 3, 1, 2])
     return DQ(Q(self.w.reshape(y, out), q.scale, q.zp))
 

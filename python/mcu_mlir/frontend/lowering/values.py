@@ -17,7 +17,7 @@ import torch
 
 from ...diagnostics import UserError
 from ...ir import types
-from ..tosa_text import Value
+from ..tosa_builder import Value
 
 aten = torch.ops.aten
 
@@ -85,7 +85,7 @@ class Clamp:
 
 @dataclass
 class LoweringResult:
-    text: str
+    module: object          # the integer TOSA (an ir.Module)
     inputs: list            # (shape, elem, scale, zp) per graph input
     outputs: list
     layers: list = field(default_factory=list)
