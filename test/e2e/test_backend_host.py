@@ -186,6 +186,41 @@ def shifts_graph(rng):
                   rand_i8(rng, (2, 8)), rng.integers(0, 8, (2, 8)).astype(np.int8)]
 
 
+def broadcast_bias_graph(rng):
+    """TOSA lets a [1] bias stand for every output channel: conv2d, depthwise_conv2d and
+    transpose_conv2d with one (the kernels read one per channel: a [1] array was read past its end)."""
+    x = "tensor<1x5x5x2xi8>"
+    body = (const("w", rand_i8(rng, (6, 3, 3, 2), -20, 20), "i8") + const("dw", rand_i8(rng, (3, 3, 2, 3), -20, 20), "i8")
+            + const("tw", rand_i8(rng, (4, 2, 2, 2), -20, 20), "i8") + const("b", np.array([321]), "i32")
+            + zp("izp", -7) + zp("wzp", 0))
+    body += ("  %c = tosa.conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, "
+             "pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x5x5x2xi8>, tensor<6x3x3x2xi8>, "
+             "tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x5x5x6xi32>\n")
+    body += ("  %d = tosa.depthwise_conv2d %arg0, %dw, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, "
+             "pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x5x5x2xi8>, tensor<3x3x2x3xi8>, "
+             "tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x3x6xi32>\n")
+    body += ("  %t = tosa.transpose_conv2d %arg0, %tw, %b, %izp, %wzp {acc_type = i32, out_pad = array<i64: 0, 0, 0, 0>, "
+             "stride = array<i64: 1, 1>} : (tensor<1x5x5x2xi8>, tensor<4x2x2x2xi8>, tensor<1xi32>, tensor<1xi8>, "
+             "tensor<1xi8>) -> tensor<1x6x6x4xi32>\n")
+    text = func([x], ["tensor<1x5x5x6xi32>", "tensor<1x3x3x6xi32>", "tensor<1x6x6x4xi32>"], body, ["c", "d", "t"])
+    return text, [rand_i8(rng, (1, 5, 5, 2))]
+
+
+def unsigned_rescale_graph(rng):
+    """RESCALE from and to unsigned 8-bit: zero points 128 and 200 are stored as the i8 bytes
+    0x80 and 0xC8 (-128 and -56 read as signed)."""
+    body = (const("m", np.array([1500000000]), "i32") + const("s", np.array([31]), "i8")
+            + zp("iz", -128) + zp("oz", -56) + zp("z16", 0, "i16"))
+    body += ("  %u = tosa.rescale %arg0, %m, %s, %iz, %z16 {input_unsigned = true, output_unsigned = false, "
+             "per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<2x8xi8>, tensor<1xi32>, "
+             "tensor<1xi8>, tensor<1xi8>, tensor<1xi16>) -> tensor<2x8xi16>\n")
+    body += ("  %v = tosa.rescale %arg1, %m, %s, %z16, %oz {input_unsigned = false, output_unsigned = true, "
+             "per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<2x8xi16>, tensor<1xi32>, "
+             "tensor<1xi8>, tensor<1xi16>, tensor<1xi8>) -> tensor<2x8xi8>\n")
+    text = func(["tensor<2x8xi8>", "tensor<2x8xi16>"], ["tensor<2x8xi16>", "tensor<2x8xi8>"], body, ["u", "v"])
+    return text, [rand_i8(rng, (2, 8)), rng.integers(-300, 300, (2, 8)).astype(np.int16)]
+
+
 def int48_output_graph(rng):
     """An int16 conv's int48 accumulators returned as they are: an int48 graph output (stored as
     int64 by the C, 8 bytes an element)."""
@@ -491,6 +526,8 @@ CASES = {
     "concat-many-inputs": many_inputs_concat_graph,
     "int48-output": int48_output_graph,
     "right-shifts": shifts_graph,
+    "broadcast-bias": broadcast_bias_graph,
+    "unsigned-rescale": unsigned_rescale_graph,
     "add-through-reshape": add_through_reshape_graph,
     **{name: random_conv_case(int(name.rsplit("-", 1)[1])) for name in RANDOM_CONVS},
 }

@@ -264,9 +264,18 @@ def read_rescale(op) -> Rescale | None:
         return None
     mult, shift, izp, ozp = vals
     rounding = str_attr(op, "rounding_mode")
-    return Rescale(op, mult, shift, izp[0], ozp[0], bool_attr(op, "per_channel"),
-                   bool_attr(op, "scale32"), "DOUBLE" in rounding,
-                   bool_attr(op, "input_unsigned"), bool_attr(op, "output_unsigned"))
+    in_unsigned, out_unsigned = bool_attr(op, "input_unsigned"), bool_attr(op, "output_unsigned")
+    # An unsigned side's zero point is stored in the signless integer of its tensor: read it
+    # unsigned (0x80 in an i8 is 128, not -128).
+    izp = _unsigned(izp[0], elem(op.operands[0])) if in_unsigned else izp[0]
+    ozp = _unsigned(ozp[0], elem(op.results[0])) if out_unsigned else ozp[0]
+    return Rescale(op, mult, shift, izp, ozp, bool_attr(op, "per_channel"), bool_attr(op, "scale32"),
+                   "DOUBLE" in rounding, in_unsigned, out_unsigned)
+
+
+def _unsigned(value: int, elem_name: str) -> int:
+    bits = {"i8": 8, "i16": 16, "i32": 32}.get(elem_name)
+    return value & ((1 << bits) - 1) if bits else value
 
 
 def clamp_bounds(op) -> tuple[int, int] | None:

@@ -8,7 +8,7 @@ from ..base import PassError
 from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
-                     fused_location, i64_array, make_const, make_op, per_channel_params, producer,
+                     fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
                      shape, tensor_type, users)
 
 
@@ -29,6 +29,21 @@ def _operands(op, what: str):
     if const_array(bias) is None:
         raise PassError(op, f"'{what}' needs a constant bias")
     return inp, weight, bias, izp
+
+
+def _bias_per_channel(op, bias, channels: int):
+    """The bias with one value per output channel: TOSA lets a [1] bias stand for all of them, the
+    kernels read `channels` values."""
+    values = np.asarray(const_array(bias)).reshape(-1)
+    if values.size == channels:
+        return bias
+    if values.size != 1:
+        raise PassError(op, f"'{op_name(op)}' has {values.size} bias values for {channels} output channels")
+    ty = tensor_type(bias)
+    full = ir.RankedTensorType.get([channels], ty.element_type)
+    attr = ir.DenseElementsAttr.get_splat(full, ir.IntegerAttr.get(ty.element_type, int(values[0])))
+    return ir.Operation.create("tosa.const", results=[full], attributes={"values": attr}, loc=op.location,
+                               ip=ir.InsertionPoint(op)).results[0]
 
 
 def _window(op):
@@ -109,6 +124,7 @@ def _convert(op, rw, depthwise: bool):
     inp, weight, bias, izp = _operands(op, what)
     pad, stride, dilation = _window(op)
     in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
+    bias = _bias_per_channel(op, bias, out_shape[3])
     read_past = None if depthwise else _trailing_slice_source(
         op, rw, inp, w_shape, out_shape, pad, stride, dilation)
     absorbed = []
@@ -322,7 +338,8 @@ def convert_grouped_conv2d(op, rw):
             operands=[source, shape_v], loc=loc, ip=ir.InsertionPoint(first)).results[0]
     weight = make_const(np.concatenate([np.asarray(const_array(c.operands[1])) for _, c, _ in groups])
                         .astype(np.int8), first, loc)
-    bias = make_const(np.concatenate([np.asarray(const_array(c.operands[2])).reshape(-1)
+    bias = make_const(np.concatenate([np.broadcast_to(np.asarray(const_array(c.operands[2])).reshape(-1),
+                                                      (shape(c.results[0])[3],))
                                       for _, c, _ in groups]).astype(np.int32), first, loc)
     result_type = ir.RankedTensorType.get(out_shape, ir.IntegerType.get_signless(8))
     source_op = f"({n_groups} x tosa.slice+tosa.conv2d+tosa.rescale)"
@@ -378,6 +395,7 @@ def convert_transpose_conv2d(op, rw):
     izp, wzp = const_scalar(izp_v), const_scalar(wzp_v)
     out_pad, stride = i64_array(op, "out_pad"), i64_array(op, "stride")
     params = {"stride": stride, "out_pad": [out_pad[0], out_pad[2]], "input_zp": izp, "weight_zp": wzp}
+    bias = _bias_per_channel(op, bias, shape(op.results[0])[3])
     new = make_op(portable.TransposeConv2DOp, [inp, weight, bias], op.results[0].type, params,
                   before=op, loc=op.location, source_op="tosa.transpose_conv2d")
     rw.replace([op], op, new)
