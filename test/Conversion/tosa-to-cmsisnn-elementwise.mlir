@@ -103,12 +103,13 @@ func.func @unary$all(%a: tensor<2x4xi8>, %b: tensor<2x4xi1>, %c: tensor<2x4xi32>
 
 // -----
 
-// select broadcasts; a rescale keeps TOSA's shifts and flags (unsigned input here, per channel).
+// select broadcasts; a rescale keeps TOSA's shifts and flags (unsigned input here, per channel: the
+// zero point stored as the i8 byte 0x80 is 128).
 // CHECK-LABEL: func.func @misc$select_clamp_cast_rescale
 // CHECK: "portable.select"(%arg0, %arg1, %arg2) {mcu.source_op = "tosa.select"} : (tensor<2x4xi1>, tensor<2x4xi8>, tensor<1x4xi8>) -> tensor<2x4xi8>
 // CHECK: "portable.clamp"(%arg1) {max = 5 : i32, mcu.source_op = "tosa.clamp", min = -5 : i32}
 // CHECK: "portable.cast"(%arg1) {{.*}} -> tensor<2x4xi32>
-// CHECK: "portable.rescale"(%arg1) {double_round = 0 : i32, input_unsigned = 1 : i32, input_zp = -128 : i32, mcu.source_op = "tosa.rescale", multiplier = array<i32: 1073741824, 1200000000, 1300000000, 1400000000>, output_unsigned = 0 : i32, output_zp = 0 : i32, per_channel = 1 : i32, scale32 = 1 : i32, shift = array<i32: 30, 31, 32, 33>}
+// CHECK: "portable.rescale"(%arg1) {double_round = 0 : i32, input_unsigned = 1 : i32, input_zp = 128 : i32, mcu.source_op = "tosa.rescale", multiplier = array<i32: 1073741824, 1200000000, 1300000000, 1400000000>, output_unsigned = 0 : i32, output_zp = 0 : i32, per_channel = 1 : i32, scale32 = 1 : i32, shift = array<i32: 30, 31, 32, 33>}
 
 func.func @misc$select_clamp_cast_rescale(%c: tensor<2x4xi1>, %a: tensor<2x4xi8>, %b: tensor<1x4xi8>) -> (tensor<2x4xi8>, tensor<2x4xi8>, tensor<2x4xi32>, tensor<2x4xi16>) {
   %0 = tosa.select %c, %a, %b : (tensor<2x4xi1>, tensor<2x4xi8>, tensor<1x4xi8>) -> tensor<2x4xi8>
