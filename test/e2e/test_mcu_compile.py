@@ -171,3 +171,24 @@ def test_nhwc_io_layout_reaches_the_header(model_file, compiled, tmp_path):
     # The header describes what the caller passes: NHWC, with the frontend's quantization.
     assert '{"input0", 4, {1, 6, 6, 2}, 1, 0, ' in model_c
     assert f"{quant['scale']!r}f, {quant['zero_point']}," in model_c
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_single_round_rescale_of_an_accumulator_compiles(tmp_path, backend):
+    """TOSA allows SINGLE_ROUND on an int32 -> int8 rescale (the frontend always writes
+    DOUBLE_ROUND): it compiles to the exact portable rescale, not refused, not fused."""
+    src = tmp_path / "model.mlir"
+    src.write_text(
+        "func.func @main(%a: tensor<1x8xi32>) -> tensor<1x8xi8> {\n"
+        '  %m = "tosa.const"() {values = dense<1500000000> : tensor<1xi32>} : () -> tensor<1xi32>\n'
+        '  %s = "tosa.const"() {values = dense<38> : tensor<1xi8>} : () -> tensor<1xi8>\n'
+        '  %iz = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>\n'
+        '  %oz = "tosa.const"() {values = dense<3> : tensor<1xi8>} : () -> tensor<1xi8>\n'
+        "  %0 = tosa.rescale %a, %m, %s, %iz, %oz {input_unsigned = false, output_unsigned = false, "
+        "per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x8xi32>, tensor<1xi32>, "
+        "tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8xi8>\n"
+        "  return %0 : tensor<1x8xi8>\n}\n")
+    proc = mcu_compile(src, "--backend", backend, "--emit", "c", "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    kernel_ir = (tmp_path / "out" / "cmsisnn.mlir").read_text()
+    assert '"portable.rescale"' in kernel_ir and "double_round = 0 : i32" in kernel_ir
