@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ._mlir import ir
+from ._mlir import ir, tosa
 from .passes.layout.perms import moves_data
 from .ir import attributes as mcu_attrs
+from .ir.ops import isa
 
 
 def is_data_moving(op) -> bool:
@@ -21,7 +22,7 @@ def count_data_moving_transposes(module) -> int:
 
     def visit(op):
         nonlocal count
-        if op.name == "tosa.transpose" and is_data_moving(op.opview):
+        if isa(op, tosa.TransposeOp) and is_data_moving(op.opview):
             count += 1
         return ir.WalkResult.ADVANCE
 

@@ -81,8 +81,6 @@ class TosaBuilder:
         self._attr_cache: dict = {}
         self.location = ir.Location.unknown(ctx)
 
-    # The rest of the class builds ops at `self.location` into the staging block.
-
     # -- locations and arguments ---------------------------------------------------------------
     def set_location(self, name: str, file: str | None, line: int | None) -> None:
         with self.ctx:

@@ -6,9 +6,10 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from .base import ModulePass
 from ..ir.constants import ConstantData, make_constant, make_shape
+from ..ir.ops import isa
 
 # op -> (weight operand index or None, weight dims holding (KH, KW))
 _ONE_D_CANDIDATES = {
@@ -103,7 +104,7 @@ class Conv1dToConv2d(ModulePass):
         y.replace_all_uses_with(back)
         op.operation.erase()
         if weight_index is not None and len(list(weight.uses)) == 0 and not isinstance(weight.owner, ir.Block) \
-                and weight.owner.operation.name == "tosa.const":
+                and isa(weight.owner, tosa.ConstOp):
             weight.owner.operation.erase()
 
 

@@ -6,13 +6,14 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from .base import ModulePass
 from .layout.assign import Problem
 from .layout.channel_permutation import fold_channel_permutations
 from ..ir.constants import ConstantData, make_constant, shape_values
 from .layout.roles import is_constant
 from .layout.views import simplify_reshapes, sink_reshapes
+from ..ir.ops import isa
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +69,7 @@ class FoldTransposes(ModulePass):
     def _check_static(self, fn) -> bool:
         ok = True
         for op in fn.regions[0].blocks[0].operations:
-            if op.operation.name not in ("tosa.transpose", "tosa.reshape"):
+            if not isa(op, tosa.TransposeOp, tosa.ReshapeOp):
                 continue
             for v in (op.operands[0], op.results[0]):
                 ty = v.type

@@ -7,13 +7,14 @@ import math
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from . import fold_transposes
 from .base import ModulePass
 from .layout import perms as P
 from .layout.const_eval import evaluate
 from ..ir.constants import ConstantData, make_shape
 from .layout.roles import LAYOUT_SENSITIVE
+from ..ir.ops import isa
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +45,7 @@ class NhwcCanonicalize(ModulePass):
                     continue
                 fold_transposes.fold_constant_views(fn, consts)
                 for op in list(fn.regions[0].blocks[0].operations):
-                    if op.operation.name == "tosa.gather":
+                    if isa(op, tosa.GatherOp):
                         gather_to_resize(op, consts)
                 compose_transposes(fn)
 
@@ -67,12 +68,12 @@ def compose_transposes(fn) -> int:
     """Merges transpose chains, drops identities, turns unit-dim-only transposes into reshapes."""
     changed = 0
     for op in list(fn.regions[0].blocks[0].operations):
-        if op.operation.name != "tosa.transpose":
+        if not isa(op, tosa.TransposeOp):
             continue
         x, y = op.operands[0], op.results[0]
         perm = tuple(op.attributes["perms"])
         source = x.owner
-        while not isinstance(source, ir.Block) and source.operation.name == "tosa.transpose":
+        while not isinstance(source, ir.Block) and isa(source, tosa.TransposeOp):
             perm = P.compose(tuple(source.attributes["perms"]), perm)
             x = source.operands[0]
             source = x.owner
@@ -94,7 +95,7 @@ def compose_transposes(fn) -> int:
         dead = op.operands[0].owner
         op.operation.erase()
         changed += 1
-        while not isinstance(dead, ir.Block) and dead.operation.name == "tosa.transpose" and \
+        while not isinstance(dead, ir.Block) and isa(dead, tosa.TransposeOp) and \
                 len(list(dead.results[0].uses)) == 0:
             nxt = dead.operands[0].owner
             dead.operation.erase()
@@ -118,11 +119,11 @@ def gather_to_resize(op, consts) -> bool:
     """reshape(gather(reshape(x: NCHW), const indices)) that is a nearest upsample -> tosa.resize."""
     values, indices = op.operands[0], op.operands[1]
     source_op = values.owner
-    if isinstance(source_op, ir.Block) or source_op.operation.name != "tosa.reshape":
+    if isinstance(source_op, ir.Block) or not isa(source_op, tosa.ReshapeOp):
         return False
     x = source_op.operands[0]
     uses = list(op.results[0].uses)
-    if len(uses) != 1 or uses[0].owner.operation.name != "tosa.reshape":
+    if len(uses) != 1 or not isa(uses[0].owner, tosa.ReshapeOp):
         return False
     y = uses[0].owner.results[0]
     for v in (x, y, values, indices):

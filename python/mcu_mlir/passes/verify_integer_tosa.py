@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from .base import ModulePass
+from ..ir.ops import isa
 
 _FLOAT = ("f16", "f32", "f64", "bf16")
 _ACCUMULATING = {"tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d", "tosa.matmul",
@@ -70,4 +71,4 @@ def _from_table(value) -> bool:
     the 7 fraction bits with one rounding, as the portable table kernel does."""
     owner = value.owner
     op = getattr(owner, "operation", None)
-    return op is not None and op.name == "tosa.table"
+    return op is not None and isa(op, tosa.TableOp)

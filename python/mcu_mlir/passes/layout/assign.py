@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from . import perms as P
 from ...ir.constants import ConstantData, make_constant, make_shape, shape_values
 from .roles import AXIS_OPS, SHAPE_OPERANDS, channel_pinned, data_operands, is_constant, ranked_shape
 from ...ir import attributes as mcu_attrs
+from ...ir.ops import isa
 
 _ONE_TRANSPOSE = 1 << 40  # cost of one transpose; element counts break ties
 
@@ -298,18 +299,18 @@ class Problem:
 def _table_lookup(op):
     """reshape(gather(table, reshape(x) -> [1, W]), x's shape) with a constant [1, K, 1] table: an
     elementwise lookup (how integer softmax reads its exp table). Returns (x, y, flatten, restore)."""
-    if op.operation.name != "tosa.gather":
+    if not isa(op, tosa.GatherOp):
         return None
     table, indices = op.operands[0], op.operands[1]
     if not is_constant(table) or ranked_shape(table) is None or len(table.type.shape) != 3 or \
             table.type.shape[0] != 1 or table.type.shape[2] != 1:
         return None
     flatten = indices.owner
-    if isinstance(flatten, ir.Block) or flatten.operation.name != "tosa.reshape" or \
+    if isinstance(flatten, ir.Block) or not isa(flatten, tosa.ReshapeOp) or \
             len(list(indices.uses)) != 1:
         return None
     uses = list(op.results[0].uses)
-    if len(uses) != 1 or uses[0].owner.operation.name != "tosa.reshape":
+    if len(uses) != 1 or not isa(uses[0].owner, tosa.ReshapeOp):
         return None
     restore = uses[0].owner
     x, y = flatten.operands[0], restore.results[0]
@@ -422,7 +423,7 @@ class _Rewriter:
         update_function_type(p.fn, {"args": self.arg_layouts,
                                     "results": getattr(self, "result_layouts", [])})
         for op in reversed(list(block.operations)):
-            if op.operation.name in ("tosa.const", "tosa.const_shape") and \
+            if isa(op, tosa.ConstOp, tosa.ConstShapeOp) and \
                     all(len(list(r.uses)) == 0 for r in op.results):
                 op.operation.erase()
 

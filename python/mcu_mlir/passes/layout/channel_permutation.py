@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ...ir.constants import ConstantData, make_constant
 from .roles import is_constant, is_static_tensor
+from ...ir.ops import isa
 
 _VIEWS = ("tosa.reshape", "tosa.transpose")
 # Ops whose operand 0 is an NHWC input and operand 1 constant weights with input channels last
@@ -37,7 +38,7 @@ def channel_gather(src_shape, chain) -> np.ndarray | None:
     tensor of `src_shape` (and gives back that shape); None otherwise."""
     idx = np.arange(int(np.prod(src_shape, dtype=np.int64))).reshape(src_shape)
     for op in chain:
-        if op.operation.name == "tosa.transpose":
+        if isa(op, tosa.TransposeOp):
             idx = idx.transpose(tuple(op.attributes["perms"]))
         else:
             idx = idx.reshape(tuple(ir.RankedTensorType(op.results[0].type).shape))
@@ -67,7 +68,7 @@ def fold_channel_permutations(fn, consts: ConstantData) -> int:
         for start in range(len(chain)):
             links = chain[start:]
             src = links[0].operands[0]
-            if not any(o.operation.name == "tosa.transpose" for o in links) or not is_static_tensor(src):
+            if not any(isa(o, tosa.TransposeOp) for o in links) or not is_static_tensor(src):
                 continue
             shape = tuple(ir.RankedTensorType(src.type).shape)
             if not shape or weights.shape[-1] != shape[-1]:

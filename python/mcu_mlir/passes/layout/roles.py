@@ -9,8 +9,9 @@ regions) computes in the fixed layout TOSA defines for it.
 
 from __future__ import annotations
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ...ir.constants import shape_values
+from ...ir.ops import isa
 
 # All tensor operands are data.
 _ELEMENTWISE = frozenset("tosa." + n for n in (
@@ -54,7 +55,7 @@ def is_static_tensor(value) -> bool:
 
 def is_constant(value) -> bool:
     owner = value.owner
-    return not isinstance(owner, ir.Block) and owner.operation.name == "tosa.const"
+    return not isinstance(owner, ir.Block) and isa(owner, tosa.ConstOp)
 
 
 def data_operands(op) -> tuple[int, ...] | None:
@@ -84,7 +85,7 @@ def data_operands(op) -> tuple[int, ...] | None:
 
 def channel_pinned(op) -> bool:
     """Per-channel rescale scales along the innermost dim: that dim must stay innermost."""
-    if op.operation.name != "tosa.rescale":
+    if not isa(op, tosa.RescaleOp):
         return False
     attr = op.attributes["per_channel"] if "per_channel" in op.attributes else None
     return bool(attr is not None and ir.BoolAttr(attr).value)

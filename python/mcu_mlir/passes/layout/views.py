@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._mlir import ir
+from ..._mlir import ir, tosa
 from ...ir.constants import ConstantData, make_constant, make_shape, shape_values
 from .roles import AXIS_OPS, SHAPE_OPERANDS, channel_pinned, data_operands, is_constant
+from ...ir.ops import isa
 
 
 def _reshape_source(v):
     owner = v.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "tosa.reshape":
+    if isinstance(owner, ir.Block) or not isa(owner, tosa.ReshapeOp):
         return None
     src = owner.operands[0]
     if not isinstance(src.type, ir.RankedTensorType) or not src.type.has_static_shape:
@@ -137,10 +138,10 @@ def simplify_reshapes(fn) -> int:
     changed = 0
     block = fn.regions[0].blocks[0]
     for op in list(block.operations):
-        if op.operation.name != "tosa.reshape":
+        if not isa(op, tosa.ReshapeOp):
             continue
         src = op.operands[0]
-        while not isinstance(src.owner, ir.Block) and src.owner.operation.name == "tosa.reshape":
+        while not isinstance(src.owner, ir.Block) and isa(src.owner, tosa.ReshapeOp):
             src = src.owner.operands[0]
         out = op.results[0]
         if src.type == out.type:
@@ -150,7 +151,7 @@ def simplify_reshapes(fn) -> int:
             op.operands[0] = src
             changed += 1
     for op in reversed(list(block.operations)):
-        if op.operation.name in ("tosa.reshape", "tosa.const", "tosa.const_shape", "tosa.transpose") and \
+        if isa(op, tosa.ReshapeOp, tosa.ConstOp, tosa.ConstShapeOp, tosa.TransposeOp) and \
                 all(len(list(r.uses)) == 0 for r in op.results):
             op.operation.erase()
     return changed
