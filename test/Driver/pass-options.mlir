@@ -25,8 +25,12 @@
 // CHOICE: error: pass 'mcu-convert-tosa-to-cmsisnn': bad value 'cortex-m99' for option 'target' (expected one of
 // RUN: not mcu-opt %s "--mcu-plan-memory==cortex-m4" 2>&1 | FileCheck %s --check-prefix=NAMELESS
 // NAMELESS: error: pass 'mcu-plan-memory': option '=cortex-m4' has no name
+// RUN: not mcu-opt %s --mcu-plan-memory=target 2>&1 | FileCheck %s --check-prefix=NOVALUE
+// NOVALUE: error: pass 'mcu-plan-memory': option 'target' needs a value (target=...)
+// RUN: mcu-opt %s --mcu-plan-memory=overlap -o /dev/null
 // QUOTE-NOT: Traceback
 // BRACE-NOT: Traceback
+// NOVALUE-NOT: Traceback
 
 func.func @f(%a: tensor<1x4xi8>) -> tensor<1x4xi8> {
   %0 = tosa.abs %a : (tensor<1x4xi8>) -> tensor<1x4xi8>

@@ -84,11 +84,16 @@ class ModulePass:
             pairs = split_options(text)
         except PipelineSyntaxError as e:
             raise OptionError(f"pass '{cls.NAME}': {e}") from None
+        # A bare `key` means key=true, which only a bool option can take: for any other
+        # option it would become the string "true" and fail later with a misleading message.
+        bare = {part.strip() for part in text.split() if "=" not in part}
         for key, raw in pairs:
             if key not in fields:
                 known = ", ".join(sorted(fields)) or "none"
                 raise OptionError(f"pass '{cls.NAME}' has no option '{key}' (options: {known})")
             f = fields[key]
+            if key in bare and hints.get(f.name, str) is not bool:
+                raise OptionError(f"pass '{cls.NAME}': option '{key}' needs a value ({key}=...)")
             values[f.name] = _convert(cls.NAME, key, raw, hints.get(f.name, str), f)
         return cls(**values)
 
