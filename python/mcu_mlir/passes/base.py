@@ -16,7 +16,7 @@ import typing
 from typing import ClassVar, Iterator
 
 from .._mlir import ir
-from .options_parser import PipelineSyntaxError, split_options
+from .options_parser import PipelineSyntaxError, split_options, split_top_level
 
 _errors: contextvars.ContextVar[list] = contextvars.ContextVar("mcu_pass_errors")
 
@@ -86,7 +86,7 @@ class ModulePass:
             raise OptionError(f"pass '{cls.NAME}': {e}") from None
         # A bare `key` means key=true, which only a bool option can take: for any other
         # option it would become the string "true" and fail later with a misleading message.
-        bare = {part.strip() for part in text.split() if "=" not in part}
+        bare = {part for part in split_top_level(text.strip(), " ") if "=" not in part}
         for key, raw in pairs:
             if key not in fields:
                 known = ", ".join(sorted(fields)) or "none"
