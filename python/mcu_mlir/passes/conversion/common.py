@@ -49,7 +49,8 @@ class Rewriter:
         while pending:
             free = [op for op in pending if not any(list(r.uses) for r in op.results)]
             if not free:
-                raise PassError(pending[0], "internal: absorbed ops still have users")
+                # A pattern absorbed an op another op still reads: a bug, reported with a repro.
+                raise RuntimeError(f"absorbed ops still have users: {[op.operation.name for op in pending]}")
             for op in free:
                 self.rewriter.erase_op(op)
             pending = [op for op in pending if all(op.operation != f.operation for f in free)]
