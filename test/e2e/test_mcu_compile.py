@@ -192,3 +192,36 @@ def test_single_round_rescale_of_an_accumulator_compiles(tmp_path, backend):
     assert proc.returncode == 0, proc.stderr
     kernel_ir = (tmp_path / "out" / "cmsisnn.mlir").read_text()
     assert '"portable.rescale"' in kernel_ir and "double_round = 0 : i32" in kernel_ir
+
+
+I48_MODEL = """func.func @main(%a: tensor<1x3x3x2xi16>) -> tensor<1x3x3x3xi48> {
+  %w = "tosa.const"() {values = dense<[[[[1, 2]]], [[[3, -4]]], [[[5, 6]]]]> : tensor<3x1x1x2xi8>} : () -> tensor<3x1x1x2xi8>
+  %b = "tosa.const"() {values = dense<[7, -8, 9]> : tensor<3xi48>} : () -> tensor<3xi48>
+  %z = "tosa.const"() {values = dense<0> : tensor<1xi16>} : () -> tensor<1xi16>
+  %wz = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %0 = tosa.conv2d %a, %w, %b, %z, %wz {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xi16>, tensor<3x1x1x2xi8>, tensor<3xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x3x3x3xi48>
+  return %0 : tensor<1x3x3x3xi48>
+}
+"""
+
+
+def test_int48_output_runs_on_the_host_and_the_reference_alike(tmp_path):
+    """An int48 graph output: the C stores it in 64 bits, mcu-run reads 8-byte elements on the
+    host and from tosa_reference_model, and the two agree."""
+    import numpy as np
+    src = tmp_path / "model.mlir"
+    src.write_text(I48_MODEL)
+    proc = mcu_compile(src, "--backend", "portable", "--target", "host", "--emit", "c", "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    x = np.random.default_rng(0).integers(-30000, 30000, (1, 3, 3, 2)).astype(np.int16)
+    np.savez(tmp_path / "in.npz", input0=x)
+    got = {}
+    for name, extra in (("host", ["--target", "host"]), ("reference", ["--reference"])):
+        run = subprocess.run([sys.executable, "-m", "mcu_mlir.tools.mcu_run", str(tmp_path / "out"), "--inputs",
+                              str(tmp_path / "in.npz"), "--outputs", str(tmp_path / f"{name}.npz"), *extra],
+                             capture_output=True, text=True, timeout=600,
+                             env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+        assert run.returncode == 0, run.stderr
+        got[name] = np.load(tmp_path / f"{name}.npz")["output0_q"]
+    assert got["host"].dtype == got["reference"].dtype == np.int64
+    np.testing.assert_array_equal(got["host"], got["reference"])

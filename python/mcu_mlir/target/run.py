@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..diagnostics import UserError
+from ..ir import types
 from . import build as build_mod
 from . import qemu
 
@@ -233,7 +234,8 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
 
 REFERENCE_MODULE = "model.tosa.mlir"
 _ELEM_RE = re.compile(r"tensor<(?:[\d?]+x)*(\w+)>")
-_INT_TYPES = {"i8": (np.int8, 1), "i16": (np.int16, 2), "i32": (np.int32, 4)}
+# Integer I/O types of the reference run: numpy storage and bytes (int48 is stored in 64 bits).
+_INT_TYPES = {n: (types.STORAGE[n], types.BYTES[n]) for n in ("i8", "i16", "i32", "i48")}
 
 
 _DTYPE_BYTES = {"int8": 1, "int16": 2, "int32": 4, "float32": 4}
