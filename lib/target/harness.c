@@ -16,8 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "model.h"
-#include "mcu/runtime.h"
+#include "model.h" /* the generated model's header, or aliases of a named model's names */
 #include "platform.h"
 
 #ifdef MCU_HARNESS_EMBEDDED_INPUTS

@@ -226,9 +226,17 @@ def _emit_stage(module, options, result, timings):
     out = result.output_dir
     with _Timer(timings, "emit-c"):
         files = emit_c.emit_c(module)
-        for name, text in sorted(files.items()):
-            _write(out, name, text, result, name)
         report = emit_c.model_report(module)
+        if options.writes_project():
+            from .target import project
+            uses_cmsis = any(op["kernel"].startswith("arm_") for op in report["ops"])
+            folder = project.project_files(files, options.name, uses_cmsis)
+            for path in project.write_project(out, folder):
+                result.files[str(path.relative_to(out))] = path
+            report["name"] = options.name or project.DEFAULT_PREFIX
+        else:
+            for name, text in sorted(files.items()):
+                _write(out, name, text, result, name)
     result.report.update(report)
 
 

@@ -11,8 +11,9 @@ QUANTIZE = ("int8", "int16", "none")
 IO_LAYOUTS = ("nchw", "nhwc")
 # speed: the fastest kernels; memory: scratch-free kernels where their scratch raises the arena.
 PREFER = ("speed", "memory")
-# Stages in order; `--emit X` stops after X.
-STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "elf")
+# Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
+# builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.
+STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "project", "elf")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class CompileOptions:
     output_dir: str | None = None
     cmsis_nn_path: str | None = None
     timing: bool = False
+    name: str | None = None          # prefix of every exported symbol, macro and file
     extra: dict = field(default_factory=dict, compare=False)
 
     def validate(self) -> None:
@@ -37,11 +39,19 @@ class CompileOptions:
                                      ("emit", self.emit, STAGES)):
             if value not in allowed:
                 raise UserError(f"--{name} {value!r} is not one of: {', '.join(allowed)}")
+        if self.name is not None:
+            from .target.project import check_name
+            check_name(self.name)
         if self.emit == "tosa-int" and self.quantize == "none":
             raise UserError("--emit tosa-int needs a quantized model; it is incompatible with --quantize none")
-        if self.quantize == "none" and self.emit in ("cmsisnn", "c", "elf"):
+        if self.quantize == "none" and self.emit in ("cmsisnn", "c", "project", "elf"):
             raise UserError("Cortex-M code generation needs an integer model: use --quantize int8 or int16 "
                             "(--quantize none stops at --emit tosa)")
 
     def reaches(self, stage: str) -> bool:
         return STAGES.index(self.emit) >= STAGES.index(stage)
+
+    def writes_project(self) -> bool:
+        """The self-contained folder is written for `--emit project`, and whenever the model is named
+        (its renamed runtime and kernels exist nowhere else)."""
+        return self.reaches("c") and (self.emit == "project" or self.name is not None)

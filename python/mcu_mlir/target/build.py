@@ -25,11 +25,11 @@ import numpy as np
 from ..diagnostics import UserError
 from . import cores, qemu
 from .cores import CMSIS_PATH
-from . import sources
+from . import project, sources
 from .qemu import MACHINES
 
 TARGETS = cores.TARGETS
-_USES_CMSIS_RE = re.compile(r"^#define\s+MCU_MODEL_USES_CMSIS_NN\s+\(?\s*1", re.M)
+_USES_CMSIS_RE = re.compile(r"^#define\s+[A-Z0-9_]*MODEL_USES_CMSIS_NN\s+\(?\s*1", re.M)
 _OVERFLOW_RE = re.compile(r"region [`'](\w+)' overflowed by (\d+) bytes")
 _NOT_FIT_RE = re.compile(r"section [`']?([\w.]+)'? will not fit in region [`'](\w+)'")
 _MEMORY_RE = re.compile(r"^\s*(\w+)\s*\([rwx]+\)\s*:\s*ORIGIN\s*=\s*(\w+)\s*,\s*LENGTH\s*=\s*(\w+)", re.M)
@@ -51,22 +51,27 @@ def memory_regions(linker_script: Path) -> dict[str, tuple[int, int]]:
             for name, origin, length in _MEMORY_RE.findall(linker_script.read_text())}
 
 
-_MODEL_TARGET_RE = re.compile(r'^#define\s+MCU_MODEL_TARGET\s+"([\w-]+)"', re.M)
+_MODEL_TARGET_RE = re.compile(r'^#define\s+[A-Z0-9_]*MODEL_TARGET\s+"([\w-]+)"', re.M)
 
 # CMSIS-NN compiles one of three code paths per core, and its scratch buffer sizes follow the path.
 KERNEL_PATH = CMSIS_PATH
 
 
+def _model_header(outdir: Path | str) -> Path | None:
+    found = project.find_model(outdir)
+    return Path(outdir) / f"{found[0]}.h" if found else None
+
+
 def model_target(outdir: Path | str) -> str | None:
     """The core model.c was generated for (MCU_MODEL_TARGET), if the header says."""
-    header = Path(outdir) / "model.h"
-    m = _MODEL_TARGET_RE.search(header.read_text()) if header.exists() else None
+    header = _model_header(outdir)
+    m = _MODEL_TARGET_RE.search(header.read_text()) if header else None
     return m.group(1) if m else None
 
 
 def model_uses_cmsis_nn(outdir: Path | str) -> bool:
-    header = Path(outdir) / "model.h"
-    return header.exists() and bool(_USES_CMSIS_RE.search(header.read_text()))
+    header = _model_header(outdir)
+    return header is not None and bool(_USES_CMSIS_RE.search(header.read_text()))
 
 
 def check_toolchain(target: str) -> None:
@@ -155,7 +160,8 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
     without input files. `debug_scratch` checks every planned CMSIS-NN scratch size at run time."""
     outdir = Path(outdir).resolve()
     check_toolchain(target)
-    if not (outdir / "model.c").exists() or not (outdir / "model.h").exists():
+    found = project.find_model(outdir)
+    if found is None:
         raise UserError(f"{outdir} holds no model.c and model.h: compile the model with --emit c (or elf) first")
     sources.root()  # a clear error when the C sources cannot be found
     uses_cmsis = model_uses_cmsis_nn(outdir)
@@ -186,7 +192,8 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
         harness_inputs = str(inputs_file)
 
     prebuilt = str(cmsis_nn_library(cmsis_nn_path, target, verbose)) if cmsis_nn_path and uses_cmsis else ""
-    settings = {"MCU_TARGET": target, "MCU_MODEL_DIR": str(outdir), "CMSIS_NN_PATH": str(cmsis_nn_path or ""),
+    settings = {"MCU_TARGET": target, "MCU_MODEL_DIR": str(outdir), "MCU_MODEL_PREFIX": found[1],
+                "CMSIS_NN_PATH": str(cmsis_nn_path or ""),
                 "MCU_CMSIS_NN_LIBRARY": prebuilt,
                 "MCU_OPT_FLAGS": opt, "MCU_HARNESS_INPUTS": harness_inputs,
                 "MCU_DEBUG_SCRATCH": "ON" if debug_scratch else "OFF"}

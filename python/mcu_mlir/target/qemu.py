@@ -91,7 +91,7 @@ def run_firmware(elf: Path | str, target: str, timeout: float = 60, *, args: lis
     are relative to `cwd`. With `count_into`, instruction counts are written to that file."""
     plugin = None
     if count_into is not None:
-        marker = symbol_address(elf, "mcu_layer_marker")
+        marker = layer_marker_address(elf)
         plugin = f"{plugin_library()},out={Path(count_into).resolve()}"
         if marker is not None:
             plugin += f",marker={marker:#x}"
@@ -146,6 +146,18 @@ def _nm(path: Path | str, *extra: str) -> str:
     tool = shutil.which("arm-none-eabi-nm") or shutil.which("nm")
     proc = subprocess.run([tool, *extra, str(path)], capture_output=True, text=True)
     return proc.stdout if proc.returncode == 0 else ""
+
+
+def layer_marker_address(elf: Path | str) -> int | None:
+    """Where the model's layer marker is: `mcu_layer_marker`, or `<name>_layer_marker` of a named model."""
+    address = symbol_address(elf, "mcu_layer_marker")
+    if address is not None:
+        return address
+    for line in _nm(elf, "--defined-only").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].endswith("_layer_marker") and parts[1] in "tT":
+            return int(parts[0], 16) & ~1
+    return None
 
 
 def symbol_address(elf: Path | str, name: str) -> int | None:

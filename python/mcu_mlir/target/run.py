@@ -25,7 +25,7 @@ import numpy as np
 from ..diagnostics import UserError
 from ..ir import types
 from . import build as build_mod
-from . import qemu
+from . import project, qemu
 
 
 @dataclass(frozen=True)
@@ -147,14 +147,15 @@ def model_io(executable: Path, target: str, timeout: float = 60) -> tuple[list[T
     return parsed.inputs, parsed.outputs
 
 
-_MARKER_RE = re.compile(r"^\s*mcu_layer_marker\((\d+)\);", re.M)
+_MARKER_RE = re.compile(r"^\s*[a-z0-9_]*_layer_marker\((\d+)\);", re.M)
 
 
 def marked_layers(outdir: Path) -> list[dict]:
     """The layers model.c marks, in the order it runs them: its run function is straight-line code,
     so the k-th marker call executed is the k-th in the source. Names and kernels from report.json's
     ops (indexed by the marker's argument) when it has them."""
-    source = outdir / "model.c"
+    found = project.find_model(outdir)
+    source = outdir / f"{found[0] if found else 'model'}.c"
     indices = [int(i) for i in _MARKER_RE.findall(source.read_text())] if source.exists() else []
     ops = []
     report = outdir / "report.json"
@@ -287,7 +288,7 @@ def run_reference_outdir(outdir, inputs: list[np.ndarray]) -> RunResult:
     needs_params = any(t in _INT_TYPES for t in arg_types + res_types)
     if needs_params:
         io = io_from_report(outdir)
-        if io is None and (outdir / "model.c").exists():
+        if io is None and project.find_model(outdir) is not None:
             io = model_io(build_mod.build(outdir, target="host"), "host")
         if io is None:
             raise UserError("the integer TOSA needs the model's quantization parameters: neither report.json nor "

@@ -25,7 +25,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
                    help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
-    p.add_argument("--emit", choices=STAGES, default="c", help="last stage to produce")
+    p.add_argument("--emit", choices=STAGES, default="c",
+                   help="last stage to produce (project: C plus runtime, kernels and CMakeLists.txt, self-contained)")
+    p.add_argument("--name", default=None, metavar="PREFIX",
+                   help="prefix of every exported symbol, macro and file (PREFIX_model_run, PREFIX_model.h), so "
+                        "several models link into one firmware; writes the self-contained folder")
     p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
     p.add_argument("--timing", action="store_true", help="print the time of each stage")
     p.add_argument("-o", "--output-dir", required=True, help="output directory")
@@ -56,7 +60,8 @@ def run(args) -> int:
     from ..driver import compile as compile_model
     options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
                    calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, emit=args.emit,
-                   output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing)
+                   output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
+                   name=args.name)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
