@@ -55,6 +55,7 @@ def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A00
     result = CompileResult(out, options)
     timings: dict[str, float] = {}
     report = result.report
+    model, example_inputs = _exported_program(model, example_inputs)
     if not isinstance(model, (str, Path)):
         # torch's first-use imports (once per process) are reported apart from the model's compile.
         from .frontend import preload_torch
@@ -80,6 +81,23 @@ def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A00
     report["timings"] = {k: round(v, 3) for k, v in timings.items()}
     _write_report(out, report)
     return result
+
+
+def _exported_program(model, example_inputs):
+    """A `.pt2` file or an ExportedProgram -> its module, and its example inputs unless given."""
+    from_file = isinstance(model, (str, Path)) and str(model).endswith(".pt2")
+    if not from_file and type(model).__name__ != "ExportedProgram":
+        return model, example_inputs
+    from .frontend import exported_program
+    if from_file:
+        module, saved = exported_program.load_exported(model)
+    else:
+        module, saved = exported_program.module_of(model), tuple(model.example_inputs[0]) if model.example_inputs else ()
+    if example_inputs is None:
+        if not saved:
+            raise UserError("the exported program holds no example inputs: give the input shapes (--input-shape)")
+        example_inputs = saved
+    return module, example_inputs
 
 
 def _cmsis_nn_path(options: CompileOptions) -> str | None:

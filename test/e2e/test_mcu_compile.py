@@ -225,3 +225,41 @@ def test_int48_output_runs_on_the_host_and_the_reference_alike(tmp_path):
         got[name] = np.load(tmp_path / f"{name}.npz")["output0_q"]
     assert got["host"].dtype == got["reference"].dtype == np.int64
     np.testing.assert_array_equal(got["host"], got["reference"])
+
+
+def _save_program(model_file, factory, path):
+    """torch.export.save of FACTORY() from the test model file, as a user would write a .pt2."""
+    script = (f"import sys, torch; sys.path.insert(0, {str(model_file.parent)!r}); import small; "
+              f"torch.export.save(torch.export.export(small.{factory}(), (torch.randn(1, 2, 6, 6),)), {str(path)!r})")
+    subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
+
+
+def test_saved_exported_program_compiles_like_its_module(model_file, tmp_path):
+    """A .pt2 with real calibration data gives the C the module itself gives with the same data."""
+    program = tmp_path / "small.pt2"
+    _save_program(model_file, "small", program)
+    calibration = tmp_path / "calibration.npz"
+    np.savez(calibration, input0=np.random.default_rng(3).standard_normal((4, 1, 2, 6, 6)).astype(np.float32))
+    common = ["--target", "cortex-m4", "--backend", "portable", "--calibration", calibration]
+    from_program = mcu_compile(program, *common, "-o", tmp_path / "a")
+    assert from_program.returncode == 0, from_program.stderr
+    from_module = mcu_compile(f"{model_file}:small", "--input-shape", "1,2,6,6", *common, "-o", tmp_path / "b")
+    assert from_module.returncode == 0, from_module.stderr
+    assert (tmp_path / "a" / "model.c").read_text() == (tmp_path / "b" / "model.c").read_text()
+
+
+def test_exported_program_in_training_mode_is_refused_with_its_layer(model_file, tmp_path):
+    program = tmp_path / "training.pt2"
+    _save_program(model_file, "training", program)
+    proc = mcu_compile(program, "-o", tmp_path / "out")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "exported in training mode" in proc.stderr and "layer bn" in proc.stderr
+    assert "small.py:" in proc.stderr
+
+
+def test_unreadable_exported_program_is_a_user_error(tmp_path):
+    program = tmp_path / "broken.pt2"
+    program.write_bytes(b"not a zip archive")
+    proc = mcu_compile(program, "-o", tmp_path / "out")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "W1" not in proc.stderr
+    assert "not a torch.export program" in proc.stderr

@@ -14,7 +14,8 @@ from ..options import BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, STAGES, TARGETS
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mcu-compile", allow_abbrev=False,
                                 description="Compile a PyTorch model or TOSA to C calling CMSIS-NN kernels.")
-    p.add_argument("model", help="FILE.py:FACTORY (FACTORY() returns an nn.Module), FILE.mlir (TOSA) or FILE.tosa")
+    p.add_argument("model", help="FILE.py:FACTORY (FACTORY() returns an nn.Module), FILE.pt2 (a saved torch.export "
+                   "program), FILE.mlir (TOSA) or FILE.tosa")
     p.add_argument("--input-shape", action="append", default=[], metavar="D0,D1,...",
                    help="shape of one model input; repeat for several inputs")
     p.add_argument("--target", choices=TARGETS, default="cortex-m55")
@@ -46,6 +47,12 @@ def _shape(text: str) -> tuple[int, ...]:
     return dims
 
 
+def _random_inputs(shapes: list[str]) -> tuple:
+    import torch
+    gen = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(_shape(s), generator=gen) for s in shapes)
+
+
 def _calibration(text):
     if text is None:
         return None
@@ -66,15 +73,16 @@ def run(args) -> int:
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
         result = compile_model(args.model, None, **options)
+    elif args.model.endswith(".pt2"):
+        # The program's own example inputs give the shapes, unless --input-shape says otherwise.
+        inputs = _random_inputs(args.input_shape) if args.input_shape else None
+        result = compile_model(args.model, inputs, **options)
     else:
         from .. import frontend
-        import torch
         model = frontend.load_factory(args.model)
         if not args.input_shape:
             raise UserError("a PyTorch model needs --input-shape (one per model input)")
-        gen = torch.Generator().manual_seed(0)
-        inputs = tuple(torch.randn(_shape(s), generator=gen) for s in args.input_shape)
-        result = compile_model(model, inputs, **options)
+        result = compile_model(model, _random_inputs(args.input_shape), **options)
     _summary(result, args.timing)
     return 0
 
