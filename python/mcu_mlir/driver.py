@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import io_quant
+from . import io_quant, progress
 from .diagnostics import UserError
 from .options import CompileOptions
 
@@ -73,7 +73,7 @@ def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A00
         _emit_stage(module, options, result, timings)
     report["compile_seconds"] = round(time.perf_counter() - t_start, 3)
     if options.reaches("elf"):
-        with _Timer(timings, "build"):
+        with _Timer(timings, "build"), progress.step(f"building the firmware for {options.target}"):
             from .target import build as target_build
             elf = target_build.build(out, target=options.target, cmsis_nn_path=_cmsis_nn_path(options))
         result.files["elf"] = Path(elf)
@@ -215,7 +215,7 @@ class InternalError(Exception):
 
 def _tosa_stage(module, options, result, timings):
     out = result.output_dir
-    with _Timer(timings, "layout-passes"):
+    with _Timer(timings, "layout-passes"), progress.step("layout passes"):
         # A static memory plan needs static shapes (a TOSA file may have dynamic ones).
         _run(module, "mcu-verify-static-shapes", out, "tosa")
         _run(module, f"{LAYOUT_PIPELINE}{{io-layout={options.io_layout}}}", out, "tosa")
@@ -233,7 +233,7 @@ def _backend_stage(module, options, result, timings):
     out = result.output_dir
     from .dialects import load_all
     load_all(module.context)
-    with _Timer(timings, "backend-passes"):
+    with _Timer(timings, "backend-passes"), progress.step("converting to kernels and planning memory"):
         options_text = f"target={options.target} backend={options.backend} prefer={options.prefer}"
         _run(module, f"{BACKEND_PIPELINE}{{{options_text}}}", out, "cmsisnn")
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")

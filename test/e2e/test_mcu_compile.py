@@ -41,6 +41,15 @@ def unsupported():
 
 def broken():
     raise RuntimeError("factory failed")
+
+class Chatty(Small):
+    def forward(self, x):
+        import warnings
+        warnings.warn("a note from the model's own code")
+        return super().forward(x)
+
+def chatty():
+    return Chatty().eval()
 '''
 
 
@@ -263,3 +272,17 @@ def test_unreadable_exported_program_is_a_user_error(tmp_path):
     proc = mcu_compile(program, "-o", tmp_path / "out")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and "W1" not in proc.stderr
     assert "not a torch.export program" in proc.stderr
+
+
+def test_only_our_own_lines_unless_verbose(model_file, tmp_path):
+    """Warnings from code that is not mcu-mlir's (here the model file's) and torch's logs are hidden;
+    -v shows them. Our own actionable warning (no calibration data) is one line."""
+    args = [f"{model_file}:chatty", "--input-shape", "1,2,6,6", "--backend", "portable"]
+    quiet = mcu_compile(*args, "-o", tmp_path / "q")
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr.splitlines() == [line for line in quiet.stderr.splitlines() if line.startswith("mcu-compile: ")]
+    assert "a note from the model's own code" not in quiet.stderr
+    assert sum("no calibration data" in line for line in quiet.stderr.splitlines()) == 1
+    verbose = mcu_compile(*args, "-v", "-o", tmp_path / "v")
+    assert verbose.returncode == 0, verbose.stderr
+    assert "a note from the model's own code" in verbose.stderr

@@ -22,7 +22,9 @@ from typing import Callable
 
 import numpy as np
 
+from .. import progress
 from .._mlir import ir, new_context
+from .. import diagnostics as _diagnostics
 from ..diagnostics import UserError
 from .torch_export import export, fold_batch_norm  # noqa: F401  (the frontend's API)
 
@@ -30,8 +32,9 @@ DEFAULT_CALIBRATION_SAMPLES = 8
 
 # torchao logs that its optional GPU extensions are absent, and torch that an enum torchao registers
 # is deprecated: neither concerns a CPU-only int8 flow, and both would bury our own messages.
-logging.getLogger("torchao").setLevel(logging.ERROR)
-logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+if not _diagnostics.verbose:   # a tool's -v shows them
+    logging.getLogger("torchao").setLevel(logging.ERROR)
+    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
 
 
 @dataclass
@@ -265,12 +268,13 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
-    to_export = decompose_modules(model)
-    folded, folds = fold_sequential_batch_norms(to_export) if quantize != "none" else (to_export, {})
-    ep = export(folded, example_inputs)
-    if not sequential_folds_hold(ep.graph, folds):
-        ep = export(to_export, example_inputs)
-    gm = fold_batch_norm(ep.module())
+    with progress.step("exporting the model (torch.export)"):
+        to_export = decompose_modules(model)
+        folded, folds = fold_sequential_batch_norms(to_export) if quantize != "none" else (to_export, {})
+        ep = export(folded, example_inputs)
+        if not sequential_folds_hold(ep.graph, folds):
+            ep = export(to_export, example_inputs)
+        gm = fold_batch_norm(ep.module())
     timings["export"] = time.perf_counter() - t0
     eager = _runner(model)
     if quantize == "none":
@@ -302,14 +306,15 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         # One thread also for the forwards: a conv's float sums, so the observed ranges and in
         # the end the generated C, differ in the last bit between thread counts; one thread makes
         # the C the same on every machine.
-        with flush_denormals(), one_thread():
+        with flush_denormals(), one_thread(), progress.step(f"calibrating on {len(samples)} samples"):
             for s in samples:
                 prepared(*s)
             converted = convert_pt2e(prepared)
     timings["quantize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     ctx = new_context()
-    lowered = lower_quantized_graph(converted, quantize, ctx)
+    with progress.step("lowering the quantized graph to TOSA"):
+        lowered = lower_quantized_graph(converted, quantize, ctx)
     module = lowered.module
     timings["legalize"] = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -10,9 +10,11 @@ from ..diagnostics import UserError
 def export(model, example_inputs):
     """torch.export with static shapes; failures become UserError."""
     import torch
+    from .. import diagnostics
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            if not diagnostics.verbose:   # torch's tracing warnings are not the user's to act on
+                warnings.simplefilter("ignore")
             return torch.export.export(model, example_inputs, strict=False)
     except Exception as e:
         msg = str(e).strip().split("\n")

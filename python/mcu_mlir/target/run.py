@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import progress
 from ..diagnostics import UserError
 from ..ir import types
 from . import build as build_mod
@@ -199,7 +200,8 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
     outdir = Path(outdir).resolve()
     if count_instructions and target == "host":
         raise UserError("counting instructions needs a Cortex-M target (it runs under QEMU), not 'host'")
-    executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt)
+    with progress.step(f"building for {target}"):
+        executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt)
     input_infos, output_infos = model_io(executable, target, timeout)
     input_params, output_params = _prefer_report_params(outdir, input_infos, output_infos)
     if len(inputs) != len(input_infos):
@@ -215,7 +217,8 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
             (tmp_path / f"input{i}.bin").write_bytes(np.ascontiguousarray(q).tobytes())
             args.append(f"input{i}.bin")
         counts_file = tmp_path / "counts.txt" if count_instructions else None
-        text, code = _execute(executable, target, args, tmp_path, timeout, counts_file)
+        with progress.step("running on the host" if target == "host" else f"running on {target} under QEMU"):
+            text, code = _execute(executable, target, args, tmp_path, timeout, counts_file)
         if code != 0:
             errors = [line[7:] for line in text.splitlines() if line.startswith("error: ")]
             status = [line for line in text.splitlines() if line.startswith("status ")]

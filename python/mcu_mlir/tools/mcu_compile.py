@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 
-from ..diagnostics import UserError, repro_command, report_internal_error
+from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 from ..options import BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, STAGES, TARGETS
 
 
@@ -33,6 +32,8 @@ def _parser() -> argparse.ArgumentParser:
                         "several models link into one firmware; writes the self-contained folder")
     p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
     p.add_argument("--timing", action="store_true", help="print the time of each stage")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also show what torch, torchao and other libraries warn or log")
     p.add_argument("-o", "--output-dir", required=True, help="output directory")
     return p
 
@@ -101,14 +102,10 @@ def _summary(result, timing: bool) -> None:
             print(f"  {stage:<16} {seconds:8.3f} s")
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"mcu-compile: warning: {message}", file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
-    warnings.showwarning = _show_warning
+    quiet_third_party("mcu-compile", args.verbose)
     try:
         return run(args)
     except UserError as e:

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..diagnostics import UserError, repro_command, report_internal_error
+from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 
 from ..target.cores import TARGETS
 
@@ -99,6 +99,7 @@ def run(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    quiet_third_party("mcu-run")
     try:
         return run(args)
     except UserError as err:
