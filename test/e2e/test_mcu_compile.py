@@ -50,6 +50,13 @@ class Chatty(Small):
 
 def chatty():
     return Chatty().eval()
+
+class Gated(Small):
+    def forward(self, x):
+        return torch.sigmoid(super().forward(x))
+
+def gated():
+    return Gated().eval()
 '''
 
 
@@ -286,3 +293,14 @@ def test_only_our_own_lines_unless_verbose(model_file, tmp_path):
     verbose = mcu_compile(*args, "-v", "-o", tmp_path / "v")
     assert verbose.returncode == 0, verbose.stderr
     assert "a note from the model's own code" in verbose.stderr
+
+
+def test_layers_left_on_portable_kernels_are_one_line(model_file, tmp_path):
+    """A CMSIS-NN build says which layers run on portable kernels, in one line; a build with none says nothing."""
+    args = ["--input-shape", "1,2,6,6", "--backend", "cmsis-nn", "--calibration", "4"]
+    gated = mcu_compile(f"{model_file}:gated", *args, "-o", tmp_path / "g")
+    assert gated.returncode == 0, gated.stderr
+    notes = [line for line in gated.stderr.splitlines() if "portable kernels" in line]
+    assert len(notes) == 1 and "tosa.table -> portable:table_s8" in notes[0], gated.stderr
+    plain = mcu_compile(f"{model_file}:small", *args, "-o", tmp_path / "s")
+    assert plain.returncode == 0 and "portable kernels" not in plain.stderr, plain.stderr

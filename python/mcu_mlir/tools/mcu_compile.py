@@ -88,6 +88,14 @@ def run(args) -> int:
     return 0
 
 
+def portable_layers(report: dict) -> list[tuple[str, str, str]]:
+    """(layer, TOSA op, kernel) of each computing layer a CMSIS-NN build runs on a portable kernel."""
+    if report.get("backend") != "cmsis-nn":
+        return []
+    return [(op["name"], op["tosa_op"], op["kernel"]) for op in report.get("ops", [])
+            if op["kernel"].startswith("portable:") and op["kernel"] != "portable:copy"]
+
+
 def _summary(result, timing: bool) -> None:
     r = result.report
     out = Path(result.output_dir)
@@ -97,6 +105,12 @@ def _summary(result, timing: bool) -> None:
                                        "flash_bytes", "compile_seconds") if k in r]
     if figures:
         print("  " + "  ".join(figures))
+    fallbacks = portable_layers(r)
+    if fallbacks:
+        shown = ", ".join(f"{name} ({op} -> {kernel})" for name, op, kernel in fallbacks[:4])
+        more = f" and {len(fallbacks) - 4} more (report.json)" if len(fallbacks) > 4 else ""
+        print(f"mcu-compile: note: {len(fallbacks)} layer(s) run on portable kernels, not CMSIS-NN: {shown}{more}",
+              file=sys.stderr)
     if timing:
         for stage, seconds in r.get("timings", {}).items():
             print(f"  {stage:<16} {seconds:8.3f} s")
