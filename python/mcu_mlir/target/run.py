@@ -202,6 +202,14 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
         raise UserError("counting instructions needs a Cortex-M target (it runs under QEMU), not 'host'")
     with progress.step(f"building for {target}"):
         executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt)
+    return run_executable(executable, outdir, inputs, target=target, count_instructions=count_instructions,
+                          timeout=timeout)
+
+
+def run_executable(executable: Path, outdir, inputs: list[np.ndarray], *, target: str = "host",
+                   count_instructions: bool = False, timeout: float = 120) -> RunResult:
+    """Runs a built harness of OUTDIR's model once on `inputs` (see `run`)."""
+    outdir = Path(outdir).resolve()
     input_infos, output_infos = model_io(executable, target, timeout)
     input_params, output_params = _prefer_report_params(outdir, input_infos, output_infos)
     if len(inputs) != len(input_infos):
