@@ -52,8 +52,8 @@ def _tool(name: str) -> str:
 
 def selection_config() -> Path:
     """The conformance suite's own test-selection config, shipped with tosa-tools."""
-    import conformance
-    return Path(conformance.__file__).parent / "cts-config_v1.0.json"
+    import conformance   # tosa-tools' package (a namespace package: no __file__)
+    return Path(list(conformance.__path__)[0]) / "cts-config_v1.0.json"
 
 
 def generate(out_dir: Path | str, *, ops: list[str] | None = None, negative: bool = False,

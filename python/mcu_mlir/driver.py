@@ -126,6 +126,8 @@ def _frontend(model, example_inputs, options, result, timings):
         with _Timer(timings, "import"):
             module = load_tosa_file(Path(model))
         _write(result.output_dir, "tosa-import.mlir", _ir(module), result, "tosa-import")
+        with _Timer(timings, "import"):
+            _validate_tosa(module, str(model))
         return module
     from . import frontend
     fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
@@ -184,7 +186,39 @@ def load_tosa_file(path: Path):
             if op.operation.name == "func.func" and op.regions[0].blocks]
     if not body:
         raise UserError("no function with a body to compile: the file holds no model")
+    if path.suffix == ".tosa" and len(body) == 1:
+        from .tosa_flatbuffer import arity_mismatches
+        from .diagnostics import Diagnostic
+        bad = arity_mismatches(path, body[0])
+        if bad:
+            raise UserError(diagnostics=[Diagnostic(
+                "error", f"invalid TOSA: the flatbuffer's operator #{i} ({op.operation.name}) has {n_in} input(s) "
+                         f"and {n_out} output(s); the op takes {len(op.operands)} and {len(op.results)}", str(path))
+                for i, (op, n_in, n_out) in enumerate(bad)])
     return module
+
+
+# TOSA from another producer is checked against the specification (its ERROR_IF conditions, types
+# per profile and extension, level 8K limits such as rank <= 6) before anything is compiled: an
+# invalid program is refused, never compiled to some answer.
+TOSA_VALIDATION = ("tosa-attach-target{specification_version=1.1.draft profiles=pro_int,pro_fp "
+                   "extensions=int16,int4,int64,bf16,fp8e4m3,fp8e5m2,fft,variable,controlflow,doubleround,"
+                   "inexactround,dynamic level=8k},tosa-validate{strict-op-spec-alignment},mcu-verify-tosa-spec")
+
+
+def _validate_tosa(module, path: str) -> None:
+    from .pipeline import run_pipeline
+    validated = module.operation.clone()   # the target attribute stays off the user's program
+    try:
+        with module.context, _location(module):
+            run_pipeline(validated, TOSA_VALIDATION)
+    except UserError as err:
+        for d in err.diagnostics:
+            d.file = path if d.file in (None, "-") else d.file
+            d.message = f"invalid TOSA: {d.message}"
+        raise
+    finally:
+        validated.erase()
 
 
 def _run(module, pipeline: str, out: Path, stage: str):

@@ -11,6 +11,7 @@ import importlib
 PASSES: dict[str, str] = {
     "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
     "mcu-verify-integer-tosa": "verify_integer_tosa:VerifyIntegerTosa",
+    "mcu-verify-tosa-spec": "verify_tosa_spec:VerifyTosaSpec",
     "mcu-split-sliced-convs": "split_sliced_convs:SplitSlicedConvs",
     "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
     "mcu-plan-memory": "plan_memory:PlanMemory",
