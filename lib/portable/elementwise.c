@@ -259,7 +259,7 @@ int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int
   for (int32_t i = 0; i < count; ++i) {
     const int32_t index = (int32_t)input[i] + 32768;
     const int32_t base = index >> 7, frac = index & 0x7F;
-    output[i] = ((int32_t)table[base] << 7) + ((int32_t)table[base + 1] - table[base]) * frac;
+    output[i] = (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
   }
   return MCU_STATUS_OK;
 }
@@ -298,7 +298,7 @@ int mcu_table_s16_rescale(int32_t count, const int16_t *table, const mcu_rescale
   for (int32_t i = 0; i < count; ++i) {
     const int32_t index = (int32_t)input[i] + 32768;
     const int32_t base = index >> 7, frac = index & 0x7F;
-    const int32_t v = ((int32_t)table[base] << 7) + ((int32_t)table[base + 1] - table[base]) * frac;
+    const int32_t v = (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
     output[i] = (int16_t)rescale_value(rescale, v, i);
   }
   return MCU_STATUS_OK;
