@@ -101,21 +101,15 @@ def expected_outputs(test_dir: Path, desc: dict, work: Path) -> list[np.ndarray]
 
 def _runtime_library(work_root: Path, sanitize: bool) -> tuple[list[str], list[str]]:
     """Compiler flags and link inputs for the host harness; the runtime and kernels are compiled once."""
-    from .target import sources
+    from .target import build, sources
     root = sources.root()
     flags = ["-O1", "-g", "-std=gnu99", f"-I{root / 'include'}", f"-I{root / 'lib' / 'target'}"]
     if sanitize:
-        flags += ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+        flags += build.SANITIZE_FLAGS.split()
     library = work_root / ("libmcu-asan.a" if sanitize else "libmcu.a")
     link = [str(library), "-lm"]
-    if sanitize:
-        # The harness keeps its buffers to the end (no leak to report); a sanitizer report exits
-        # with its own code, so it reads as a failure with the report, not as a model error.
-        options = work_root / "sanitizer_options.c"
-        if not options.exists():
-            options.write_text('const char *__asan_default_options(void) { return "detect_leaks=0:exitcode=86"; }\n'
-                               'const char *__ubsan_default_options(void) { return "print_stacktrace=1:exitcode=86"; }\n')
-        link.insert(0, str(options))
+    if sanitize:   # its settings: no leak report for the harness's buffers, reports exit with 86
+        link.insert(0, str(root / "lib" / "target" / "sanitizer_options.c"))
     if not library.exists():
         objects = []
         for source in [root / "lib" / "runtime.c", *sorted((root / "lib" / "portable").glob("*.c")),

@@ -125,6 +125,29 @@ def test_host_outputs_equal_numpy(elementwise_dir):
             np.testing.assert_array_equal(got, want)
 
 
+def test_sanitized_host_build_equals_numpy(elementwise_dir):
+    _need_host_toolchain()
+    inputs = random_inputs(7, (1, 2, 4, 8))
+    result = run.run(elementwise_dir, inputs, target="host", sanitize=True)
+    for got, want in zip(result.outputs_q, elementwise_oracle(*inputs)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_sanitizer_turns_an_out_of_bounds_read_into_an_error(tmp_path):
+    """A read one element past an input (as a [1] bias read for 8 channels was) passes by luck in a
+    plain build and fails with --sanitize."""
+    _need_host_toolchain()
+    out = tmp_path / "model"
+    shutil.copytree(FIXTURES / "elementwise", out)
+    source = (out / "model.c").read_text()
+    (out / "model.c").write_text(source.replace("for (int i = 0; i < 64; i++) y0[i] = t[i] > x1[i] ? t[i] : x1[i];",
+                                                "for (int i = 0; i < 64; i++) y0[i] = x1[i + 1];"))
+    inputs = random_inputs(0, (1, 2, 4, 8))
+    run.run(out, inputs, target="host")     # reads past the buffer unnoticed
+    with pytest.raises(UserError, match="sanitizer found an error"):
+        run.run(out, inputs, target="host", sanitize=True)
+
+
 @pytest.mark.parametrize("target", QEMU_TARGETS)
 def test_qemu_outputs_equal_numpy(elementwise_dir, target):
     _need_cross_toolchain()

@@ -111,11 +111,20 @@ def _cmsis_nn_fingerprint(cmsis_nn_path: Path, target: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = False) -> Path:
+SANITIZE_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
+# CMSIS-NN's C paths left-shift negative values (arm_elementwise_add_s8: `input << left_shift`). GCC
+# defines that as the two's complement shift (an extension it documents), so it is no bug there;
+# every other check stays on.
+CMSIS_NN_SANITIZE_FLAGS = SANITIZE_FLAGS + " -fno-sanitize=shift-base"
+
+
+def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = False, sanitize: bool = False) -> Path:
     """libcmsis-nn.a for `target`, built once per core and checkout with CMSIS-NN's own CMakeLists
-    (and our toolchain flags) into the cache directory, then shared by every model."""
+    (and our toolchain flags) into the cache directory, then shared by every model. `sanitize`
+    (host only): its C paths built with AddressSanitizer and UndefinedBehaviorSanitizer."""
     cmsis_nn_path = Path(cmsis_nn_path).resolve()
-    key = f"cmsis-nn-{target}-{_cmsis_nn_fingerprint(cmsis_nn_path, target)}"
+    flavour = f"-sanitize-{hashlib.sha256(CMSIS_NN_SANITIZE_FLAGS.encode()).hexdigest()[:6]}" if sanitize else ""
+    key = f"cmsis-nn-{target}{flavour}-{_cmsis_nn_fingerprint(cmsis_nn_path, target)}"
     home = qemu.cache_dir() / key
     library = home / "libcmsis-nn.a"
     if library.exists():
@@ -129,6 +138,8 @@ def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = Fal
         generator = ["-G", "Ninja"] if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists() else []
         cross = [] if target == "host" else [
             f"-DCMAKE_TOOLCHAIN_FILE={sources.root() / 'cmake' / 'toolchain-arm-none-eabi.cmake'}", f"-DMCU_TARGET={target}"]
+        if sanitize:
+            cross.append(f"-DCMAKE_C_FLAGS={CMSIS_NN_SANITIZE_FLAGS}")
         _run(["cmake", "-S", str(cmsis_nn_path), "-B", str(build_dir), *generator, *cross],
              f"configuring CMSIS-NN for {target}", verbose)
         _run(["cmake", "--build", str(build_dir), "--target", "cmsis-nn"], f"building CMSIS-NN for {target}", verbose)
@@ -141,31 +152,35 @@ def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = Fal
     return library
 
 
-def build_dir_for(outdir: Path | str, target: str) -> Path:
-    return Path(outdir) / f"build-{target}"
+def build_dir_for(outdir: Path | str, target: str, sanitize: bool = False) -> Path:
+    return Path(outdir) / f"build-{target}{'-sanitize' if sanitize else ''}"
 
 
-def executable_path(outdir: Path | str, target: str) -> Path:
-    build_dir = build_dir_for(outdir, target)
+def executable_path(outdir: Path | str, target: str, sanitize: bool = False) -> Path:
+    build_dir = build_dir_for(outdir, target, sanitize)
     return build_dir / ("mcu_model" if target == "host" else "mcu_model.elf")
 
 
 def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None,
           inputs: list[np.ndarray] | None = None, opt: str = "-O2", debug_scratch: bool = False,
-          verbose: bool = False) -> Path:
+          verbose: bool = False, sanitize: bool = False) -> Path:
     """Configures (when needed) and builds OUTDIR's model for `target`; returns the ELF / executable.
 
     `cmsis_nn_path` defaults to $CMSIS_NN_PATH when the model calls CMSIS-NN. `inputs` (arrays in the
     model's input types, already quantized) are compiled into the firmware and used when it runs
-    without input files. `debug_scratch` checks every planned CMSIS-NN scratch size at run time."""
+    without input files. `debug_scratch` checks every planned CMSIS-NN scratch size at run time. `sanitize`
+    (host only) builds everything with AddressSanitizer and UndefinedBehaviorSanitizer, in its own
+    build directory."""
     outdir = Path(outdir).resolve()
     check_toolchain(target)
+    if sanitize and target != "host":
+        raise UserError(f"--sanitize builds for the host; {target} has no sanitizer runtime")
     found = project.find_model(outdir)
     if found is None:
         raise UserError(f"{outdir} holds no model.c and model.h: compile the model with --emit c (or elf) first")
     sources.root()  # a clear error when the C sources cannot be found
     uses_cmsis = model_uses_cmsis_nn(outdir)
-    build_dir = build_dir_for(outdir, target)
+    build_dir = build_dir_for(outdir, target, sanitize)
     stamp = build_dir / "mcu_configure.json"
     if cmsis_nn_path is None and uses_cmsis:
         # $CMSIS_NN_PATH, else the checkout this build directory was configured with
@@ -191,12 +206,12 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
         write_embedded_inputs(inputs_file, inputs)
         harness_inputs = str(inputs_file)
 
-    prebuilt = str(cmsis_nn_library(cmsis_nn_path, target, verbose)) if cmsis_nn_path and uses_cmsis else ""
+    prebuilt = str(cmsis_nn_library(cmsis_nn_path, target, verbose, sanitize)) if cmsis_nn_path and uses_cmsis else ""
     settings = {"MCU_TARGET": target, "MCU_MODEL_DIR": str(outdir), "MCU_MODEL_PREFIX": found[1],
                 "CMSIS_NN_PATH": str(cmsis_nn_path or ""),
                 "MCU_CMSIS_NN_LIBRARY": prebuilt,
                 "MCU_OPT_FLAGS": opt, "MCU_HARNESS_INPUTS": harness_inputs,
-                "MCU_DEBUG_SCRATCH": "ON" if debug_scratch else "OFF"}
+                "MCU_DEBUG_SCRATCH": "ON" if debug_scratch else "OFF", "MCU_SANITIZE": "ON" if sanitize else "OFF"}
     if not (build_dir / "CMakeCache.txt").exists() or not stamp.exists() or json.loads(stamp.read_text()) != settings:
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         if (build_dir / "CMakeCache.txt").exists():
@@ -214,7 +229,7 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
         log = proc.stdout + proc.stderr
         _raise_if_too_big(log, build_dir, target)
         raise UserError(f"building the model for {target} failed:\n{_tail(log)}\nreproduce with:\n  {_command_text(cmd)}")
-    return executable_path(outdir, target)
+    return executable_path(outdir, target, sanitize)
 
 
 def _run(cmd: list[str], what: str, verbose: bool) -> None:

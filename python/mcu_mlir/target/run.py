@@ -119,6 +119,9 @@ def dequantize(q: np.ndarray, info: TensorInfo) -> np.ndarray:
     return ((q.astype(np.int64) - info.zero_point) * np.float64(info.scale)).astype(np.float32)
 
 
+SANITIZER_EXIT_CODE = 86   # lib/target/sanitizer_options.c
+
+
 def _execute(executable: Path, target: str, args: list[str], cwd: Path, timeout: float,
              count_into: Path | None = None) -> tuple[str, int]:
     if target == "host":
@@ -194,14 +197,14 @@ def _prefer_report_params(outdir: Path, input_infos: list[TensorInfo], output_in
 
 
 def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instructions: bool = False,
-        cmsis_nn_path=None, opt: str = "-O2", timeout: float = 120) -> RunResult:
+        cmsis_nn_path=None, opt: str = "-O2", timeout: float = 120, sanitize: bool = False) -> RunResult:
     """Builds (if needed) and runs OUTDIR's model once on `inputs` (float arrays, or integer arrays
     already in the model's input types)."""
     outdir = Path(outdir).resolve()
     if count_instructions and target == "host":
         raise UserError("counting instructions needs a Cortex-M target (it runs under QEMU), not 'host'")
     with progress.step(f"building for {target}"):
-        executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt)
+        executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt, sanitize=sanitize)
     return run_executable(executable, outdir, inputs, target=target, count_instructions=count_instructions,
                           timeout=timeout)
 
@@ -227,6 +230,8 @@ def run_executable(executable: Path, outdir, inputs: list[np.ndarray], *, target
         counts_file = tmp_path / "counts.txt" if count_instructions else None
         with progress.step("running on the host" if target == "host" else f"running on {target} under QEMU"):
             text, code = _execute(executable, target, args, tmp_path, timeout, counts_file)
+        if code == SANITIZER_EXIT_CODE:
+            raise UserError(f"a sanitizer found an error in the C on {target}:\n{text[-4000:]}")
         if code != 0:
             errors = [line[7:] for line in text.splitlines() if line.startswith("error: ")]
             status = [line for line in text.splitlines() if line.startswith("status ")]

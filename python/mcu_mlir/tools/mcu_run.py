@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
     p.add_argument("--opt", default="-O2", help="optimisation flags for the C (default -O2)")
     p.add_argument("--timeout", type=float, default=120, help="seconds before a run is abandoned")
+    p.add_argument("--sanitize", action="store_true",
+                   help="host: build the model, kernels, CMSIS-NN and harness with AddressSanitizer and "
+                        "UndefinedBehaviorSanitizer; any report fails the run")
     return p
 
 
@@ -81,7 +84,8 @@ def run(args) -> int:
         result = target_run.run_reference_outdir(outdir, inputs)
     else:
         result = target_run.run(outdir, inputs, target=args.target, count_instructions=args.count_instructions,
-                                cmsis_nn_path=args.cmsis_nn_path, opt=args.opt, timeout=args.timeout)
+                                cmsis_nn_path=args.cmsis_nn_path, opt=args.opt, timeout=args.timeout,
+                                sanitize=args.sanitize)
     arrays = {}
     for i, (y, q) in enumerate(zip(result.outputs_float, result.outputs_q)):
         arrays[f"output{i}"] = y
