@@ -61,6 +61,7 @@ typedef struct {
   int32_t groups;           /* conv: input channels per group = c / groups */
   int32_t ch_mult;          /* depthwise: output channels per input channel */
   int32_t input_offset;     /* -input zero point */
+  int32_t weight_offset;    /* -weight zero point: 0 for symmetric weights (CMSIS-NN's only kind) */
   int32_t output_offset;    /* output zero point */
   int32_t act_min, act_max; /* output clamp */
   int32_t per_channel;      /* 1: multiplier/shift per output channel, 0: one for all */

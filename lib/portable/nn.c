@@ -69,7 +69,7 @@ int mcu_conv2d_s8(const mcu_conv_params_t *p, const int8_t *input, const int8_t 
               const int8_t *in = input + (((b * p->h + iy) * p->w + ix) * p->c) + g * in_per_group;
               const int8_t *w = filter + ((oc * p->kernel_h + ky) * p->kernel_w + kx) * in_per_group;
               for (int32_t ic = 0; ic < in_per_group; ++ic)
-                acc += ((int32_t)in[ic] + p->input_offset) * (int32_t)w[ic];
+                acc += ((int32_t)in[ic] + p->input_offset) * ((int32_t)w[ic] + p->weight_offset);
             }
           }
           store_conv_result(p, output, ((b * p->out_h + oy) * p->out_w + ox) * p->out_c + oc, oc, acc);
@@ -93,7 +93,7 @@ int mcu_depthwise_conv2d_s8(const mcu_conv_params_t *p, const int8_t *input, con
               const int32_t ix = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
               if (ix < 0 || ix >= p->w) continue;
               const int32_t in = input[((b * p->h + iy) * p->w + ix) * p->c + ic];
-              const int32_t w = filter[(ky * p->kernel_w + kx) * p->out_c + oc];
+              const int32_t w = filter[(ky * p->kernel_w + kx) * p->out_c + oc] + p->weight_offset;
               acc += (in + p->input_offset) * w;
             }
           }
@@ -137,7 +137,7 @@ int mcu_conv2d_s16(const mcu_conv_params_t *p, const int16_t *input, const int8_
               const int16_t *in = input + (((b * p->h + iy) * p->w + ix) * p->c) + g * in_per_group;
               const int8_t *w = filter + ((oc * p->kernel_h + ky) * p->kernel_w + kx) * in_per_group;
               for (int32_t ic = 0; ic < in_per_group; ++ic)
-                acc += ((int64_t)in[ic] + p->input_offset) * (int64_t)w[ic];
+                acc += ((int64_t)in[ic] + p->input_offset) * ((int64_t)w[ic] + p->weight_offset);
             }
           }
           store_conv_result_s16(p, output, ((b * p->out_h + oy) * p->out_w + ox) * p->out_c + oc, oc, acc);
@@ -161,7 +161,7 @@ int mcu_depthwise_conv2d_s16(const mcu_conv_params_t *p, const int16_t *input, c
               const int32_t ix = ox * p->stride_w - p->pad_left + kx * p->dilation_w;
               if (ix < 0 || ix >= p->w) continue;
               const int64_t in = input[((b * p->h + iy) * p->w + ix) * p->c + ic];
-              const int64_t w = filter[(ky * p->kernel_w + kx) * p->out_c + oc];
+              const int64_t w = filter[(ky * p->kernel_w + kx) * p->out_c + oc] + p->weight_offset;
               acc += (in + p->input_offset) * w;
             }
           }

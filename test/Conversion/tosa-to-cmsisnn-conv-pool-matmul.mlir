@@ -144,3 +144,28 @@ func.func @max_pool$int8(%arg0: tensor<1x8x9x3xi8>) -> (tensor<1x4x5x3xi8>) {
   %c = tosa.clamp %p {min_val = -100 : i8, max_val = 90 : i8} : (tensor<1x4x5x3xi8>) -> tensor<1x4x5x3xi8>
   return %c : tensor<1x4x5x3xi8>
 }
+
+// -----
+
+// Asymmetric weights (a weight zero point, which TOSA allows and CMSIS-NN does not): the portable
+// kernel takes minus the zero point as `weight_offset`, and a CMSIS-NN build records why it fell back.
+// CHECK-LABEL: func.func @conv$weight_zero_point
+// CHECK: "portable.conv2d"{{.*}}mcu.fallback = "weight zero point 3: CMSIS-NN takes symmetric weights only"{{.*}}weight_offset = -3 : i32
+// CHECK-NOT: cmsisnn.conv
+// PORTABLE-LABEL: func.func @conv$weight_zero_point
+// PORTABLE: "portable.conv2d"
+// PORTABLE-NOT: mcu.fallback
+// PORTABLE-SAME: weight_offset = -3 : i32
+func.func @conv$weight_zero_point(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8> {
+  %w = "tosa.const"() {values = dense<1> : tensor<2x1x1x2xi8>} : () -> tensor<2x1x1x2xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %izp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %wzp = "tosa.const"() {values = dense<3> : tensor<1xi8>} : () -> tensor<1xi8>
+  %acc = tosa.conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %rm = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %rs = "tosa.const"() {values = dense<33> : tensor<1xi8>} : () -> tensor<1xi8>
+  %riz = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %roz = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %rm, %rs, %riz, %roz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  return %r : tensor<1x4x4x2xi8>
+}

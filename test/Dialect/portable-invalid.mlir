@@ -69,3 +69,11 @@ func.func @conv_unscaled_per_channel(%a: tensor<1x4x4x2xi8>, %w: tensor<3x1x1x2x
   %0 = "portable.conv2d"(%a, %w, %b) {input_offset = 1 : i32, output_offset = 0 : i32, stride = array<i32: 1, 1>, padding = array<i32: 0, 0, 0, 0>, dilation = array<i32: 1, 1>, multiplier = array<i32: 1, 2>, shift = array<i32: 1, 2>, activation = array<i32: -128, 127>} : (tensor<1x4x4x2xi8>, tensor<3x1x1x2xi8>, tensor<3xi32>) -> tensor<1x4x4x3xi8>
   return %0 : tensor<1x4x4x3xi8>
 }
+
+// -----
+
+func.func @conv_weight_offset_type(%a: tensor<1x4x4x2xi8>, %w: tensor<3x1x1x2xi8>, %b: tensor<3xi32>) -> tensor<1x4x4x3xi32> {
+  // expected-error @below {{attribute 'weight_offset' must be an i32 integer}}
+  %0 = "portable.conv2d"(%a, %w, %b) {input_offset = 1 : i32, weight_offset = 3 : i64, output_offset = 0 : i32, stride = array<i32: 1, 1>, padding = array<i32: 0, 0, 0, 0>, dilation = array<i32: 1, 1>, multiplier = array<i32>, shift = array<i32>, activation = array<i32: -2147483648, 2147483647>} : (tensor<1x4x4x2xi8>, tensor<3x1x1x2xi8>, tensor<3xi32>) -> tensor<1x4x4x3xi32>
+  return %0 : tensor<1x4x4x3xi32>
+}

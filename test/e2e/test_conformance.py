@@ -18,8 +18,6 @@ OPS = ["add", "mul", "sub", "rescale", "conv2d", "depthwise_conv2d", "transpose_
        "max_pool2d", "matmul", "clamp", "table", "pad", "concat", "transpose", "reduce_sum", "resize",
        "gather", "select", "argmax", "cast", "tile", "reverse", "slice", "arithmetic_right_shift"]
 PER_OP = 2
-# Ops whose tests may all be refused today (the reason is asserted, and listed in docs/conformance.md).
-MAY_BE_REFUSED = {"conv2d", "depthwise_conv2d"}
 # ERROR_IF tests the flatbuffer reader hides: tosa-opt drops a surplus operand or result while
 # deserializing, so the program that reaches the compiler is valid.
 HIDDEN_BY_DESERIALIZATION = ("WrongInputList", "WrongOutputList")
@@ -66,7 +64,7 @@ def test_positive_tests_are_exact_or_refused_by_name(positive, work):
         if o.status == "refused":
             assert "error:" in o.detail and f"tosa.{o.op}" in o.detail, o.detail
     exact_ops = {o.op for o in outcomes if o.status == "exact"}
-    assert exact_ops >= {conformance.op_of(t) for t in positive} - MAY_BE_REFUSED
+    assert exact_ops >= {conformance.op_of(t) for t in positive}
     assert sum(o.status == "exact" for o in outcomes) >= 0.9 * len(outcomes)
 
 

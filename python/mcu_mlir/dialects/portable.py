@@ -50,21 +50,34 @@ class ResizeMode(Portable.Attribute, name="resize_mode"):
 
 # -- compute ----------------------------------------------------------------------------------
 
+def _weight_offset_check(op):
+    """`weight_offset` (optional, i32): minus the weight zero point of asymmetric weights (TOSA
+    allows them; CMSIS-NN does not, so only the portable kernels take them). Absent means 0."""
+    attrs = op.operation.attributes
+    if "weight_offset" in attrs:
+        attr = attrs["weight_offset"]
+        if not isinstance(attr, ir.IntegerAttr) or str(ir.IntegerAttr(attr).type) != "i32":
+            return "attribute 'weight_offset' must be an i32 integer"
+    return per_channel_check(op, allow_none=True)
+
+
 class Conv2DOp(ConvFields, dialect=Portable, name="conv2d"):
     """Grouped 2-D convolution (groups = input channels / filter channels); no multipliers
-    leaves the int32 (int64 for int16) accumulators unscaled."""
+    leaves the int32 (int64 for int16) accumulators unscaled. Optional `weight_offset`: minus the
+    weight zero point (asymmetric weights)."""
     KERNEL, TYPED = "conv2d", True
 
     def check(self):
-        return per_channel_check(self, allow_none=True)
+        return _weight_offset_check(self)
 
 
 class DepthwiseConv2DOp(ConvFields, dialect=Portable, name="depthwise_conv2d"):
-    """Depthwise convolution; filter 1 x H x W x (C * channel multiplier)."""
+    """Depthwise convolution; filter 1 x H x W x (C * channel multiplier). Optional `weight_offset`
+    as for conv2d."""
     KERNEL, TYPED = "depthwise_conv2d", True
 
     def check(self):
-        return per_channel_check(self, allow_none=True)
+        return _weight_offset_check(self)
 
 
 class TransposeConv2DOp(WeightedFields, dialect=Portable, name="transpose_conv2d"):

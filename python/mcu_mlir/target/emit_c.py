@@ -369,10 +369,13 @@ def model_report(module) -> dict:
                     weights += _nbytes(v)
         if mcu_attrs.KERNEL_SUMS in op.attributes:
             weights += 4 * len(_ints(op.attributes[mcu_attrs.KERNEL_SUMS]))
-        ops.append({"name": _layer_name(op), "tosa_op": _source_op(op), "kernel": _kernel_name(op),
-                    "weights_bytes": w,
-                    "arena_offset": _int(op, mcu_attrs.OFFSET) if mcu_attrs.STORAGE in op.attributes and
-                    _str(op, mcu_attrs.STORAGE) == "arena" else None})
+        entry = {"name": _layer_name(op), "tosa_op": _source_op(op), "kernel": _kernel_name(op),
+                 "weights_bytes": w,
+                 "arena_offset": _int(op, mcu_attrs.OFFSET) if mcu_attrs.STORAGE in op.attributes and
+                 _str(op, mcu_attrs.STORAGE) == "arena" else None}
+        if mcu_attrs.FALLBACK in op.attributes:
+            entry["fallback"] = _str(op, mcu_attrs.FALLBACK)
+        ops.append(entry)
     return {"arena_bytes": _int(module_op, mcu_attrs.ARENA_BYTES),
             "arena_lower_bound_bytes": _int(module_op, mcu_attrs.ARENA_LOWER_BOUND_BYTES),
             "arena_overlap_bound_bytes": _int(module_op, mcu_attrs.ARENA_OVERLAP_BOUND_BYTES, None),

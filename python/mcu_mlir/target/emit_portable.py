@@ -69,6 +69,8 @@ def conv2d(em, i, op):
          "input_offset": op.int("input_offset"), "output_offset": op.int("output_offset"),
          "act_min": act[0], "act_max": act[1], "per_channel": int(len(mult) > 1),
          "multiplier": mult, "shift": op.ints("shift")}
+    if "weight_offset" in op.operation.attributes:   # asymmetric weights only: others keep their C
+        p["weight_offset"] = op.int("weight_offset")
     s16 = op.type_suffix() == "s16"
     in_t = "int16_t" if s16 else "int8_t"
     out_t = in_t if mult else ("int64_t" if s16 else "int32_t")

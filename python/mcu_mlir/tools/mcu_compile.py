@@ -88,11 +88,12 @@ def run(args) -> int:
     return 0
 
 
-def portable_layers(report: dict) -> list[tuple[str, str, str]]:
-    """(layer, TOSA op, kernel) of each computing layer a CMSIS-NN build runs on a portable kernel."""
+def portable_layers(report: dict) -> list[tuple[str, str, str, str | None]]:
+    """(layer, TOSA op, kernel, reason) of each computing layer a CMSIS-NN build runs on a portable
+    kernel; the reason where CMSIS-NN has a kernel for the op but it would not be bit-exact."""
     if report.get("backend") != "cmsis-nn":
         return []
-    return [(op["name"], op["tosa_op"], op["kernel"]) for op in report.get("ops", [])
+    return [(op["name"], op["tosa_op"], op["kernel"], op.get("fallback")) for op in report.get("ops", [])
             if op["kernel"].startswith("portable:") and op["kernel"] != "portable:copy"]
 
 
@@ -107,7 +108,8 @@ def _summary(result, timing: bool) -> None:
         print("  " + "  ".join(figures))
     fallbacks = portable_layers(r)
     if fallbacks:
-        shown = ", ".join(f"{name} ({op} -> {kernel})" for name, op, kernel in fallbacks[:4])
+        shown = ", ".join(f"{name} ({op} -> {kernel}{': ' + why if why else ''})"
+                          for name, op, kernel, why in fallbacks[:4])
         more = f" and {len(fallbacks) - 4} more (report.json)" if len(fallbacks) > 4 else ""
         print(f"mcu-compile: note: {len(fallbacks)} layer(s) run on portable kernels, not CMSIS-NN: {shown}{more}",
               file=sys.stderr)

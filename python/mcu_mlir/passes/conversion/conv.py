@@ -7,6 +7,7 @@ import numpy as np
 from ..base import PassError
 from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
+from ...ir import attributes as mcu_attrs
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
                      shape, tensor_type, users)
@@ -23,12 +24,9 @@ def _operands(op, what: str):
     izp, wzp = const_scalar(izp_v), const_scalar(wzp_v)
     if izp is None or wzp is None:
         raise PassError(op, f"'{what}' needs constant zero points")
-    if wzp != 0:
-        raise PassError(op, f"'{what}' has weight zero point {wzp}; CMSIS-NN and the portable kernels "
-                            "need symmetric weights (zero point 0)")
     if const_array(bias) is None:
         raise PassError(op, f"'{what}' needs a constant bias")
-    return inp, weight, bias, izp
+    return inp, weight, bias, izp, wzp
 
 
 def _bias_per_channel(op, bias, channels: int):
@@ -121,7 +119,7 @@ def convert_depthwise_conv2d(op, rw):
 
 def _convert(op, rw, depthwise: bool):
     what = "tosa.depthwise_conv2d" if depthwise else "tosa.conv2d"
-    inp, weight, bias, izp = _operands(op, what)
+    inp, weight, bias, izp, wzp = _operands(op, what)
     pad, stride, dilation = _window(op)
     in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
     bias = _bias_per_channel(op, bias, out_shape[3])
@@ -161,7 +159,13 @@ def _convert(op, rw, depthwise: bool):
     attrs = {"input_offset": -izp, "output_offset": out_offset, "stride": stride,
              "padding": [pad[0], pad[2], pad[1], pad[3]], "dilation": dilation,
              "multiplier": mult, "shift": shift, "activation": act}
-    if rw.use_cmsis and tail is not None:
+    fallback = None
+    if wzp != 0:   # asymmetric weights: CMSIS-NN has no weight zero point, the portable kernels do
+        fallback = f"weight zero point {wzp}: CMSIS-NN takes symmetric weights only"
+    elif tail is None:
+        fallback = ("no requantization after it that CMSIS-NN computes bit-exactly (an int32 result, "
+                    "or a rescale arm_nn_requantize would round differently)")
+    if rw.use_cmsis and fallback is None:
         if depthwise:
             cls, attrs["ch_mult"], attrs["algorithm"] = cmsisnn.DepthwiseConvOp, w_shape[3], "wrapper"
         else:
@@ -171,6 +175,10 @@ def _convert(op, rw, depthwise: bool):
     else:
         cls = portable.DepthwiseConv2DOp if depthwise else portable.Conv2DOp
     new = make_op(cls, [inp, weight, bias], result_type, attrs, before=op, loc=loc, source_op=source)
+    if wzp != 0:
+        new.attributes["weight_offset"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), -wzp)
+    if rw.use_cmsis and fallback is not None:
+        new.attributes[mcu_attrs.FALLBACK] = ir.StringAttr.get(fallback)
     rw.replace(ops, last, new)
     return CONVERTED
 
@@ -290,11 +298,13 @@ def convert_grouped_conv2d(op, rw):
     if sorted(members) != [g * width for g in range(n_groups)]:
         return NO_MATCH
     groups = [members[g * width] for g in range(n_groups)]
-    izp = _operands(op, "tosa.conv2d")[3]
+    izp, wzp = _operands(op, "tosa.conv2d")[3:5]
+    if wzp != 0:
+        return NO_MATCH
     ref_tail = groups[0][2]
     for _, conv, (rs, _, act) in groups:
         if (_window(conv) != window or shape(conv.operands[1]) != w_shape
-                or _operands(conv, "tosa.conv2d")[3] != izp
+                or _operands(conv, "tosa.conv2d")[3:5] != (izp, 0)
                 or rs.output_zp != ref_tail[0].output_zp or act != ref_tail[2]):
             return NO_MATCH
     # Every user of a group's result: the in-order concat along C, or a channel slice.
