@@ -64,6 +64,7 @@ def main() -> int:
     p.add_argument("--backend", default="portable", choices=("portable", "cmsis-nn"))
     p.add_argument("--sanitize", action="store_true", help="build the host harness with ASan and UBSan")
     p.add_argument("--seed", type=int, default=conformance.SEED)
+    p.add_argument("--draft", action="store_true", help="also the 1.1-draft ops (matmul_t, row_gather, block scaled)")
     p.add_argument("--markdown", type=Path, help="write the per-op table there")
     args = p.parse_args()
     quiet_third_party("conformance")
@@ -78,6 +79,8 @@ def main() -> int:
     if args.ops:
         tests = [t for t in tests if conformance.op_of(t) in args.ops or t.parent.name in args.ops]
     tests = [t for t in tests if not conformance.SKIPPED_OPS.search(conformance.op_of(t))]
+    if not args.draft:
+        tests = [t for t in tests if not conformance.DRAFT_OPS.search(conformance.op_of(t))]
     if args.per_op:
         seen = collections.Counter()
         kept = []
