@@ -95,6 +95,26 @@ typedef struct {
 
 int mcu_transpose_conv2d_s8(const mcu_transpose_conv_params_t *p, const int8_t *input,
                             const int8_t *filter, const int32_t *bias, int32_t *output);
+/* int16 activations: int48 accumulators (TOSA) held in int64, bias int48 in int64. */
+int mcu_transpose_conv2d_s16(const mcu_transpose_conv_params_t *p, const int16_t *input,
+                             const int8_t *filter, const int64_t *bias, int64_t *output);
+
+/* 3-D convolution to raw accumulators (a RESCALE kernel follows): input N x D x H x W x C,
+ * filter OC x KD x KH x KW x C, output N x OD x OH x OW x OC. */
+typedef struct {
+  int32_t n, d, h, w, c;
+  int32_t out_d, out_h, out_w, out_c;
+  int32_t kernel_d, kernel_h, kernel_w;
+  int32_t stride_d, stride_h, stride_w;
+  int32_t pad_front, pad_top, pad_left;
+  int32_t dilation_d, dilation_h, dilation_w;
+  int32_t input_zp, weight_zp;
+} mcu_conv3d_params_t;
+
+int mcu_conv3d_s8(const mcu_conv3d_params_t *p, const int8_t *input, const int8_t *filter,
+                  const int32_t *bias, int32_t *output);
+int mcu_conv3d_s16(const mcu_conv3d_params_t *p, const int16_t *input, const int8_t *filter,
+                   const int64_t *bias, int64_t *output);
 
 /* Batched matmul out[b] = (lhs[b] + lhs_offset) x (rhs[b] + rhs_offset) (+ bias), then optional
  * requantisation per output column. lhs [B, M, K]; rhs [B, K, N] (rhs_transposed = 0) or

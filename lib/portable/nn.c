@@ -170,35 +170,85 @@ int mcu_depthwise_conv2d_s16(const mcu_conv_params_t *p, const int16_t *input, c
   return MCU_STATUS_OK;
 }
 
+/* Transposed convolution: every input pixel scatters its products into the output window. */
+#define MCU_TRANSPOSE_CONV(IN_T, ACC_T)                                                           \
+  for (int32_t b = 0; b < p->n; ++b)                                                              \
+    for (int32_t oy = 0; oy < p->out_h; ++oy)                                                     \
+      for (int32_t ox = 0; ox < p->out_w; ++ox)                                                   \
+        for (int32_t oc = 0; oc < p->out_c; ++oc)                                                 \
+          output[((b * p->out_h + oy) * p->out_w + ox) * p->out_c + oc] = bias ? bias[oc] : 0;    \
+  for (int32_t b = 0; b < p->n; ++b)                                                              \
+    for (int32_t iy = 0; iy < p->h; ++iy)                                                         \
+      for (int32_t ix = 0; ix < p->w; ++ix)                                                       \
+        for (int32_t ky = 0; ky < p->kernel_h; ++ky) {                                            \
+          const int32_t oy = iy * p->stride_h + p->out_pad_top + ky;                              \
+          if (oy < 0 || oy >= p->out_h) continue;                                                 \
+          for (int32_t kx = 0; kx < p->kernel_w; ++kx) {                                          \
+            const int32_t ox = ix * p->stride_w + p->out_pad_left + kx;                           \
+            if (ox < 0 || ox >= p->out_w) continue;                                               \
+            ACC_T *out = output + ((b * p->out_h + oy) * p->out_w + ox) * p->out_c;               \
+            const IN_T *in = input + ((b * p->h + iy) * p->w + ix) * p->c;                        \
+            for (int32_t oc = 0; oc < p->out_c; ++oc) {                                           \
+              const int8_t *w = filter + ((oc * p->kernel_h + ky) * p->kernel_w + kx) * p->c;     \
+              ACC_T acc = 0;                                                                      \
+              for (int32_t ic = 0; ic < p->c; ++ic)                                               \
+                acc += ((ACC_T)in[ic] - p->input_zp) * ((ACC_T)w[ic] - p->weight_zp);            \
+              out[oc] += acc;                                                                     \
+            }                                                                                     \
+          }                                                                                       \
+        }                                                                                         \
+  return MCU_STATUS_OK
+
 int mcu_transpose_conv2d_s8(const mcu_transpose_conv_params_t *p, const int8_t *input,
                             const int8_t *filter, const int32_t *bias, int32_t *output) {
-  for (int32_t b = 0; b < p->n; ++b)
-    for (int32_t oy = 0; oy < p->out_h; ++oy)
-      for (int32_t ox = 0; ox < p->out_w; ++ox)
-        for (int32_t oc = 0; oc < p->out_c; ++oc)
-          output[((b * p->out_h + oy) * p->out_w + ox) * p->out_c + oc] = bias ? bias[oc] : 0;
-  for (int32_t b = 0; b < p->n; ++b)
-    for (int32_t iy = 0; iy < p->h; ++iy)
-      for (int32_t ix = 0; ix < p->w; ++ix)
-        for (int32_t ky = 0; ky < p->kernel_h; ++ky) {
-          const int32_t oy = iy * p->stride_h + p->out_pad_top + ky;
-          if (oy < 0 || oy >= p->out_h) continue;
-          for (int32_t kx = 0; kx < p->kernel_w; ++kx) {
-            const int32_t ox = ix * p->stride_w + p->out_pad_left + kx;
-            if (ox < 0 || ox >= p->out_w) continue;
-            int32_t *out = output + ((b * p->out_h + oy) * p->out_w + ox) * p->out_c;
-            const int8_t *in = input + ((b * p->h + iy) * p->w + ix) * p->c;
-            for (int32_t oc = 0; oc < p->out_c; ++oc) {
-              const int8_t *w = filter + ((oc * p->kernel_h + ky) * p->kernel_w + kx) * p->c;
-              int32_t acc = 0;
-              for (int32_t ic = 0; ic < p->c; ++ic)
-                acc += ((int32_t)in[ic] - p->input_zp) * ((int32_t)w[ic] - p->weight_zp);
-              out[oc] += acc;
-            }
-          }
-        }
-  return MCU_STATUS_OK;
+  MCU_TRANSPOSE_CONV(int8_t, int32_t);
 }
+
+int mcu_transpose_conv2d_s16(const mcu_transpose_conv_params_t *p, const int16_t *input,
+                             const int8_t *filter, const int64_t *bias, int64_t *output) {
+  MCU_TRANSPOSE_CONV(int16_t, int64_t);
+}
+#undef MCU_TRANSPOSE_CONV
+
+/* 3-D convolution: each output is bias + the window's products (padding contributes nothing). */
+#define MCU_CONV3D(IN_T, ACC_T)                                                                   \
+  for (int32_t b = 0; b < p->n; ++b)                                                              \
+    for (int32_t od = 0; od < p->out_d; ++od)                                                     \
+      for (int32_t oy = 0; oy < p->out_h; ++oy)                                                   \
+        for (int32_t ox = 0; ox < p->out_w; ++ox)                                                 \
+          for (int32_t oc = 0; oc < p->out_c; ++oc) {                                             \
+            ACC_T acc = bias ? bias[oc] : 0;                                                      \
+            for (int32_t kd = 0; kd < p->kernel_d; ++kd) {                                        \
+              const int32_t id = od * p->stride_d - p->pad_front + kd * p->dilation_d;            \
+              if (id < 0 || id >= p->d) continue;                                                 \
+              for (int32_t ky = 0; ky < p->kernel_h; ++ky) {                                      \
+                const int32_t iy = oy * p->stride_h - p->pad_top + ky * p->dilation_h;            \
+                if (iy < 0 || iy >= p->h) continue;                                               \
+                for (int32_t kx = 0; kx < p->kernel_w; ++kx) {                                    \
+                  const int32_t ix = ox * p->stride_w - p->pad_left + kx * p->dilation_w;        \
+                  if (ix < 0 || ix >= p->w) continue;                                             \
+                  const IN_T *in = input + (((b * p->d + id) * p->h + iy) * p->w + ix) * p->c;    \
+                  const int8_t *w =                                                               \
+                      filter + (((oc * p->kernel_d + kd) * p->kernel_h + ky) * p->kernel_w + kx) * p->c; \
+                  for (int32_t ic = 0; ic < p->c; ++ic)                                           \
+                    acc += ((ACC_T)in[ic] - p->input_zp) * ((ACC_T)w[ic] - p->weight_zp);        \
+                }                                                                                 \
+              }                                                                                   \
+            }                                                                                     \
+            output[(((b * p->out_d + od) * p->out_h + oy) * p->out_w + ox) * p->out_c + oc] = acc; \
+          }                                                                                       \
+  return MCU_STATUS_OK
+
+int mcu_conv3d_s8(const mcu_conv3d_params_t *p, const int8_t *input, const int8_t *filter,
+                  const int32_t *bias, int32_t *output) {
+  MCU_CONV3D(int8_t, int32_t);
+}
+
+int mcu_conv3d_s16(const mcu_conv3d_params_t *p, const int16_t *input, const int8_t *filter,
+                   const int64_t *bias, int64_t *output) {
+  MCU_CONV3D(int16_t, int64_t);
+}
+#undef MCU_CONV3D
 
 int mcu_matmul(const mcu_matmul_params_t *p, const void *lhs, const void *rhs, const int32_t *bias,
                void *output) {

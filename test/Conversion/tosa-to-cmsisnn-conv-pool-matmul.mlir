@@ -169,3 +169,34 @@ func.func @conv$weight_zero_point(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi
   %r = tosa.rescale %acc, %rm, %rs, %riz, %roz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
   return %r : tensor<1x4x4x2xi8>
 }
+
+// -----
+
+// conv3d: a portable kernel to raw accumulators, any zero points; the [1] bias stands for every
+// output channel and is expanded.
+// CHECK-LABEL: func.func @conv3d$int8
+// CHECK: "portable.conv3d"(%arg0, %{{[0-9]+}}, %{{[0-9]+}}) {dilation = array<i32: 1, 1, 2>, input_zp = 5 : i32, mcu.source_op = "tosa.conv3d", padding = array<i32: 1, 1, 0, 0, 1, 0>, stride = array<i32: 1, 2, 1>, weight_zp = -3 : i32} : (tensor<1x3x4x5x2xi8>, tensor<4x2x2x2x2xi8>, tensor<4xi32>) -> tensor<1x4x2x4x4xi32>
+// PORTABLE-LABEL: func.func @conv3d$int8
+// PORTABLE: "portable.conv3d"
+func.func @conv3d$int8(%arg0: tensor<1x3x4x5x2xi8>) -> tensor<1x4x2x4x4xi32> {
+  %w = "tosa.const"() {values = dense<2> : tensor<4x2x2x2x2xi8>} : () -> tensor<4x2x2x2x2xi8>
+  %b = "tosa.const"() {values = dense<7> : tensor<1xi32>} : () -> tensor<1xi32>
+  %izp = "tosa.const"() {values = dense<5> : tensor<1xi8>} : () -> tensor<1xi8>
+  %wzp = "tosa.const"() {values = dense<-3> : tensor<1xi8>} : () -> tensor<1xi8>
+  %0 = tosa.conv3d %arg0, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1, 2>, pad = array<i64: 1, 1, 0, 0, 1, 0>, stride = array<i64: 1, 2, 1>} : (tensor<1x3x4x5x2xi8>, tensor<4x2x2x2x2xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x2x4x4xi32>
+  return %0 : tensor<1x4x2x4x4xi32>
+}
+
+// -----
+
+// int16 transpose_conv2d: int48 accumulators (int64 in the C), int48 bias.
+// CHECK-LABEL: func.func @transpose_conv$int16
+// CHECK: "portable.transpose_conv2d"{{.*}} : (tensor<1x2x2x3xi16>, tensor<2x2x2x3xi8>, tensor<2xi48>) -> tensor<1x3x3x2xi48>
+func.func @transpose_conv$int16(%arg0: tensor<1x2x2x3xi16>) -> tensor<1x3x3x2xi48> {
+  %w = "tosa.const"() {values = dense<1> : tensor<2x2x2x3xi8>} : () -> tensor<2x2x2x3xi8>
+  %b = "tosa.const"() {values = dense<[1, -1]> : tensor<2xi48>} : () -> tensor<2xi48>
+  %izp = "tosa.const"() {values = dense<0> : tensor<1xi16>} : () -> tensor<1xi16>
+  %wzp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %0 = tosa.transpose_conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i48, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x3xi16>, tensor<2x2x2x3xi8>, tensor<2xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x3x3x2xi48>
+  return %0 : tensor<1x3x3x2xi48>
+}

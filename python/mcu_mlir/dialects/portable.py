@@ -81,13 +81,26 @@ class DepthwiseConv2DOp(ConvFields, dialect=Portable, name="depthwise_conv2d"):
 
 
 class TransposeConv2DOp(WeightedFields, dialect=Portable, name="transpose_conv2d"):
-    """int8 transposed convolution to int32 accumulators; `out_pad` is [top, left]."""
+    """Transposed convolution to raw accumulators (int8: int32; int16: int48 held in int64);
+    `out_pad` is [top, left]."""
     stride: I32Array
     out_pad: I32Array
     input_zp: ir.IntegerAttr
     weight_zp: ir.IntegerAttr
     LENGTHS = {"stride": 2, "out_pad": 2}
     KERNEL, TYPED = "transpose_conv2d", True
+
+
+class Conv3DOp(WeightedFields, dialect=Portable, name="conv3d"):
+    """3-D convolution to raw accumulators (int8: int32; int16: int48 held in int64); `padding` is
+    [front, back, top, bottom, left, right], `stride` and `dilation` are [d, h, w]."""
+    stride: I32Array
+    padding: I32Array
+    dilation: I32Array
+    input_zp: ir.IntegerAttr
+    weight_zp: ir.IntegerAttr
+    LENGTHS = {"stride": 3, "padding": 6, "dilation": 3}
+    KERNEL, TYPED = "conv3d", True
 
 
 class MatmulOp(KernelOp, dialect=Portable, name="matmul"):

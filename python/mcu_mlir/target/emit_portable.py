@@ -88,10 +88,29 @@ def transpose_conv2d(em, i, op):
          "kernel_h": f_s[1], "kernel_w": f_s[2], "stride_h": stride[0], "stride_w": stride[1],
          "out_pad_top": out_pad[0], "out_pad_left": out_pad[1], "input_zp": op.int("input_zp"),
          "weight_zp": op.int("weight_zp")}
-    return [_params_struct(em, "mcu_transpose_conv_params_t", f"layer{i}_params", p),
-            f"status = mcu_transpose_conv2d_s8(&layer{i}_params, {em.ptr(op.operands[0], 'int8_t')}, "
+    return _raw_accumulator_call(em, i, op, "mcu_transpose_conv_params_t", p)
+
+
+def _raw_accumulator_call(em, i, op, ctype: str, p: dict) -> list[str]:
+    """A convolution kernel writing raw accumulators: int8 in -> int32 out, int16 in -> int64 out."""
+    s16 = op.type_suffix() == "s16"
+    return [_params_struct(em, ctype, f"layer{i}_params", p),
+            f"status = mcu_{op.kernel_name()}(&layer{i}_params, {em.ptr(op.operands[0], 'int16_t' if s16 else 'int8_t')}, "
             f"{em.const_name(op.operands[1], f'layer{i}_filter')}, "
-            f"{em.const_name(op.operands[2], f'layer{i}_bias')}, {em.out(op, 'int32_t')});"]
+            f"{em.const_name(op.operands[2], f'layer{i}_bias')}, {em.out(op, 'int64_t' if s16 else 'int32_t')});"]
+
+
+def conv3d(em, i, op):
+    n, d, h, w, c = _shape(op.operands[0])
+    f_s, out_s = _shape(op.operands[1]), _shape(op.results[0])
+    stride, pad, dil = op.ints("stride"), op.ints("padding"), op.ints("dilation")
+    p = {"n": n, "d": d, "h": h, "w": w, "c": c, "out_d": out_s[1], "out_h": out_s[2], "out_w": out_s[3],
+         "out_c": out_s[4], "kernel_d": f_s[1], "kernel_h": f_s[2], "kernel_w": f_s[3],
+         "stride_d": stride[0], "stride_h": stride[1], "stride_w": stride[2],
+         "pad_front": pad[0], "pad_top": pad[2], "pad_left": pad[4],
+         "dilation_d": dil[0], "dilation_h": dil[1], "dilation_w": dil[2],
+         "input_zp": op.int("input_zp"), "weight_zp": op.int("weight_zp")}
+    return _raw_accumulator_call(em, i, op, "mcu_conv3d_params_t", p)
 
 
 def matmul(em, i, op):
@@ -347,7 +366,7 @@ def argmax(em, i, op):
 
 EMITTERS = {
     portable.Conv2DOp: conv2d, portable.DepthwiseConv2DOp: conv2d,
-    portable.TransposeConv2DOp: transpose_conv2d, portable.MatmulOp: matmul,
+    portable.TransposeConv2DOp: transpose_conv2d, portable.Conv3DOp: conv3d, portable.MatmulOp: matmul,
     portable.AvgPool2DOp: pool2d, portable.MaxPool2DOp: pool2d,
     portable.ElementwiseAddOp: elementwise, portable.ElementwiseMulOp: elementwise,
     portable.BinaryOp: binary, portable.SelectOp: select, portable.UnaryOp: unary,

@@ -1,4 +1,5 @@
-"""Convolutions: conv2d / depthwise_conv2d (+ rescale + clamp as one kernel call), transpose_conv2d."""
+"""Convolutions: conv2d / depthwise_conv2d (+ rescale + clamp as one kernel call), transpose_conv2d,
+conv3d (raw accumulators; the rescale after them is its own kernel)."""
 
 from __future__ import annotations
 
@@ -396,13 +397,23 @@ def _block_position(op) -> int:
     return -1
 
 
-def convert_transpose_conv2d(op, rw):
+def _raw_accumulator_operands(op, what: str):
+    """Operands of a convolution computed to raw accumulators by a portable kernel: int8 or int16
+    activations, int8 weights, constant weights, bias and zero points (any zero points)."""
     inp, weight, bias, izp_v, wzp_v = op.operands
-    if elem(inp) != "i8" or elem(weight) != "i8":
-        raise PassError(op, f"'tosa.transpose_conv2d' on {elem(inp)} has no kernel (int8 only)")
+    if elem(inp) not in ("i8", "i16") or elem(weight) != "i8":
+        raise PassError(op, f"'{what}' on {elem(inp)} x {elem(weight)} has no kernel "
+                            "(int8 or int16 activations, int8 weights)")
     if const_array(weight) is None or const_array(bias) is None:
-        raise PassError(op, "'tosa.transpose_conv2d' needs constant weights and bias")
+        raise PassError(op, f"'{what}' needs constant weights and bias")
     izp, wzp = const_scalar(izp_v), const_scalar(wzp_v)
+    if izp is None or wzp is None:
+        raise PassError(op, f"'{what}' needs constant zero points")
+    return inp, weight, bias, izp, wzp
+
+
+def convert_transpose_conv2d(op, rw):
+    inp, weight, bias, izp, wzp = _raw_accumulator_operands(op, "tosa.transpose_conv2d")
     out_pad, stride = i64_array(op, "out_pad"), i64_array(op, "stride")
     params = {"stride": stride, "out_pad": [out_pad[0], out_pad[2]], "input_zp": izp, "weight_zp": wzp}
     bias = _bias_per_channel(op, bias, shape(op.results[0])[3])
@@ -412,10 +423,22 @@ def convert_transpose_conv2d(op, rw):
     return CONVERTED
 
 
+def convert_conv3d(op, rw):
+    inp, weight, bias, izp, wzp = _raw_accumulator_operands(op, "tosa.conv3d")
+    params = {"stride": i64_array(op, "stride"), "padding": i64_array(op, "pad"),
+              "dilation": i64_array(op, "dilation"), "input_zp": izp, "weight_zp": wzp}
+    bias = _bias_per_channel(op, bias, shape(op.results[0])[4])
+    new = make_op(portable.Conv3DOp, [inp, weight, bias], op.results[0].type, params,
+                  before=op, loc=op.location, source_op="tosa.conv3d")
+    rw.replace([op], op, new)
+    return CONVERTED
+
+
 PATTERNS = [
     ("grouped-conv2d", tosa.Conv2DOp, convert_grouped_conv2d),
     ("conv2d", tosa.Conv2DOp, convert_conv2d),
     ("depthwise-conv2d", tosa.DepthwiseConv2DOp, convert_depthwise_conv2d),
     ("transpose-conv2d", tosa.TransposeConv2DOp, convert_transpose_conv2d),
+    ("conv3d", tosa.Conv3DOp, convert_conv3d),
 ]
 
