@@ -86,6 +86,7 @@ class Outcome:
     op: str
     status: str
     detail: str = ""
+    cmsis_calls: int = 0     # arm_* kernel calls in the compiled model
 
 
 def expected_outputs(test_dir: Path, desc: dict, work: Path) -> list[np.ndarray] | None:
@@ -124,8 +125,14 @@ def _runtime_library(work_root: Path, sanitize: bool) -> tuple[list[str], list[s
 
 
 def _build_host(outdir: Path, work_root: Path, sanitize: bool) -> Path:
-    from .target import sources
+    from .target import build, sources
     flags, link = _runtime_library(work_root, sanitize)
+    if build.model_uses_cmsis_nn(outdir):   # CMSIS-NN's C paths, built once with its own CMakeLists
+        cmsis = os.environ.get("CMSIS_NN_PATH")
+        if not cmsis:
+            raise UserError("the model calls CMSIS-NN: set CMSIS_NN_PATH")
+        flags = [*flags, f"-I{Path(cmsis) / 'Include'}"]
+        link = [*link[:-1], str(build.cmsis_nn_library(cmsis, "host", sanitize=sanitize)), link[-1]]
     executable = outdir / "harness"
     cmd = ["cc", *flags, f"-I{outdir}", str(outdir / "model.c"), str(sources.root() / "lib" / "target" / "harness.c"),
            "-o", str(executable), *link]
@@ -155,8 +162,8 @@ def run_test(test_dir: Path | str, work_root: Path | str, *, backend: str = "por
     if expected is None:
         return Outcome(name, op, "skipped", "tosa_reference_model gives no outputs")
     try:
-        compile_model(str(test_dir / desc["tosa_file"]), None, target="host", backend=backend, emit="c",
-                      output_dir=str(work / "out"))
+        result = compile_model(str(test_dir / desc["tosa_file"]), None, target="host", backend=backend, emit="c",
+                               output_dir=str(work / "out"))
     except UserError as err:
         return Outcome(name, op, "refused", _first_line(err.format()))
     except Exception as exc:  # noqa: BLE001 - a compiler bug is an outcome here, reported with its trace
@@ -174,7 +181,8 @@ def run_test(test_dir: Path | str, work_root: Path | str, *, backend: str = "por
                 if g.size == want.size else -1
             return Outcome(name, op, "wrong", f"output {i}: {diff} of {want.size} values differ")
     shutil.rmtree(work, ignore_errors=True)
-    return Outcome(name, op, "exact")
+    calls = sum(entry["kernel"].startswith("arm_") for entry in result.report.get("ops", []))
+    return Outcome(name, op, "exact", cmsis_calls=calls)
 
 
 def run_negative_test(test_dir: Path | str, work_root: Path | str) -> Outcome:

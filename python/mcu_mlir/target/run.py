@@ -90,10 +90,11 @@ def parse_harness_output(text: str) -> HarnessOutput:
             result.stack_bytes = int(line.split()[1])
         elif line.startswith("data "):
             count = int(line.split()[2])
-            hex_text = []
-            while sum(map(len, hex_text)) < 2 * count:
+            hex_text, have = [], 0   # a running length: large outputs have tens of thousands of lines
+            while have < 2 * count:
                 i += 1
                 hex_text.append(lines[i].strip())
+                have += len(hex_text[-1])
             result.data.append(bytes.fromhex("".join(hex_text)))
         elif line.startswith("error: "):
             raise UserError(f"the model's harness failed: {line[7:]}")
