@@ -275,6 +275,9 @@ int mcu_argmax(mcu_dtype_t type, int32_t outer, int32_t axis, int32_t inner, con
 /* GATHER: values [N, K, C], indices [N, W] -> [N, W, C]. */
 int mcu_gather(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w,
                const void *values, const int32_t *indices, void *output);
+/* SCATTER: values_in [N, K, C] with rows indices [N, W] replaced by input [N, W, C] -> [N, K, C]. */
+int mcu_scatter(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w, const void *values_in,
+                const int32_t *indices, const void *input, void *output);
 
 typedef struct {
   int32_t n, h, w, c, out_h, out_w;

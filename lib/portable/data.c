@@ -179,6 +179,20 @@ int mcu_gather(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w,
   return MCU_STATUS_OK;
 }
 
+int mcu_scatter(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w, const void *values_in,
+                const int32_t *indices, const void *input, void *output) {
+  const size_t row = (size_t)c * elem_bytes;
+  memmove(output, values_in, (size_t)n * k * row);   /* the planner may give both one buffer */
+  for (int32_t b = 0; b < n; ++b)
+    for (int32_t j = 0; j < w; ++j) {
+      const int32_t index = indices[b * w + j];
+      if (index < 0 || index >= k) return MCU_STATUS_BAD_ARGUMENT;
+      memcpy((uint8_t *)output + (size_t)(b * k + index) * row,
+             (const uint8_t *)input + (size_t)(b * w + j) * row, row);
+    }
+  return MCU_STATUS_OK;
+}
+
 static int32_t floor_div(int32_t a, int32_t b) {
   int32_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;

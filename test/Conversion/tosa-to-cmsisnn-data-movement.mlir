@@ -124,3 +124,13 @@ func.func @reduce$all_kinds(%a: tensor<2x3xi32>, %b: tensor<2x3xi1>, %c: tensor<
   %6 = tosa.argmax %c {axis = 0 : i32} : (tensor<2x3xi8>) -> tensor<3xi32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<1x3xi32>, tensor<2x1xi32>, tensor<2x1xi32>, tensor<1x3xi32>, tensor<2x1xi1>, tensor<1x3xi1>, tensor<3xi32>
 }
+
+// -----
+
+// scatter: one portable call (values copied, then the indexed rows replaced).
+// CHECK-LABEL: func.func @scatter
+// CHECK: "portable.scatter"(%arg0, %arg1, %arg2) {mcu.source_op = "tosa.scatter"} : (tensor<1x5x3xi16>, tensor<1x2xi32>, tensor<1x2x3xi16>) -> tensor<1x5x3xi16>
+func.func @scatter(%v: tensor<1x5x3xi16>, %i: tensor<1x2xi32>, %x: tensor<1x2x3xi16>) -> tensor<1x5x3xi16> {
+  %0 = tosa.scatter %v, %i, %x : (tensor<1x5x3xi16>, tensor<1x2xi32>, tensor<1x2x3xi16>) -> tensor<1x5x3xi16>
+  return %0 : tensor<1x5x3xi16>
+}

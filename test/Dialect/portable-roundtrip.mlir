@@ -83,3 +83,12 @@ func.func @data_movement(%a: tensor<2x3xi16>, %b: tensor<2x1xi16>, %v: tensor<1x
   %10 = "portable.argmax"(%a) {axis = 0 : i32} : (tensor<2x3xi16>) -> tensor<3xi32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<3x2xi16>, tensor<32x3xi16>, tensor<2x8xi16>, tensor<4x5xi16>, tensor<1x2xi16>, tensor<4x6xi16>, tensor<2x3xi16>, tensor<1x2x3xi8>, tensor<1x4x4x3xi32>, tensor<1x3xi16>, tensor<3xi32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @scatter
+// CHECK: "portable.scatter"(%arg0, %arg1, %arg2) : (tensor<1x5x3xi8>, tensor<1x2xi32>, tensor<1x2x3xi8>) -> tensor<1x5x3xi8>
+func.func @scatter(%v: tensor<1x5x3xi8>, %i: tensor<1x2xi32>, %x: tensor<1x2x3xi8>) -> tensor<1x5x3xi8> {
+  %0 = "portable.scatter"(%v, %i, %x) : (tensor<1x5x3xi8>, tensor<1x2xi32>, tensor<1x2x3xi8>) -> tensor<1x5x3xi8>
+  return %0 : tensor<1x5x3xi8>
+}

@@ -16,7 +16,8 @@ from mcu_mlir import conformance  # noqa: E402
 
 OPS = ["add", "mul", "sub", "rescale", "conv2d", "depthwise_conv2d", "transpose_conv2d", "avg_pool2d",
        "max_pool2d", "matmul", "clamp", "table", "pad", "concat", "transpose", "reduce_sum", "resize",
-       "gather", "select", "argmax", "cast", "tile", "reverse", "slice", "arithmetic_right_shift"]
+       "gather", "scatter", "select", "argmax", "cast", "tile", "reverse", "slice", "conv3d",
+       "arithmetic_right_shift"]
 PER_OP = 2
 # ERROR_IF tests the flatbuffer reader hides: tosa-opt drops a surplus operand or result while
 # deserializing, so the program that reaches the compiler is valid.

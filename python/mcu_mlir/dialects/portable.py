@@ -320,6 +320,16 @@ class GatherOp(KernelOp, dialect=Portable, name="gather"):
     KERNEL = "gather"
 
 
+class ScatterOp(KernelOp, dialect=Portable, name="scatter"):
+    """tosa.scatter: values_in [N, K, C] with the rows of int32 indices [N, W] replaced by input
+    [N, W, C] -> [N, K, C]."""
+    values_in: Operand[ir.RankedTensorType]
+    indices: Operand[ir.RankedTensorType]
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    KERNEL = "scatter"
+
+
 class ResizeOp(UnaryFields, dialect=Portable, name="resize"):
     """tosa.resize of NHWC: scale [y_n, y_d, x_n, x_d], offset [y, x], border [y, x]."""
     scale: I32Array

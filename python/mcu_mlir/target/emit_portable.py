@@ -338,6 +338,13 @@ def gather(em, i, op):
             f"{em.buf(values)}, {em.ptr(indices, 'int32_t')}, {em.storage(op)});"]
 
 
+def scatter(em, i, op):
+    values_in, indices, inp = op.operands[0], op.operands[1], op.operands[2]
+    n, k, c = _shape(values_in)
+    return [f"status = mcu_scatter({_elem_bytes(values_in)}, {n}, {k}, {c}, {_shape(indices)[1]}, "
+            f"{em.buf(values_in)}, {em.ptr(indices, 'int32_t')}, {em.buf(inp)}, {em.storage(op)});"]
+
+
 def resize(em, i, op):
     a, out = op.operands[0], op.results[0]
     n, h, w, c = _shape(a)
@@ -374,6 +381,6 @@ EMITTERS = {
     portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax,
     portable.TransposeOp: transpose, portable.ConcatOp: concat, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,
-    portable.GatherOp: gather, portable.ResizeOp: resize, portable.ReduceOp: reduce,
+    portable.GatherOp: gather, portable.ScatterOp: scatter, portable.ResizeOp: resize, portable.ReduceOp: reduce,
     portable.ArgmaxOp: argmax,
 }

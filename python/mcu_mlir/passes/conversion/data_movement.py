@@ -119,6 +119,14 @@ def convert_gather(op, rw):
     return rw.convert(op, portable.GatherOp, [values, indices], {})
 
 
+def convert_scatter(op, rw):
+    values_in, indices, inp = op.operands
+    if elem(indices) != "i32":
+        raise PassError(op, "'tosa.scatter' needs int32 indices")
+    _bytes(op, values_in)
+    return rw.convert(op, portable.ScatterOp, [values_in, indices, inp], {})
+
+
 def convert_resize(op, rw):
     a = op.operands[0]
     scale, offset, border = _consts(op, 1, "scale"), _consts(op, 2, "offset"), _consts(op, 3, "border")
@@ -140,5 +148,6 @@ PATTERNS = [
     ("tile", tosa.TileOp, convert_tile),
     ("reverse", tosa.ReverseOp, convert_reverse),
     ("gather", tosa.GatherOp, convert_gather),
+    ("scatter", tosa.ScatterOp, convert_scatter),
     ("resize", tosa.ResizeOp, convert_resize),
 ]
