@@ -148,8 +148,9 @@ def _first_line(text: str) -> str:
 
 
 def run_test(test_dir: Path | str, work_root: Path | str, *, backend: str = "portable",
-             sanitize: bool = False) -> Outcome:
-    """Compiles one positive test's flatbuffer for the host, runs it and compares with the reference."""
+             sanitize: bool = False, target: str = "host") -> Outcome:
+    """Compiles one positive test's flatbuffer, runs it (on the host, or a Cortex-M under QEMU)
+    and compares with the reference."""
     from .driver import compile as compile_model
     from .target import run
     test_dir, work_root = Path(test_dir), Path(work_root)
@@ -162,7 +163,7 @@ def run_test(test_dir: Path | str, work_root: Path | str, *, backend: str = "por
     if expected is None:
         return Outcome(name, op, "skipped", "tosa_reference_model gives no outputs")
     try:
-        result = compile_model(str(test_dir / desc["tosa_file"]), None, target="host", backend=backend, emit="c",
+        result = compile_model(str(test_dir / desc["tosa_file"]), None, target=target, backend=backend, emit="c",
                                output_dir=str(work / "out"))
     except UserError as err:
         return Outcome(name, op, "refused", _first_line(err.format()))
@@ -170,8 +171,11 @@ def run_test(test_dir: Path | str, work_root: Path | str, *, backend: str = "por
         return Outcome(name, op, "crashed", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
     inputs = [np.load(test_dir / f) for f in desc["ifm_file"]]
     try:
-        executable = _build_host(work / "out", work_root, sanitize)
-        got = run.run_executable(executable, work / "out", inputs, target="host", timeout=300).outputs_q
+        if target == "host":
+            executable = _build_host(work / "out", work_root, sanitize)
+            got = run.run_executable(executable, work / "out", inputs, target="host", timeout=300).outputs_q
+        else:   # the firmware's own CMake build, run under QEMU
+            got = run.run(work / "out", inputs, target=target, timeout=300).outputs_q
     except (UserError, RuntimeError) as err:
         return Outcome(name, op, "failed", _first_line(str(err)) + "\n" + str(err)[-1500:])
     for i, (g, want) in enumerate(zip(got, expected)):

@@ -2,7 +2,8 @@
 
 Tests written by tosa_verif_build_tests, not by this project: each positive test either compiles to
 C whose outputs equal tosa_reference_model's bit for bit (built with AddressSanitizer and
-UndefinedBehaviorSanitizer, so an out-of-bounds read fails instead of passing by luck), or is
+UndefinedBehaviorSanitizer, so an out-of-bounds read fails instead of passing by luck; a sample also
+as Cortex-M55 and Cortex-M4 firmware under QEMU), or is
 refused at compile time with an error naming the op. Each ERROR_IF test is rejected.
 """
 
@@ -78,3 +79,17 @@ def test_error_if_tests_are_rejected(tmp_path):
     outcomes = [conformance.run_negative_test(t, tmp_path / "runs") for t in tests]
     accepted = [o for o in outcomes if o.status != "rejected"]
     assert not accepted, "\n".join(f"{o.status}: {o.test}: {o.detail}" for o in accepted)
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
+def test_sample_on_cortex_m_under_qemu(positive, work, target):
+    """One test per op of a sample, as firmware for the core (its own CMake build) under QEMU."""
+    for tool in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not installed: needed to run the sample under QEMU")
+    sample = ["add", "conv2d", "depthwise_conv2d", "rescale", "table", "matmul", "avg_pool2d", "transpose_conv2d"]
+    tests = [t for t in _first(positive, 1) if conformance.op_of(t) in sample]
+    assert len(tests) == len(sample)
+    outcomes = [conformance.run_test(t, work / target, target=target) for t in tests]
+    bad = [o for o in outcomes if o.status != "exact"]
+    assert not bad, "\n".join(f"{o.status}: {o.test}: {o.detail}" for o in bad)
