@@ -200,3 +200,16 @@ func.func @transpose_conv$int16(%arg0: tensor<1x2x2x3xi16>) -> tensor<1x3x3x2xi4
   %0 = tosa.transpose_conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i48, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x3xi16>, tensor<2x2x2x3xi8>, tensor<2xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x3x3x2xi48>
   return %0 : tensor<1x3x3x2xi48>
 }
+
+// -----
+
+// An average pool with zero points (equal, non-zero): arm_avgpool_s8 has none and a tie could round
+// the other way, so even a CMSIS-NN build runs the portable kernel, and says why.
+// CHECK-LABEL: func.func @avg_pool$zero_points
+// CHECK: "portable.avg_pool2d"{{.*}}input_zp = 3 : i32{{.*}}mcu.fallback = "zero points 3 / 3: arm_avgpool has none
+// CHECK-NOT: cmsisnn.avg_pool
+func.func @avg_pool$zero_points(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
+  %zp = "tosa.const"() {values = dense<3> : tensor<1xi8>} : () -> tensor<1xi8>
+  %p = tosa.avg_pool2d %arg0, %zp, %zp {acc_type = i32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x4x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x2xi8>
+  return %p : tensor<1x2x2x2xi8>
+}

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..._mlir import tosa
+from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
+from ...ir import attributes as mcu_attrs
 from ..base import PassError
 from .common import (LIMITS, CONVERTED, clamp_bounds, const_scalar, elem, fused_location, i64_array,
                      make_op, single_user)
@@ -41,8 +42,11 @@ def _convert(op, rw, avg: bool):
         return CONVERTED
     source = "+".join(o.operation.name for o in ops)
     # CMSIS-NN's average pool has no zero points: bit for bit when both are 0 (what the frontend
-    # emits); with equal non-zero ones a tie may round the other way (1 LSB).
-    cmsis_ok = rw.use_cmsis and (not avg or izp == ozp) and (et == "i8" or izp == ozp == 0)
+    # emits); with equal non-zero ones a tie may round the other way (1 LSB), so those stay portable.
+    fallback = None
+    if avg and (izp, ozp) != (0, 0):
+        fallback = f"zero points {izp} / {ozp}: arm_avgpool has none (a tie could round the other way)"
+    cmsis_ok = rw.use_cmsis and fallback is None
     attrs = {"stride": stride, "padding": [pad[0], pad[2], pad[1], pad[3]], "kernel_size": kernel,
              "activation": act}
     if cmsis_ok:
@@ -51,6 +55,8 @@ def _convert(op, rw, avg: bool):
         cls = portable.AvgPool2DOp if avg else portable.MaxPool2DOp
         attrs.update(input_zp=izp, output_zp=ozp)
     new = make_op(cls, [inp], last.results[0].type, attrs, before=op, loc=loc, source_op=source)
+    if rw.use_cmsis and fallback is not None:
+        new.attributes[mcu_attrs.FALLBACK] = ir.StringAttr.get(fallback)
     rw.replace(ops, last, new)
     return CONVERTED
 
