@@ -123,7 +123,23 @@ class ZeroPads(nn.Module):
         return self.conv(self.pad(x)), F.pad(x, (2, 2), mode="constant", value=0.0)
 
 
+class Dropouts(nn.Module):
+    """Every dropout form library code uses (in place, feature / channel, alpha): identities in eval."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.drop = nn.Dropout(0.2, inplace=True)
+        self.drop2d = nn.Dropout2d(0.1)
+        self.alpha = nn.AlphaDropout(0.1)
+        self.fc = nn.Linear(4 * 4 * 4, 5)
+
+    def forward(self, x):
+        y = self.drop(self.drop2d(torch.relu(self.conv(x))))
+        return self.alpha(self.fc(torch.flatten(y, 1)))
+
+
 CASES = {
+    "dropouts": (Dropouts, [(1, 3, 6, 6)], 1),
     "recurrent": (Recurrent, [(1, 4, 6), (1, 8)], 2, 0.75),
     "transposed_convs": (TransposedConvs, [(1, 4, 5, 5)], 1),
     "attention": (Attention, [(2, 5, 8)], 1),

@@ -96,6 +96,11 @@ PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.defa
                  aten.unsqueeze.default, aten.clone.default, aten.contiguous.default,
                  aten.alias.default, aten.detach.default, aten.dropout.default,
                  aten.view_copy.default, aten.lift_fresh_copy.default}
+# Dropout in all its forms is the identity in an evaluated model (the frontend refuses training mode),
+# the in-place ones (nn.Dropout(inplace=True)) included.
+PASS_RESHAPES |= {getattr(aten, name).default for name in (
+    "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
+    "feature_alpha_dropout", "feature_alpha_dropout_") if hasattr(aten, name)}
 
 
 def source_node(node):
