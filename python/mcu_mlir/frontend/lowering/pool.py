@@ -34,13 +34,25 @@ def _eager_max_pool(self, node, ins):
     x = q.v if not one_d else self.w.reshape(q.v, q.shape + (1,))
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
     n, h, w, c = nhwc.shape
+    pads, nhwc, out_hw = _window_pads(self, nhwc, k, stride, pad, ceil)
+    y = self.w.op("tosa.max_pool2d", [nhwc], (n, out_hw[0], out_hw[1], c), q.elem,
+                  f"kernel = array<i64: {k[0]}, {k[1]}>, pad = array<i64: {', '.join(map(str, pads))}>, "
+                  f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return DQ(Q(self.w.reshape(y, shape_of(node)), q.scale, q.zp))
+
+
+def _window_pads(self, nhwc, k, stride, pad, ceil: bool):
+    """TOSA pads and output size of a PyTorch pooling window (floor or ceil_mode): the bottom / right
+    pad that gives exactly PyTorch's output count (rows it never reads are sliced off). A ceil_mode
+    window hanging past the input reads TOSA padding, which no pool counts or selects."""
     pads = [pad[0], pad[0], pad[1], pad[1]]
     out_hw = []
-    for i, size in enumerate((h, w)):
+    for i, size in enumerate(nhwc.shape[1:3]):
         span = size + 2 * pad[i] - k[i]
         o = (-(-span // stride[i]) if ceil else span // stride[i]) + 1
         if ceil and (o - 1) * stride[i] >= size + pad[i]:
-            o -= 1
+            o -= 1   # PyTorch: the last window starts inside the input or the left padding
         need = (o - 1) * stride[i] + k[i] - size - pad[i]   # bottom/right pad giving exactly o outputs
         if need < 0:
             shape = list(nhwc.shape)
@@ -49,11 +61,7 @@ def _eager_max_pool(self, node, ins):
             need = 0
         pads[2 * i + 1] = need
         out_hw.append(o)
-    y = self.w.op("tosa.max_pool2d", [nhwc], (n, out_hw[0], out_hw[1], c), q.elem,
-                  f"kernel = array<i64: {k[0]}, {k[1]}>, pad = array<i64: {', '.join(map(str, pads))}>, "
-                  f"stride = array<i64: {stride[0]}, {stride[1]}>")
-    y = self.w.transpose(y, [0, 3, 1, 2])
-    return DQ(Q(self.w.reshape(y, shape_of(node)), q.scale, q.zp))
+    return pads, nhwc, out_hw
 
 
 def _eager_mean_like(self, node, ins):
@@ -71,7 +79,7 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     t = node.target
     rank = len(q.shape)
     out_shape = shape_of(node)
-    explicit_pad = False
+    explicit_pad = ceil = False
     if t in (aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool1d.default):
         n_sp = 2 if t == aten.adaptive_avg_pool2d.default else 1
         outs = tuple_of(node.args[1], n_sp)
@@ -88,9 +96,8 @@ def _avg_pool(self, node, q: Q) -> Q | None:
         pad = tuple_of(a[3] if a[3] is not None else 0, n_sp)
         ceil = bool(a[4]) if a[4] is not None else False
         include_pad = a[5] if a[5] is not None else True
-        if ceil or a[6] is not None:
-            raise UserError(f"{describe(node)}: average pooling with ceil_mode or divisor_override "
-                            "is not supported")
+        if a[6] is not None:
+            raise UserError(f"{describe(node)}: average pooling with divisor_override is not supported")
         explicit_pad = bool(include_pad and any(pad))
     elif t == aten.mean.dim:
         dims = sorted(d % rank for d in node.args[1])
@@ -115,10 +122,14 @@ def _avg_pool(self, node, q: Q) -> Q | None:
                          (n, h + 2 * pad[0], w + 2 * pad[1], c), q.elem)
         pad = (0, 0)
     n, h, w, c = nhwc.shape
-    pads = [pad[0], pad[0], pad[1], pad[1]]
-    oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
-    ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
-    pads, nhwc = exact_pads(self, nhwc, k, stride, pad, (1, 1))
+    if ceil:
+        # PyTorch divides a ceil_mode window hanging past the (padded) input by the elements it
+        # covers there; TOSA leaves its padding out of the count: the same divisor.
+        pads, nhwc, (oh, ow) = _window_pads(self, nhwc, k, stride, pad, True)
+    else:
+        oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
+        ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
+        pads, nhwc = exact_pads(self, nhwc, k, stride, pad, (1, 1))
     # The mean of the raw integers, zero points 0: with one zero point on both sides,
     # mean(x - zp) + zp == mean(x), and this form rounds ties away from zero as TFLite and
     # CMSIS-NN's arm_avgpool_* do, so the kernel computes these integers bit for bit.
