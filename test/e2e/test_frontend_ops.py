@@ -152,7 +152,22 @@ class CeilPools(nn.Module):
         return self.a(x), self.b(x), self.c(x), self.m(x)
 
 
+class CopyPads(nn.Module):
+    """F.pad reflect / replicate / circular (SpeechBrain's "same" padding), 1-D and 2-D, and
+    nn.ReplicationPad2d: copies of input values, corners included."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3)
+        self.conv2 = nn.Conv2d(4, 4, 3)
+        self.rep = nn.ReplicationPad2d((1, 0, 0, 2))
+
+    def forward(self, x, y):
+        return (self.conv(F.pad(x, (1, 2), mode="reflect")), F.pad(x, (2, 1), mode="replicate"),
+                F.pad(x, (3, 1), mode="circular"), self.conv2(F.pad(y, (1, 1, 2, 1), mode="reflect")), self.rep(y))
+
+
 CASES = {
+    "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
     # 2x2 means tie often (PT2E rounds ties to even, the integer pool away from zero): 0.85 measured.
     "ceil_pools": (CeilPools, [(1, 3, 7, 9)], 1, 0.8),
     "dropouts": (Dropouts, [(1, 3, 6, 6)], 1),

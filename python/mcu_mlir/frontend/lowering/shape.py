@@ -125,8 +125,10 @@ def _eager_pad(self, node, ins):
     else:                                 # constant_pad_nd(input, pad, value=0)
         mode = "constant"
         value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0.0)
-    if mode != "constant" or any(p < 0 for p in pads):
+    if any(p < 0 for p in pads):
         return None
+    if mode != "constant":
+        return _copy_pad(self, node, q, pads, mode)
     rank = len(q.shape)
     padding = [0] * (2 * rank)
     for i in range(len(pads) // 2):     # PyTorch lists the last dimension first
@@ -140,6 +142,58 @@ def _eager_pad(self, node, ins):
     amounts = self.w.shape_const(padding)
     v = self.w.op("tosa.pad", [q.v, (amounts, f"!tosa.shape<{2 * rank}>"), self.w.zp(fill, q.elem)],
                   shape, q.elem)
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _eager_pad_mode(self, node, ins):
+    """aten.reflection_pad* / replication_pad* (input, padding) as export may write F.pad."""
+    mode = "reflect" if "reflection" in str(node.target) else "replicate"
+    return _copy_pad(self, node, ins[0].q, list(node.args[1]), mode)
+
+
+def _copy_pad(self, node, q: Q, pads: list, mode: str) -> DQ:
+    """Reflect / replicate / circular padding copies input values: slices (reversed for reflect,
+    tiled for replicate) concatenated around the input, one padded dimension after another, as
+    PyTorch pads (the corners come out the same). The values keep their quantization."""
+    if mode not in ("reflect", "replicate", "circular"):
+        raise UserError(f"{describe(node)}: padding mode '{mode}' is not supported")
+    v = q.v
+    rank = len(q.shape)
+    for i in range(len(pads) // 2):     # PyTorch lists the last dimension first
+        d = rank - 1 - i
+        lo, hi = pads[2 * i], pads[2 * i + 1]
+        if not lo and not hi:
+            continue
+        size = v.shape[d]
+        if mode == "reflect" and max(lo, hi) >= size:
+            raise UserError(f"{describe(node)}: reflect padding of {max(lo, hi)} needs a dimension longer than "
+                            f"that (it is {size})")
+        if mode == "circular" and max(lo, hi) > size:
+            raise UserError(f"{describe(node)}: circular padding of {max(lo, hi)} is longer than the dimension ({size})")
+
+        def part(start: int, count: int):
+            begin = [0] * rank
+            begin[d] = start
+            extent = list(v.shape)
+            extent[d] = count
+            return self.w.slice(v, begin, extent)
+
+        def mirrored(x):
+            return self.w.op("tosa.reverse", [x], x.shape, x.elem, f"axis = {d} : i32")
+
+        def repeated(x, times: int):
+            return self.w.tile(x, [times if k == d else 1 for k in range(rank)])
+
+        pieces = []
+        if lo:
+            pieces.append({"reflect": lambda: mirrored(part(1, lo)), "replicate": lambda: repeated(part(0, 1), lo),
+                           "circular": lambda: part(size - lo, lo)}[mode]())
+        pieces.append(v)
+        if hi:
+            pieces.append({"reflect": lambda: mirrored(part(size - 1 - hi, hi)),
+                           "replicate": lambda: repeated(part(size - 1, 1), hi),
+                           "circular": lambda: part(0, hi)}[mode]())
+        v = self.w.concat(pieces, d)
     return DQ(Q(v, q.scale, q.zp))
 
 
@@ -173,5 +227,7 @@ EAGER = {
     aten.upsample_nearest1d.vec: _eager_upsample,
     aten.expand.default: _eager_expand,
     aten.constant_pad_nd.default: _eager_pad, aten.pad.default: _eager_pad,
+    **{getattr(aten, name).default: _eager_pad_mode for name in (
+        "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d") if hasattr(aten, name)},
     aten.cat.default: _eager_cat, aten.concat.default: _eager_cat,
 }
