@@ -166,7 +166,27 @@ class CopyPads(nn.Module):
                 F.pad(x, (3, 1), mode="circular"), self.conv2(F.pad(y, (1, 1, 2, 1), mode="reflect")), self.rep(y))
 
 
+class StandaloneBatchNorms(nn.Module):
+    """BatchNorms that follow no conv (after a ReLU as in ECAPA-TDNN, on the input as in RepGhostNet's
+    identity branch), with non-trivial statistics: per-channel scale and shift as a 1x1 depthwise conv."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 6, 3)
+        self.bn1 = nn.BatchNorm1d(6)
+        self.bn2 = nn.BatchNorm2d(3)
+        for bn in (self.bn1, self.bn2):
+            with torch.no_grad():
+                bn.running_mean.uniform_(-1, 1)
+                bn.running_var.uniform_(0.5, 2)
+                bn.weight.uniform_(0.5, 1.5)
+                bn.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x, y):
+        return self.bn1(torch.relu(self.conv(x))), self.bn2(y)
+
+
 CASES = {
+    "standalone_batch_norms": (StandaloneBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
     "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
     # 2x2 means tie often (PT2E rounds ties to even, the integer pool away from zero): 0.85 measured.
     "ceil_pools": (CeilPools, [(1, 3, 7, 9)], 1, 0.8),

@@ -40,6 +40,54 @@ def fold_batch_norm(gm):
         bias = lin.args[2] if len(lin.args) > 2 else None
         fold_bn_weights_into_conv_node(lin, lin.args[1], bias, bn, gm, False)
         folded.add(lin.args[1])
+    _standalone_batch_norms_as_depthwise(gm)
     gm.graph.eliminate_dead_code()
     gm.recompile()
     return gm
+
+
+def _param(gm, node):
+    """The tensor a get_attr node names (a dotted path such as `bn.weight`), else None."""
+    if node is None or not hasattr(node, "op") or node.op != "get_attr":
+        return None
+    value = gm
+    for part in node.target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _standalone_batch_norms_as_depthwise(gm) -> None:
+    """A BatchNorm that follows no conv or linear (after a ReLU, on a model input) is a per-channel
+    scale and shift: the same function as a 1x1 depthwise convolution, which the quantizer and the
+    kernels already take (CMSIS-NN's depthwise conv)."""
+    import torch
+    aten = torch.ops.aten
+    for bn in list(gm.graph.nodes):
+        if bn.op != "call_function" or bn.target != aten.batch_norm.default or bn.args[5]:
+            continue
+        x = bn.args[0]
+        params = [_param(gm, a) for a in bn.args[1:5]]
+        rank = len(x.meta["val"].shape) if "val" in x.meta else 0
+        if rank not in (3, 4) or params[2] is None or params[3] is None:
+            continue
+        mean, var = params[2].detach().double(), params[3].detach().double()
+        channels = mean.numel()
+        gamma = params[0].detach().double() if params[0] is not None else torch.ones(channels, dtype=torch.float64)
+        beta = params[1].detach().double() if params[1] is not None else torch.zeros(channels, dtype=torch.float64)
+        scale = gamma / torch.sqrt(var + float(bn.args[7]))
+        weight = scale.float().reshape((channels, 1) + (1,) * (rank - 2))
+        bias = (beta - mean * scale).float()
+        names = []
+        for kind, tensor in (("weight", weight), ("bias", bias)):
+            name = f"_mcu_bn_{bn.name}_{kind}"
+            gm.register_buffer(name, tensor)
+            names.append(name)
+        with gm.graph.inserting_before(bn):
+            w_node, b_node = (gm.graph.get_attr(n) for n in names)
+            w_node.meta["val"], b_node.meta["val"] = weight, bias
+            conv = aten.conv2d.default if rank == 4 else aten.conv1d.default
+            ones, zeros = [1] * (rank - 2), [0] * (rank - 2)
+            node = gm.graph.call_function(conv, (x, w_node, b_node, ones, zeros, ones, channels))
+        node.meta = dict(bn.meta)
+        bn.replace_all_uses_with(node)
+        gm.graph.erase_node(bn)
