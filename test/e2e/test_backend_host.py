@@ -569,12 +569,8 @@ def test_portable_matches_reference(case, tmp_path):
 # -- CMSIS-NN backend on the host (its pure C path) ------------------------------------------------
 
 CMSIS_CASES = ["conv2d", "conv2d-per-tensor-no-clamp", "depthwise-conv2d", "fully-connected",
-               "fully-connected-per-channel", "max-pool2d", "avg-pool2d", "avg-pool2d-zp0", "add", "mul", "mul-square",
+               "fully-connected-per-channel", "max-pool2d", "avg-pool2d-zp0", "add", "mul", "mul-square",
                "add-through-reshape", "data-movement-s8", "concat-many-inputs", "add-broadcast", "mul-broadcast", *RANDOM_CONVS]
-# CMSIS-NN's average pool rounds the mean of raw values (no zero point); TOSA rounds the mean of
-# (x - zp): with equal non-zero zero points a tie may round the other way (at most 1 LSB, measured
-# on these tests). With zero points 0 (what the frontend emits) they agree bit for bit.
-AVG_POOL_MAX_LSB = 1
 
 
 @pytest.fixture(scope="session")
@@ -608,11 +604,22 @@ def test_cmsis_nn_matches_reference(case, tmp_path, cmsis_nn_lib):
     assert all(op["kernel"].startswith("arm_") for op in report["ops"]), report["ops"]
     assert '#include "arm_nnfunctions.h"' in files["model.c"]
     for g, e in zip(got, expected):
-        e = e.reshape(g.shape).astype(g.dtype)
-        if case == "avg-pool2d":
-            assert np.abs(g.astype(np.int32) - e).max() <= AVG_POOL_MAX_LSB
-        else:
-            np.testing.assert_array_equal(g, e)
+        np.testing.assert_array_equal(g, e.reshape(g.shape).astype(g.dtype))
+
+
+def test_cmsis_nn_build_keeps_an_average_pool_with_zero_points_portable(tmp_path, cmsis_nn_lib):
+    """CMSIS-NN's average pool has no zero points: with equal non-zero ones it rounded a tie the other
+    way (1 LSB, measured here before). A CMSIS-NN build now runs the portable kernel, says why, and is exact."""
+    lib, include = cmsis_nn_lib
+    text, inputs = CASES["avg-pool2d"](np.random.default_rng(RNG_SEED))
+    expected = run_reference(text, inputs)
+    got, report, _ = compile_and_run(text, inputs, tmp_path, backend="cmsis-nn", target="cortex-m3",
+                                     extra_sources=[lib], extra_includes=[include])
+    pools = [op for op in report["ops"] if op["tosa_op"].startswith("tosa.avg_pool2d")]
+    assert [op["kernel"] for op in pools] == ["portable:avg_pool2d"]
+    assert "arm_avgpool has none" in pools[0]["fallback"]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e.reshape(g.shape).astype(g.dtype))
 
 
 # -- zoo models through the whole compiler ----------------------------------------------------------
