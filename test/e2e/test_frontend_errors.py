@@ -57,18 +57,18 @@ def test_unsupported_op_names_op_line_and_module():
     assert "cumsum" in open(__file__).read().splitlines()[line - 1]
 
 
-class ReflectPad(nn.Module):
+class DivisorOverride(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3)
+        self.pool = nn.AvgPool2d(2, divisor_override=3)
 
     def forward(self, x):
-        return self.conv(nn.functional.pad(x, (1, 1, 1, 1), mode="reflect"))
+        return self.pool(x)
 
 
-def test_reflect_padding_is_named():
-    with pytest.raises(UserError, match="aten.pad"):
-        _import(ReflectPad().eval(), torch.randn(1, 3, 8, 8), calibration=2)
+def test_unsupported_variant_of_a_supported_op_is_named():
+    with pytest.raises(UserError, match="divisor_override"):
+        _import(DivisorOverride().eval(), torch.randn(1, 3, 8, 8), calibration=2)
 
 
 def test_multi_output_op_is_named_not_getitem():
