@@ -82,7 +82,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="mcu-conformance-"))
     tests_dir = args.tests or work / "tests"
     t0 = time.perf_counter()
-    if not any(tests_dir.rglob("desc.json")) if tests_dir.exists() else True:
+    if not tests_dir.exists() or not any(tests_dir.rglob("desc.json")):
         print(f"generating into {tests_dir} ...", flush=True)
         conformance.generate(tests_dir, ops=args.ops, negative=args.negative, seed=args.seed)
     tests = sorted(p.parent for p in tests_dir.rglob("desc.json"))
