@@ -185,7 +185,26 @@ class StandaloneBatchNorms(nn.Module):
         return self.bn1(torch.relu(self.conv(x))), self.bn2(y)
 
 
+class PReLUs(nn.Module):
+    """nn.PReLU with one slope (a leaky ReLU table) and a slope per channel after a conv (4-D) and a
+    linear (2-D): relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3)
+        self.p1 = nn.PReLU(6)
+        self.p0 = nn.PReLU()
+        self.fc = nn.Linear(6 * 4 * 4, 5)
+        self.p2 = nn.PReLU(5)
+        with torch.no_grad():
+            self.p1.weight.uniform_(0.05, 0.5)
+            self.p2.weight.uniform_(0.05, 0.5)
+
+    def forward(self, x):
+        return self.p2(self.fc(torch.flatten(self.p0(self.p1(self.conv(x))), 1)))
+
+
 CASES = {
+    "prelus": (PReLUs, [(1, 3, 6, 6)], 1),
     "standalone_batch_norms": (StandaloneBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
     "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
     # 2x2 means tie often (PT2E rounds ties to even, the integer pool away from zero): 0.85 measured.

@@ -1,5 +1,5 @@
-"""Module-level rewrites before export: layers torch.export keeps as one opaque op (LSTM, LSTM/GRU cells)
-become the linear / sigmoid / tanh / mul / add they compute, so each part is quantized and lowered.
+"""Module-level rewrites before export: layers torch.export keeps as one opaque op (LSTM, LSTM/GRU cells,
+PReLU) become the linear / sigmoid / tanh / mul / add / conv they compute, so each part is quantized and lowered.
 The user's model is not modified (a copy is rewritten)."""
 
 from __future__ import annotations
@@ -127,7 +127,33 @@ def _lstm(module: nn.LSTM):
     return LSTMOps(module)
 
 
-_REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps, nn.LSTM: _lstm}
+class PReLUOps(nn.Module):
+    """nn.PReLU as ops the quantizer and kernels take: one slope is a leaky ReLU (a table); a slope
+    per channel is relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv (min(x, 0) = x - relu(x))."""
+
+    def __init__(self, prelu: nn.PReLU):
+        super().__init__()
+        slopes = prelu.weight.detach().clone()
+        self.channels = slopes.numel()
+        # Constants of the graph, shaped as each conv takes them (an op on a parameter in forward
+        # would be a graph op of its own; reading a single slope there would be data-dependent).
+        self.slope = float(slopes.reshape(-1)[0]) if self.channels == 1 else None
+        self.register_buffer("weight_1d", slopes.reshape(self.channels, 1, 1))
+        self.register_buffer("weight_2d", slopes.reshape(self.channels, 1, 1, 1))
+
+    def forward(self, x):
+        if self.slope is not None:
+            return F.leaky_relu(x, self.slope)
+        positive = torch.relu(x)
+        negative = x - positive
+        if x.dim() == 2:
+            return positive + F.conv1d(negative.unsqueeze(-1), self.weight_1d, groups=self.channels).squeeze(-1)
+        if x.dim() == 4:
+            return positive + F.conv2d(negative, self.weight_2d, groups=self.channels)
+        return positive + F.conv1d(negative, self.weight_1d, groups=self.channels)
+
+
+_REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps, nn.LSTM: _lstm, nn.PReLU: PReLUOps}
 
 
 def decompose_modules(model: nn.Module) -> nn.Module:
