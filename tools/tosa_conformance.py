@@ -92,13 +92,7 @@ def main() -> int:
     if not args.draft:
         tests = [t for t in tests if not conformance.DRAFT_OPS.search(conformance.op_of(t))]
     if args.per_op:
-        seen = collections.Counter()
-        kept = []
-        for t in tests:
-            seen[conformance.op_of(t)] += 1
-            if seen[conformance.op_of(t)] <= args.per_op:
-                kept.append(t)
-        tests = kept
+        tests = conformance.first_per_op(tests, args.per_op)
     print(f"{len(tests)} tests ({time.perf_counter() - t0:.0f} s to generate)", flush=True)
     outcomes = []
     for i, test in enumerate(tests):

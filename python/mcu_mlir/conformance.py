@@ -75,6 +75,17 @@ def generate(out_dir: Path | str, *, ops: list[str] | None = None, negative: boo
     return sorted(p.parent for p in out_dir.rglob("desc.json"))
 
 
+def first_per_op(tests: list[Path], count: int) -> list[Path]:
+    """The first `count` tests of each op, in the given order."""
+    kept, seen = [], {}
+    for test in tests:
+        op = op_of(test)
+        seen[op] = seen.get(op, 0) + 1
+        if seen[op] <= count:
+            kept.append(test)
+    return kept
+
+
 def op_of(test_dir: Path) -> str:
     desc = json.loads((Path(test_dir) / "desc.json").read_text())
     return str((desc.get("test_details") or {}).get("operator", Path(test_dir).parent.name)).lower()

@@ -256,8 +256,7 @@ class InternalError(Exception):
 def _tosa_stage(module, options, result, timings):
     out = result.output_dir
     with _Timer(timings, "layout-passes"), progress.step("layout passes"):
-        # A static memory plan needs static shapes (a TOSA file may have dynamic ones).
-        _run(module, "mcu-verify-static-shapes", out, "tosa")
+        # Static shapes (a static memory plan needs them) were checked on import (_validate_tosa).
         _run(module, f"{LAYOUT_PIPELINE}{{io-layout={options.io_layout}}}", out, "tosa")
     if options.emit == "tosa-int" or options.reaches("cmsisnn"):
         # Integer contract of everything below: no float op. A single-rounding rescale (valid TOSA,

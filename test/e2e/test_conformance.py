@@ -36,20 +36,10 @@ def _need_tools():
             pytest.skip(str(err))
 
 
-def _first(tests, per_op):
-    kept, seen = [], {}
-    for test in tests:
-        op = conformance.op_of(test)
-        seen[op] = seen.get(op, 0) + 1
-        if seen[op] <= per_op:
-            kept.append(test)
-    return kept
-
-
 @pytest.fixture(scope="module")
 def positive(tmp_path_factory):
     _need_tools()
-    return _first(conformance.generate(tmp_path_factory.mktemp("tosa-tests"), ops=OPS), PER_OP)
+    return conformance.first_per_op(conformance.generate(tmp_path_factory.mktemp("tosa-tests"), ops=OPS), PER_OP)
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +81,7 @@ def test_sample_on_cortex_m_under_qemu(positive, work, target):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} not installed: needed to run the sample under QEMU")
     sample = ["add", "conv2d", "depthwise_conv2d", "rescale", "table", "matmul", "avg_pool2d", "transpose_conv2d"]
-    tests = [t for t in _first(positive, 1) if conformance.op_of(t) in sample]
+    tests = [t for t in conformance.first_per_op(positive, 1) if conformance.op_of(t) in sample]
     assert len(tests) == len(sample)
     outcomes = [conformance.run_test(t, work / target, target=target) for t in tests]
     bad = [o for o in outcomes if o.status != "exact"]

@@ -10,8 +10,6 @@ Its module is marked as evaluated (an exported module does not take `.eval()`).
 from __future__ import annotations
 
 import logging
-import os
-import re
 from pathlib import Path
 
 from ..diagnostics import UserError
@@ -30,15 +28,10 @@ _TRAINING_ARGUMENT = {
 
 def _where(node) -> str:
     """The layer (module path) and the model's own source line of a node, as far as the graph kept them."""
-    parts = []
-    stack = node.meta.get("nn_module_stack") or {}
-    if stack:
-        parts.append(f"layer {list(stack.values())[-1][0] or 'the top-level module'}")
-    trace = (node.meta.get("stack_trace") or "").strip().splitlines()
-    frames = [re.match(r'\s*File "([^"]+)", line (\d+)', line) for line in trace]
-    frames = [m for m in frames if m and f"{os.sep}torch{os.sep}" not in m.group(1)]
-    if frames:
-        parts.append(f"{frames[-1].group(1)}:{frames[-1].group(2)}")
+    from .lowering.values import node_location
+    file, line, path = node_location(node)
+    parts = ([f"layer {path or 'the top-level module'}"] if node.meta.get("nn_module_stack") else []) + \
+        ([f"{file}:{line}"] if file else [])
     return f" ({', '.join(parts)})" if parts else ""
 
 

@@ -184,16 +184,13 @@ def _copy_pad(self, node, q: Q, pads: list, mode: str) -> DQ:
         def repeated(x, times: int):
             return self.w.tile(x, [times if k == d else 1 for k in range(rank)])
 
-        pieces = []
-        if lo:
-            pieces.append({"reflect": lambda: mirrored(part(1, lo)), "replicate": lambda: repeated(part(0, 1), lo),
-                           "circular": lambda: part(size - lo, lo)}[mode]())
-        pieces.append(v)
-        if hi:
-            pieces.append({"reflect": lambda: mirrored(part(size - 1 - hi, hi)),
-                           "replicate": lambda: repeated(part(size - 1, 1), hi),
-                           "circular": lambda: part(0, hi)}[mode]())
-        v = self.w.concat(pieces, d)
+        if mode == "reflect":        # the values next to the edge, mirrored (the edge itself not repeated)
+            before, after = mirrored(part(1, lo)) if lo else None, mirrored(part(size - 1 - hi, hi)) if hi else None
+        elif mode == "replicate":    # the edge value, repeated
+            before, after = repeated(part(0, 1), lo) if lo else None, repeated(part(size - 1, 1), hi) if hi else None
+        else:                        # circular: the other end
+            before, after = part(size - lo, lo) if lo else None, part(0, hi) if hi else None
+        v = self.w.concat([p for p in (before, v, after) if p is not None], d)
     return DQ(Q(v, q.scale, q.zp))
 
 
