@@ -266,6 +266,7 @@ def _tosa_stage(module, options, result, timings):
     _write(out, "model.tosa.mlir", _ir(module), result, "tosa")
     from .transposes import count_data_moving_transposes
     result.report["transposes"] = count_data_moving_transposes(module)
+    result.report["interior_transposes"] = count_data_moving_transposes(module, interior_only=True)
 
 
 def _backend_stage(module, options, result, timings):

@@ -16,14 +16,25 @@ def is_data_moving(op) -> bool:
     return moves_data(tuple(shape.shape), tuple(op.attributes["perms"]))
 
 
-def count_data_moving_transposes(module) -> int:
-    """Number of data-moving `tosa.transpose` ops in `module` (an ir.Module or its operation)."""
+def count_data_moving_transposes(module, interior_only: bool = False) -> int:
+    """Number of data-moving `tosa.transpose` ops in `module` (an ir.Module or its operation).
+
+    interior_only: leave out the transposes that only convert a model input or output between the
+    caller's layout and the kernels' (io-layout=nchw puts one at each 4-D boundary tensor)."""
     count = 0
+
+    def at_boundary(op) -> bool:
+        source = op.operands[0]
+        if isinstance(source.owner, ir.Block):
+            return source.owner.owner.operation.name == "func.func"
+        uses = list(op.results[0].uses)
+        return bool(uses) and all(u.owner.name == "func.return" for u in uses)
 
     def visit(op):
         nonlocal count
         if isa(op, tosa.TransposeOp) and is_data_moving(op.opview):
-            count += 1
+            if not (interior_only and at_boundary(op)):
+                count += 1
         return ir.WalkResult.ADVANCE
 
     getattr(module, "operation", module).walk(visit)

@@ -105,6 +105,9 @@ def preload_torch() -> float:
 def load_factory(spec: str):
     """`path/file.py:FACTORY` (or `package.module:FACTORY`) -> the nn.Module FACTORY() returns."""
     import torch
+
+    from . import python_only_imports
+    python_only_imports.install()
     path, sep, name = spec.rpartition(":")
     if not sep or not path or not name:
         raise UserError(f"'{spec}': expected FILE.py:FACTORY")

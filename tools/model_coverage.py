@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Coverage benchmark: public model definitions through `mcu-compile` and `mcu-run`, exactly as a user runs them.
+
+    python tools/model_coverage.py                        # every model in tools/public_models.py
+    python tools/model_coverage.py --models tv_mobilenet_v2_035,timm_lcnet_050 --m55 tv_mobilenet_v2_035
+    python tools/model_coverage.py --markdown docs/model_coverage.md --json coverage.json
+
+Per model: compiles (or the error mcu-compile printed), share of kernel calls on CMSIS-NN, the
+portable kernels it uses, arena against the layer-by-layer bound, interior data-moving transposes,
+bit-exact (the C on the host against tosa_reference_model on the same integer inputs; with --m55
+also under QEMU), and SQNR of the C's output against the float model run eagerly.
+Needs `pip install -e .[models]`; the CMSIS-NN backend when CMSIS_NN_PATH is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+MODEL_FILE = os.path.join(ROOT, "tools", "public_models.py")
+BIN = os.path.dirname(sys.executable)
+# Kernels that only rename or view a buffer: no work, left out of the CMSIS-NN share.
+NO_WORK = ("alias", "view", "reshape", "none")
+
+
+def _tool(name: str) -> str:
+    local = os.path.join(BIN, name)
+    return local if os.path.exists(local) else name
+
+
+def _run(cmd: list[str], timeout: float) -> tuple[int, str]:
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {timeout:.0f} s"
+    return p.returncode, p.stdout + p.stderr
+
+
+def _first_error(output: str) -> str:
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    for ln in lines:
+        if "error" in ln.lower():
+            return ln
+    return lines[-1] if lines else "failed with no output"
+
+
+def sqnr_db(reference: np.ndarray, test: np.ndarray) -> float:
+    noise = float(np.sum((reference.astype(np.float64) - test) ** 2))
+    signal = float(np.sum(reference.astype(np.float64) ** 2))
+    if noise == 0.0:
+        return math.inf
+    return 10.0 * math.log10(max(signal, 1e-30) / noise)
+
+
+def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, seed: int) -> dict:
+    import public_models
+    import torch
+
+    entry = public_models.MODELS[name]
+    row = {"model": name, "library": entry.library, "needs": entry.needs,
+           "input_shape": list(entry.input_shape), "compiles": False}
+    out = os.path.join(outdir, name)
+    shape = ",".join(str(d) for d in entry.input_shape)
+    t0 = time.perf_counter()
+    def compile_for(target: str, path: str) -> tuple[int, str]:
+        return _run([_tool("mcu-compile"), f"{MODEL_FILE}:{name}", "--input-shape", shape, "--backend", backend,
+                     "--target", target, "-o", path], timeout)
+
+    rc, log = compile_for("host", out)
+    row["compile_seconds"] = round(time.perf_counter() - t0, 1)
+    if rc != 0:
+        row["error"] = _first_error(log)
+        row["traceback"] = "Traceback" in log
+        return row
+    row["compiles"] = True
+    report = json.load(open(os.path.join(out, "report.json")))
+    calls = [op["kernel"] for op in report["ops"] if not op["kernel"].startswith(NO_WORK)]
+    on_cmsis = [k for k in calls if k.startswith("arm_")]
+    row.update(kernel_calls=len(calls), cmsis_share=round(len(on_cmsis) / max(len(calls), 1), 3),
+               portable_kernels=sorted({k for k in calls if not k.startswith("arm_")}),
+               arena_bytes=report["arena_bytes"], bound_bytes=report["arena_lower_bound_bytes"],
+               interior_transposes=report.get("interior_transposes"), weights_bytes=report["weights_bytes"])
+
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(entry.input_shape, generator=g)
+    inputs = os.path.join(out, "inputs.npz")
+    np.savez(inputs, input0=x.numpy())
+    runs = [("c", out, []), ("reference", out, ["--reference"])]
+    if m55:
+        rc, log = compile_for("cortex-m55", out + "-m55")
+        if rc != 0:
+            row["m55_error"] = _first_error(log)
+        else:
+            runs.append(("m55", out + "-m55", ["--target", "cortex-m55"]))
+    results = {}
+    for label, folder, extra in runs:
+        path = os.path.join(out, f"outputs_{label}.npz")
+        rc, log = _run([_tool("mcu-run"), folder, "--inputs", inputs, "--outputs", path] + extra, timeout)
+        if rc != 0:
+            row[f"{label}_error"] = _first_error(log)
+            continue
+        results[label] = np.load(path)
+    if "c" in results and "reference" in results:
+        keys = sorted(k for k in results["c"].files if k.endswith("_q"))
+        row["bit_exact_host"] = all(np.array_equal(results["c"][k], results["reference"][k]) for k in keys)
+    if "m55" in results and "reference" in results:
+        keys = sorted(k for k in results["m55"].files if k.endswith("_q"))
+        row["bit_exact_m55"] = all(np.array_equal(results["m55"][k], results["reference"][k]) for k in keys)
+    if "c" in results:
+        with torch.no_grad():
+            want = entry.build()(x)
+        want = want[0] if isinstance(want, (tuple, list)) else want
+        row["sqnr_db"] = round(sqnr_db(want.numpy(), results["c"]["output0"]), 1)
+    return row
+
+
+def _fmt_bytes(n) -> str:
+    return f"{n / 1024:,.1f} kB" if isinstance(n, (int, float)) else "-"
+
+
+def markdown(rows: list[dict], backend: str) -> str:
+    n = len(rows)
+    ok = [r for r in rows if r["compiles"]]
+    exact = [r for r in ok if r.get("bit_exact_host")]
+    pending = [r for r in rows if r["needs"]]
+    counted = [r for r in rows if not r["needs"] or r["compiles"]]
+    good_sqnr = [r for r in ok if r.get("sqnr_db", -1) >= 25]
+    lines = [
+        f"Backend {backend}. {len(ok)}/{n} compile, {len(exact)}/{n} bit-exact on the host; "
+        f"of the {len(counted)} that need no unlanded family (attention / recurrent: {len(pending)} models), "
+        f"{sum(1 for r in counted if r.get('bit_exact_host'))} are bit-exact. "
+        f"SQNR >= 25 dB: {len(good_sqnr)}/{len(ok)} of those that compile.",
+        "",
+        "| model | library | compiles | CMSIS-NN share | portable kernels | arena / bound | interior transposes "
+        "| bit-exact host | M55 | SQNR dB | compile s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if not r["compiles"]:
+            err = r.get("error", "").replace("|", "\\|")
+            lines.append(f"| {r['model']} | {r['library']} | no: {err} | | | | | | | | {r['compile_seconds']} |")
+            continue
+        exact_cell = {True: "yes", False: "**no**", None: r.get("c_error", "-")}[r.get("bit_exact_host")]
+        m55 = {True: "yes", False: "**no**", None: "-"}[r.get("bit_exact_m55")]
+        lines.append(
+            f"| {r['model']} | {r['library']} | yes | {r['cmsis_share']:.0%} | {', '.join(r['portable_kernels']) or '-'} "
+            f"| {_fmt_bytes(r['arena_bytes'])} / {_fmt_bytes(r['bound_bytes'])} | {r['interior_transposes']} "
+            f"| {exact_cell} | {m55} | {r.get('sqnr_db', '-')} | {r['compile_seconds']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    import public_models
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default=None, help="comma-separated names (default: all)")
+    p.add_argument("--m55", default="", help="comma-separated names also run on Cortex-M55 under QEMU")
+    p.add_argument("--backend", default="cmsis-nn" if os.environ.get("CMSIS_NN_PATH") else "portable")
+    p.add_argument("--outdir", default="/tmp/mcu-model-coverage")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=1200, help="seconds per step of one model")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", default=None)
+    p.add_argument("--markdown", default=None)
+    args = p.parse_args(argv)
+    names = args.models.split(",") if args.models else list(public_models.MODELS)
+    unknown = [n for n in names if n not in public_models.MODELS]
+    if unknown:
+        print(f"model_coverage: unknown model(s): {', '.join(unknown)}", file=sys.stderr)
+        return 1
+    m55 = set(filter(None, args.m55.split(",")))
+    rows = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(measure, n, args.outdir, args.backend, n in m55, args.timeout, args.seed): n
+                   for n in names}
+        for fut in concurrent.futures.as_completed(futures):
+            r = fut.result()
+            rows[r["model"]] = r
+            state = ("bit-exact" if r.get("bit_exact_host") else "NOT bit-exact") if r["compiles"] else r["error"]
+            print(f"{r['model']}: {state} sqnr={r.get('sqnr_db', '-')} {r['compile_seconds']} s", flush=True)
+    ordered = [rows[n] for n in names]
+    table = markdown(ordered, args.backend)
+    print(table)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(ordered, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

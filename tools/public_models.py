@@ -1,0 +1,195 @@
+"""Public model definitions at microcontroller sizes, each a FACTORY for `mcu-compile FILE.py:FACTORY`.
+
+    mcu-compile tools/public_models.py:tv_mobilenet_v3_small_050 --input-shape 1,3,96,96 -o out
+
+The model code is the libraries' own (torchvision, timm, torchaudio, HuggingFace transformers;
+`pip install -e .[models]`); only sizes are chosen here (width multipliers, class counts, small
+inputs). Weights are random and seeded, with non-trivial BatchNorm / norm statistics, so
+quantization sees the spread of trained values rather than the identity statistics of a fresh model.
+MODELS maps each factory to its library, input shape and what it needs beyond this project's ops
+today ("attention" / "recurrent": the issues that add them), read by tools/model_coverage.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+sys.path.insert(0, __file__.rsplit("/tools/", 1)[0] + "/python")
+from mcu_mlir.frontend import python_only_imports  # noqa: E402
+
+python_only_imports.install()
+
+
+@dataclass(frozen=True)
+class Entry:
+    library: str
+    build: Callable[[], torch.nn.Module]
+    input_shape: tuple[int, ...]
+    needs: str = ""          # "attention" / "recurrent": a family the project has not landed yet
+
+
+def seeded(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
+    """Random weights from `seed`, and norm layers with the statistics of a trained model."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() > 1:
+                fan_in = p[0].numel()
+                p.copy_(torch.randn(p.shape, generator=g) * (2.0 / fan_in) ** 0.5)
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.1)
+        for m in model.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
+                m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.2)
+                m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) * 1.5 + 0.5)
+            if isinstance(m, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.GroupNorm, torch.nn.LayerNorm)):
+                if getattr(m, "weight", None) is not None:
+                    m.weight.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+    return model.eval()
+
+
+class FirstOutput(torch.nn.Module):
+    """HuggingFace models return a ModelOutput: the tensor a deployed model produces."""
+
+    def __init__(self, model: torch.nn.Module, field: str):
+        super().__init__()
+        self.model = model
+        self.field = field
+
+    def forward(self, x):
+        return getattr(self.model(x), self.field)
+
+
+def _tv(name: str, **kwargs) -> Callable[[], torch.nn.Module]:
+    def build():
+        import torchvision
+        return seeded(getattr(torchvision.models, name)(weights=None, **kwargs))
+    return build
+
+
+def _timm(name: str, **kwargs) -> Callable[[], torch.nn.Module]:
+    def build():
+        import timm
+        return seeded(timm.create_model(name, pretrained=False, **kwargs))
+    return build
+
+
+def _hf(config: str, model: str, field: str, **kwargs) -> Callable[[], torch.nn.Module]:
+    def build():
+        import transformers
+        cfg = getattr(transformers, config)(**kwargs)
+        return seeded(FirstOutput(getattr(transformers, model)(cfg), field))
+    return build
+
+
+def _audio(name: str, **kwargs) -> Callable[[], torch.nn.Module]:
+    def build():
+        import torchaudio.models
+        return seeded(getattr(torchaudio.models, name)(**kwargs))
+    return build
+
+
+def _tv_small_vit():
+    import torchvision
+    return seeded(torchvision.models.VisionTransformer(image_size=64, patch_size=8, num_layers=2, num_heads=2,
+                                                      hidden_dim=64, mlp_dim=128, num_classes=10))
+
+
+def _tv_small_convnext():
+    import torchvision
+    from torchvision.models.convnext import CNBlockConfig
+    blocks = [CNBlockConfig(16, 32, 1), CNBlockConfig(32, 64, 1), CNBlockConfig(64, None, 1)]
+    return seeded(torchvision.models.ConvNeXt(blocks, num_classes=10))
+
+
+IMAGE = (1, 3, 96, 96)
+SMALL_IMAGE = (1, 3, 64, 64)
+
+MODELS: dict[str, Entry] = {
+    # torchvision
+    "tv_mobilenet_v2_035": Entry("torchvision", _tv("mobilenet_v2", width_mult=0.35, num_classes=10), IMAGE),
+    "tv_mobilenet_v3_small_050": Entry("torchvision", _tv("mobilenet_v3_small", width_mult=0.5, num_classes=10), IMAGE),
+    "tv_mobilenet_v3_large_035": Entry("torchvision", _tv("mobilenet_v3_large", width_mult=0.35, num_classes=10), IMAGE),
+    "tv_mnasnet0_5": Entry("torchvision", _tv("mnasnet0_5", num_classes=10), IMAGE),
+    "tv_shufflenet_v2_x0_5": Entry("torchvision", _tv("shufflenet_v2_x0_5", num_classes=10), IMAGE),
+    "tv_squeezenet1_1": Entry("torchvision", _tv("squeezenet1_1", num_classes=10), IMAGE),
+    "tv_resnet18": Entry("torchvision", _tv("resnet18", num_classes=10), SMALL_IMAGE),
+    "tv_efficientnet_b0": Entry("torchvision", _tv("efficientnet_b0", num_classes=10), SMALL_IMAGE),
+    "tv_regnet_x_400mf": Entry("torchvision", _tv("regnet_x_400mf", num_classes=10), SMALL_IMAGE),
+    "tv_regnet_y_400mf": Entry("torchvision", _tv("regnet_y_400mf", num_classes=10), SMALL_IMAGE),
+    "tv_googlenet": Entry("torchvision", _tv("googlenet", num_classes=10, aux_logits=False, init_weights=False),
+                          SMALL_IMAGE),
+    "tv_vit_tiny": Entry("torchvision", _tv_small_vit, SMALL_IMAGE, "attention"),
+    "tv_convnext_small_config": Entry("torchvision", _tv_small_convnext, SMALL_IMAGE, "attention"),
+    # timm
+    "timm_mobilenetv3_small_050": Entry("timm", _timm("mobilenetv3_small_050", num_classes=10), IMAGE),
+    "timm_mobilenetv2_035": Entry("timm", _timm("mobilenetv2_035", num_classes=10), IMAGE),
+    "timm_lcnet_050": Entry("timm", _timm("lcnet_050", num_classes=10), IMAGE),
+    "timm_mnasnet_small": Entry("timm", _timm("mnasnet_small", num_classes=10), IMAGE),
+    "timm_semnasnet_050": Entry("timm", _timm("semnasnet_050", num_classes=10), IMAGE),
+    "timm_spnasnet_100": Entry("timm", _timm("spnasnet_100", num_classes=10), IMAGE),
+    "timm_fbnetc_100": Entry("timm", _timm("fbnetc_100", num_classes=10), IMAGE),
+    "timm_hardcorenas_a": Entry("timm", _timm("hardcorenas_a", num_classes=10), IMAGE),
+    "timm_tinynet_e": Entry("timm", _timm("tinynet_e", num_classes=10), IMAGE),
+    "timm_efficientnet_lite0": Entry("timm", _timm("efficientnet_lite0", num_classes=10), SMALL_IMAGE),
+    "timm_mixnet_s": Entry("timm", _timm("mixnet_s", num_classes=10), SMALL_IMAGE),
+    "timm_ghostnet_050": Entry("timm", _timm("ghostnet_050", num_classes=10), IMAGE),
+    "timm_repghostnet_050": Entry("timm", _timm("repghostnet_050", num_classes=10), IMAGE),
+    "timm_resnet10t": Entry("timm", _timm("resnet10t", num_classes=10), SMALL_IMAGE),
+    "timm_resnet18d": Entry("timm", _timm("resnet18d", num_classes=10), SMALL_IMAGE),
+    "timm_regnetx_002": Entry("timm", _timm("regnetx_002", num_classes=10), SMALL_IMAGE),
+    "timm_regnety_002": Entry("timm", _timm("regnety_002", num_classes=10), SMALL_IMAGE),
+    "timm_rexnet_100": Entry("timm", _timm("rexnet_100", num_classes=10), SMALL_IMAGE),
+    "timm_dla46_c": Entry("timm", _timm("dla46_c", num_classes=10), SMALL_IMAGE),
+    "timm_ese_vovnet19b_slim_dw": Entry("timm", _timm("ese_vovnet19b_slim_dw", num_classes=10), SMALL_IMAGE),
+    "timm_mobileone_s0": Entry("timm", _timm("mobileone_s0", num_classes=10), SMALL_IMAGE),
+    "timm_repvgg_a0": Entry("timm", _timm("repvgg_a0", num_classes=10), SMALL_IMAGE),
+    "timm_cs3darknet_focus_s": Entry("timm", _timm("cs3darknet_focus_s", num_classes=10), SMALL_IMAGE),
+    "timm_mobilenetv4_conv_small_050": Entry("timm", _timm("mobilenetv4_conv_small_050", num_classes=10), IMAGE),
+    "timm_tf_mobilenetv3_small_minimal_100": Entry("timm", _timm("tf_mobilenetv3_small_minimal_100", num_classes=10),
+                                                   IMAGE),
+    "timm_ghostnetv2_100": Entry("timm", _timm("ghostnetv2_100", num_classes=10), SMALL_IMAGE),
+    "timm_hgnetv2_b0": Entry("timm", _timm("hgnetv2_b0", num_classes=10), SMALL_IMAGE),
+    "timm_convnext_atto": Entry("timm", _timm("convnext_atto", num_classes=10), SMALL_IMAGE, "attention"),
+    "timm_mobilevit_xxs": Entry("timm", _timm("mobilevit_xxs", num_classes=10), SMALL_IMAGE, "attention"),
+    "timm_edgenext_xx_small": Entry("timm", _timm("edgenext_xx_small", num_classes=10), SMALL_IMAGE, "attention"),
+    "timm_efficientvit_m0": Entry("timm", _timm("efficientvit_m0", num_classes=10), SMALL_IMAGE, "attention"),
+    "timm_test_vit": Entry("timm", _timm("test_vit", num_classes=10), SMALL_IMAGE, "attention"),
+    # HuggingFace transformers (small configs)
+    "hf_mobilenet_v1_025": Entry("transformers", _hf("MobileNetV1Config", "MobileNetV1ForImageClassification",
+                                                     "logits", depth_multiplier=0.25, num_labels=10, image_size=96),
+                                 IMAGE),
+    "hf_mobilenet_v2_035": Entry("transformers", _hf("MobileNetV2Config", "MobileNetV2ForImageClassification",
+                                                     "logits", depth_multiplier=0.35, num_labels=10, image_size=96),
+                                 IMAGE),
+    "hf_resnet_small": Entry("transformers", _hf("ResNetConfig", "ResNetForImageClassification", "logits",
+                                                 embedding_size=16, hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1],
+                                                 num_labels=10), SMALL_IMAGE),
+    "hf_regnet_small": Entry("transformers", _hf("RegNetConfig", "RegNetForImageClassification", "logits",
+                                                 embedding_size=16, hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1],
+                                                 groups_width=8, num_labels=10), SMALL_IMAGE),
+    "hf_convnextv2_small_config": Entry("transformers", _hf("ConvNextV2Config", "ConvNextV2ForImageClassification",
+                                                            "logits", hidden_sizes=[16, 32, 64, 128],
+                                                            depths=[1, 1, 1, 1], num_labels=10), SMALL_IMAGE,
+                                        "attention"),
+    "hf_mobilevit_small_config": Entry("transformers", _hf("MobileViTConfig", "MobileViTForImageClassification",
+                                                           "logits", image_size=64, hidden_sizes=[32, 48, 64],
+                                                           neck_hidden_sizes=[8, 8, 16, 16, 24, 32, 64],
+                                                           num_labels=10), SMALL_IMAGE, "attention"),
+    # torchaudio
+    "ta_wav2letter_mfcc": Entry("torchaudio", _audio("Wav2Letter", num_classes=12, input_type="mfcc", num_features=40),
+                                (1, 40, 101)),
+    "ta_conv_tasnet_small": Entry("torchaudio", _audio("ConvTasNet", num_sources=2, enc_kernel_size=16,
+                                                       enc_num_feats=64, msk_kernel_size=3, msk_num_feats=32,
+                                                       msk_num_hidden_feats=64, msk_num_layers=3, msk_num_stacks=1),
+                                  (1, 1, 1024), "attention"),
+    "ta_deepspeech_small": Entry("torchaudio", _audio("DeepSpeech", n_feature=40, n_hidden=64, n_class=12),
+                                 (1, 1, 50, 40), "recurrent"),
+}
+
+# `mcu-compile tools/public_models.py:NAME`: one module-level factory per entry.
+globals().update({name: entry.build for name, entry in MODELS.items()})
