@@ -203,7 +203,63 @@ class PReLUs(nn.Module):
         return self.p2(self.fc(torch.flatten(self.p0(self.p1(self.conv(x))), 1)))
 
 
+class CompositeOps(nn.Module):
+    """Ops torch.export keeps whole, decomposed before quantization: functional prelu (per channel
+    and one slope), glu, addmm (GPT-2's Conv1D), einsum, clamp with tensor bounds."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, padding=1)
+        self.slopes = nn.Parameter(torch.rand(8) * 0.3)
+        self.slope = nn.Parameter(torch.tensor([0.2]))
+        self.fw = nn.Parameter(torch.randn(8, 6) * 0.3)
+        self.fb = nn.Parameter(torch.randn(6) * 0.1)
+        self.lo = nn.Parameter(-torch.rand(1, 8, 1, 1))
+        self.hi = nn.Parameter(torch.rand(1, 8, 1, 1) + 0.5)
+
+    def forward(self, x):
+        y = F.prelu(self.conv(x), self.slopes)
+        tokens = y.flatten(2).transpose(1, 2)
+        g = F.glu(torch.addmm(self.fb, F.prelu(tokens, self.slope).reshape(-1, 8), self.fw), -1)
+        return g, torch.einsum("bchw,bdhw->bcd", y, y), torch.clamp(y, min=self.lo, max=self.hi)
+
+
+class DataMovement(nn.Module):
+    """flip, roll, pixel (un)shuffle, index_select / x[:, idx] with constant indices, repeat, tile,
+    broadcast_to, amax / amin: integer copies, no rescale."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, padding=1)
+        self.register_buffer("idx", torch.tensor([5, 0, 1, 2, 7]))
+
+    def forward(self, x):
+        y = self.conv(x)
+        a = torch.flip(y, (2, 3)) + torch.roll(y, (1, -2), (3, 2))
+        b = F.pixel_unshuffle(F.pixel_shuffle(a, 2), 2)
+        c = torch.index_select(b, 1, self.idx).repeat(1, 2, 1, 1)
+        d = torch.tile(y[:, [3, 1]], (2, 1, 1)) + torch.broadcast_to(y.mean((2, 3), keepdim=True), (1, 8, 6, 6))[:, :4]
+        return torch.amax(c, dim=(2, 3)), torch.amin(b, dim=1, keepdim=True), d, torch.roll(y, 3)
+
+
+class ParameterSubgraphs(nn.Module):
+    """Values computed from parameters only, folded before quantization: a position embedding
+    sliced to the sequence, a class token expanded to the batch, a gate sigmoid(alpha) * 2."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.pos = nn.Parameter(torch.randn(1, 40, 8) * 0.3)
+        self.cls = nn.Parameter(torch.randn(1, 1, 8))
+        self.alpha = nn.Parameter(torch.randn(1, 8, 1, 1))
+
+    def forward(self, x):
+        y = self.conv(x) * (torch.sigmoid(self.alpha) * 2)
+        tokens = y.flatten(2).transpose(1, 2) + self.pos[:, :y.shape[2] * y.shape[3]]
+        return torch.cat([self.cls.expand(x.shape[0], -1, -1), tokens], 1)
+
+
 CASES = {
+    "composite_ops": (CompositeOps, [(1, 4, 6, 6)], 1),
+    "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
+    "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "prelus": (PReLUs, [(1, 3, 6, 6)], 1),
     "standalone_batch_norms": (StandaloneBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
     "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
@@ -436,3 +492,24 @@ def test_layers_outside_modules_are_named_after_their_op():
     for name in ("conv", "sigmoid", "mul", "add"):
         assert f'loc("{name}"' in text, name
     assert 'loc("quantize_per_tensor' not in text
+
+
+@pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs"])
+def test_new_ops_c_matches_reference(name, tmp_path):
+    """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
+    import mcu_mlir
+    from mcu_mlir.target import run
+
+    cls, shapes, *_ = CASES[name]
+    torch.manual_seed(0)
+    example = tuple(torch.randn(s) for s in shapes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(cls().eval(), example, target="host", backend="portable", calibration=8, emit="c",
+                         output_dir=str(tmp_path))
+    g = torch.Generator().manual_seed(5)
+    inputs = [torch.randn(s, generator=g).numpy() for s in shapes]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target="host")
+    for c, ref in zip(got.outputs_q, want.outputs_q):
+        assert np.array_equal(c, ref.reshape(c.shape))

@@ -270,6 +270,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
+    from .composite_ops import decompose_composites
+    from .constant_folding import fold_parameter_subgraphs
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
         to_export = decompose_modules(model)
@@ -277,7 +279,11 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         ep = export(folded, example_inputs)
         if not sequential_folds_hold(ep.graph, folds):
             ep = export(to_export, example_inputs)
+        if quantize != "none":
+            ep = decompose_composites(ep)
         gm = fold_batch_norm(ep.module())
+        if quantize != "none":
+            fold_parameter_subgraphs(gm)
     timings["export"] = time.perf_counter() - t0
     eager = _runner(model)
     if quantize == "none":

@@ -39,7 +39,9 @@ PASS_THROUGH = {
     aten.upsample_nearest1d.vec, aten.expand.default, aten.alias.default, aten.detach.default,
     aten.adaptive_avg_pool2d.default, aten.avg_pool2d.default, aten.mean.dim, aten.avg_pool1d.default,
     aten.adaptive_avg_pool1d.default, aten.narrow.default, aten.constant_pad_nd.default,
-    aten.pad.default,
+    aten.pad.default, aten.broadcast_to.default, aten.expand_as.default, aten.repeat.default, aten.tile.default,
+    aten.flip.default, aten.roll.default, aten.pixel_shuffle.default, aten.pixel_unshuffle.default,
+    aten.index_select.default, aten.index.Tensor, aten.amax.default, aten.amin.default,
 }
 SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, aten.unbind.int,
           aten.tensor_split.sections}

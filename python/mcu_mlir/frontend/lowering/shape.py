@@ -1,5 +1,6 @@
-"""Data movement on the integers (no rescale): permute, slice, split, expand, pad, concat, nearest
-upsample."""
+"""Data movement on the integers (no rescale): permute, slice, split, expand / repeat / tile, flip,
+roll, pixel (un)shuffle, gathers with constant indices, pad, concat, nearest upsample, max / min
+reductions."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
+from ..tosa_builder import Value
 from .values import DQ, Q, Tup, aten, clip_index, describe, shape_of, RANGE
 
 
@@ -204,6 +206,120 @@ def _eager_expand(self, node, ins):
     return DQ(Q(v, q.scale, q.zp))
 
 
+def _eager_repeat(self, node, ins):
+    """repeat / tile: a TOSA TILE (leading dims added first, as PyTorch does)."""
+    q = ins[0].q
+    reps = [int(r) for r in node.args[1]]
+    rank = max(len(reps), len(q.shape))
+    reps = [1] * (rank - len(reps)) + reps
+    v = self.w.reshape(q.v, (1,) * (rank - len(q.shape)) + tuple(q.shape))
+    if any(r != 1 for r in reps):
+        v = self.w.tile(v, reps)
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _eager_flip(self, node, ins):
+    q = ins[0].q
+    v = q.v
+    for d in sorted({int(d) % len(q.shape) for d in node.args[1]}):
+        v = self.w.op("tosa.reverse", [v], v.shape, v.elem, f"axis = {d} : i32")
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _eager_roll(self, node, ins):
+    """roll: the last `shift` elements moved to the front, per rolled dim (the flattened tensor when
+    no dim is given, as PyTorch does)."""
+    q = ins[0].q
+    shifts = [int(s) for s in node.args[1]]
+    dims = [int(d) % len(q.shape) for d in (node.args[2] if len(node.args) > 2 else node.kwargs.get("dims", []))]
+    v = q.v
+    if not dims:
+        v = self.w.reshape(v, (math.prod(q.shape),))
+        dims = [0]
+    for shift, d in zip(shifts, dims):
+        n = v.shape[d]
+        shift %= n
+        if not shift:
+            continue
+        begin, extent = [0] * len(v.shape), list(v.shape)
+        begin[d], extent[d] = n - shift, shift
+        tail = self.w.slice(v, begin, extent)
+        begin[d], extent[d] = 0, n - shift
+        head = self.w.slice(v, begin, extent)
+        v = self.w.concat([tail, head], d)
+    return DQ(Q(self.w.reshape(v, q.shape), q.scale, q.zp))
+
+
+def _eager_pixel_shuffle(self, node, ins):
+    """pixel_shuffle (N, C*r*r, H, W) -> (N, C, H*r, W*r) and its inverse: reshape, transpose, reshape."""
+    q = ins[0].q
+    r = int(node.args[1])
+    if len(q.shape) != 4:
+        return None
+    n, c, h, w = q.shape
+    if node.target == aten.pixel_shuffle.default:
+        v = self.w.reshape(q.v, (n, c // (r * r), r, r, h, w))
+        v = self.w.transpose(v, [0, 1, 4, 2, 5, 3])
+    else:
+        v = self.w.reshape(q.v, (n, c, h // r, r, w // r, r))
+        v = self.w.transpose(v, [0, 1, 3, 5, 2, 4])
+    return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
+
+
+def _gather_runs(self, v, dim: int, indices) -> Value:
+    """Rows `indices` (constants) of `v` along `dim`: consecutive runs as slices, concatenated."""
+    n = v.shape[dim]
+    idx = [int(i) % n for i in np.asarray(indices).reshape(-1)]
+    runs, start = [], 0
+    for k in range(1, len(idx) + 1):
+        if k == len(idx) or idx[k] != idx[k - 1] + 1:
+            runs.append((idx[start], k - start))
+            start = k
+    parts = []
+    for first, count in runs:
+        begin, extent = [0] * len(v.shape), list(v.shape)
+        begin[dim], extent[dim] = first, count
+        parts.append(self.w.slice(v, begin, extent))
+    return self.w.concat(parts, dim)
+
+
+def _eager_index(self, node, ins):
+    """index_select / x[:, idx] (aten.index.Tensor) with constant indices on one dim."""
+    from .values import Const
+    q = ins[0].q
+    if node.target == aten.index_select.default:
+        dim, index = int(node.args[1]) % len(q.shape), self.values.get(node.args[2])
+        if not isinstance(index, Const):
+            return None
+        indices = index.data
+    else:
+        given = [(d, a) for d, a in enumerate(node.args[1]) if a is not None]
+        if len(given) != 1 or not isinstance(self.values.get(given[0][1]), Const):
+            return None
+        dim, indices = given[0][0], self.values[given[0][1]].data
+        if np.asarray(indices).ndim != 1:
+            return None
+    if np.asarray(indices).size == 0:
+        return None
+    v = _gather_runs(self, q.v, dim, indices)
+    return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
+
+
+def _eager_reduce_extreme(self, node, ins):
+    """amax / amin over any dims: a TOSA reduction per dim (ordering commutes with quantization)."""
+    q = ins[0].q
+    rank = len(q.shape)
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", ())
+    dims = sorted({int(d) % rank for d in (dims if dims else range(rank))})
+    name = "tosa.reduce_max" if node.target == aten.amax.default else "tosa.reduce_min"
+    v = q.v
+    for d in dims:
+        shape = list(v.shape)
+        shape[d] = 1
+        v = self.w.op(name, [v], shape, v.elem, f"axis = {d} : i32")
+    return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
+
+
 def _eager_cat(self, node, ins):
     tensors = [self.values[t] for t in node.args[0]]
     if not all(isinstance(v, DQ) for v in tensors):
@@ -222,7 +338,12 @@ EAGER = {
     aten.chunk.default: _eager_split, aten.unbind.int: _eager_split,
     aten.upsample_nearest2d.vec: _eager_upsample, aten.upsample_nearest2d.default: _eager_upsample,
     aten.upsample_nearest1d.vec: _eager_upsample,
-    aten.expand.default: _eager_expand,
+    aten.expand.default: _eager_expand, aten.broadcast_to.default: _eager_expand, aten.expand_as.default: _eager_expand,
+    aten.repeat.default: _eager_repeat, aten.tile.default: _eager_repeat,
+    aten.flip.default: _eager_flip, aten.roll.default: _eager_roll,
+    aten.pixel_shuffle.default: _eager_pixel_shuffle, aten.pixel_unshuffle.default: _eager_pixel_shuffle,
+    aten.index_select.default: _eager_index, aten.index.Tensor: _eager_index,
+    aten.amax.default: _eager_reduce_extreme, aten.amin.default: _eager_reduce_extreme,
     aten.constant_pad_nd.default: _eager_pad, aten.pad.default: _eager_pad,
     **{getattr(aten, name).default: _eager_pad_mode for name in (
         "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d") if hasattr(aten, name)},

@@ -1,0 +1,63 @@
+"""Composite aten ops rewritten, before quantization, into ops the quantizer and the kernels take.
+
+torch.export keeps ops such as `einsum`, `glu` or `addmm` whole. Each is a composition of ops with
+an integer lowering (and most of a CMSIS-NN kernel): decomposed here, in float, with the
+ExportedProgram's own machinery (the source line of every new node stays the user's), so that
+PT2E observes and quantizes the parts. Only programs that contain one of these ops are re-traced.
+"""
+
+from __future__ import annotations
+
+import torch
+
+aten = torch.ops.aten
+
+
+def _addmm_as_linear(bias, x, weight, beta=1, alpha=1):
+    """GPT-2's Conv1D: addmm(bias, x, W) is linear(x, W^T, bias), a fully connected layer
+    (W^T is a constant: folded into the weight before quantization)."""
+    if beta != 1 or alpha != 1:
+        return beta * bias + alpha * torch.mm(x, weight)
+    return torch.nn.functional.linear(x, weight.t(), bias)
+
+
+def _prelu(x, weight):
+    """PReLU: relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv of the negative part
+    (as nn.PReLU is rewritten in decompose.py); one slope is broadcast to every channel."""
+    channels = x.shape[1] if x.dim() > 1 else 1
+    slopes = weight.reshape(-1).expand(channels) if weight.numel() == 1 else weight.reshape(-1)
+    positive = torch.relu(x)
+    negative = x - positive
+    if x.dim() == 2:
+        return positive + torch.nn.functional.conv1d(negative.unsqueeze(-1), slopes.reshape(channels, 1, 1),
+                                                     groups=channels).squeeze(-1)
+    if x.dim() == 4:
+        return positive + torch.nn.functional.conv2d(negative, slopes.reshape(channels, 1, 1, 1), groups=channels)
+    return positive + torch.nn.functional.conv1d(negative, slopes.reshape(channels, 1, 1), groups=channels)
+
+
+def _clamp_tensor(x, min=None, max=None):
+    """clamp with tensor bounds: an elementwise maximum and minimum."""
+    if min is not None:
+        x = torch.maximum(x, min)
+    if max is not None:
+        x = torch.minimum(x, max)
+    return x
+
+
+def _table() -> dict:
+    table = torch.export.default_decompositions()
+    own = {aten.addmm.default: _addmm_as_linear, aten.prelu.default: _prelu,
+           aten.clamp.Tensor: _clamp_tensor}
+    # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
+    # sigmoid and mul.
+    theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
+    return {**theirs, **own}
+
+
+def decompose_composites(ep):
+    """`ep` with the composite ops above decomposed (`ep` itself when it has none)."""
+    table = _table()
+    if not any(n.op == "call_function" and n.target in table for n in ep.graph.nodes):
+        return ep
+    return ep.run_decompositions(table)

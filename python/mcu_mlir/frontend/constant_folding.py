@@ -1,0 +1,66 @@
+"""Subgraphs made only of parameters and constants, evaluated before quantization.
+
+Model code computes tensors that do not depend on the input: a position embedding sliced to the
+sequence length, a class token expanded to the batch, a relative-position bias gathered from its
+table, a mask moved to a device, a gate `sigmoid(alpha) * 2`, a weight re-parametrised. In float
+each is one value; left in the graph, each op would be quantized and lowered on its own (and many
+have no integer lowering). Folded here, before PT2E sees the graph, each is one constant that the
+quantizer treats like any other buffer: the same function, evaluated once in float.
+"""
+
+from __future__ import annotations
+
+
+def _tensor_attr(gm, target: str):
+    value = gm
+    for part in target.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return None
+    return value
+
+
+def fold_parameter_subgraphs(gm) -> int:
+    """Replaces every op whose inputs are all constants (parameters, buffers, literals) and that
+    feeds a non-constant op by a buffer holding its value. Returns the number of ops folded."""
+    import torch
+    from torch.fx.node import map_aggregate
+
+    values: dict = {}
+    for node in gm.graph.nodes:
+        if node.op == "get_attr":
+            value = _tensor_attr(gm, node.target)
+            if isinstance(value, torch.Tensor):
+                values[node] = value.detach()
+        elif node.op == "call_function" and not node.is_impure():
+            inputs = [a for a in node.all_input_nodes]
+            if not all(a in values for a in inputs):
+                continue
+            args = map_aggregate(node.args, lambda a: values[a] if isinstance(a, torch.fx.Node) else a)
+            kwargs = map_aggregate(node.kwargs, lambda a: values[a] if isinstance(a, torch.fx.Node) else a)
+            try:
+                with torch.no_grad():
+                    result = node.target(*args, **kwargs)
+            except Exception:      # left as it is: the lowering names the op if it cannot take it
+                continue
+            if isinstance(result, torch.Tensor):
+                values[node] = result.detach()
+
+    folded = 0
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node not in values:
+            continue
+        if all(user in values for user in node.users):
+            continue        # an inner op of a larger constant subgraph: its consumer is folded instead
+        name = f"_mcu_folded_{node.name}"
+        gm.register_buffer(name, values[node].contiguous().clone())
+        with gm.graph.inserting_before(node):
+            attr = gm.graph.get_attr(name)
+        attr.meta = dict(node.meta)
+        attr.meta["val"] = values[node]
+        node.replace_all_uses_with(attr)
+        folded += 1
+    if folded:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+    return folded
