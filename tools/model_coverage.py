@@ -118,7 +118,7 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
         row["bit_exact_m55"] = all(np.array_equal(results["m55"][k], results["reference"][k]) for k in keys)
     if "c" in results:
         with torch.no_grad():
-            want = entry.build()(x)
+            want = entry.model()(x)
         want = want[0] if isinstance(want, (tuple, list)) else want
         row["sqnr_db"] = round(sqnr_db(want.numpy(), results["c"]["output0"]), 1)
     return row

@@ -24,32 +24,45 @@ from mcu_mlir.frontend import python_only_imports  # noqa: E402
 python_only_imports.install()
 
 
+IMAGE = (1, 3, 96, 96)
+SMALL_IMAGE = (1, 3, 64, 64)
+
+
 @dataclass(frozen=True)
 class Entry:
     library: str
-    build: Callable[[], torch.nn.Module]
+    build: Callable[[tuple], torch.nn.Module]    # input shape -> the evaluated model
     input_shape: tuple[int, ...]
     needs: str = ""          # "attention" / "recurrent": a family the project has not landed yet
 
+    def model(self) -> torch.nn.Module:
+        return self.build(self.input_shape)
 
-def seeded(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
-    """Random weights from `seed`, and norm layers with the statistics of a trained model."""
+
+def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], seed: int = 0) -> torch.nn.Module:
+    """The library's own initialisation from `seed`, and norm layers as a trained model has them:
+    BatchNorm running statistics measured on inputs like the benchmark's (a trained network's
+    statistics match its activations), affine parameters moved off 1 / 0 so no norm is an identity."""
+    torch.manual_seed(seed)
+    model = build()
     g = torch.Generator().manual_seed(seed)
+    norms = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.GroupNorm, torch.nn.LayerNorm)
     with torch.no_grad():
-        for p in model.parameters():
-            if p.dim() > 1:
-                fan_in = p[0].numel()
-                p.copy_(torch.randn(p.shape, generator=g) * (2.0 / fan_in) ** 0.5)
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) * 0.1)
+        for m in model.modules():
+            if isinstance(m, norms) and getattr(m, "weight", None) is not None:
+                m.weight.mul_(torch.rand(m.weight.shape, generator=g) * NORM_SPREAD + 1 - NORM_SPREAD / 2)
+                m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
         for m in model.modules():
             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
-                m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.2)
-                m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) * 1.5 + 0.5)
-            if isinstance(m, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.GroupNorm, torch.nn.LayerNorm)):
-                if getattr(m, "weight", None) is not None:
-                    m.weight.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+                m.reset_running_stats()
+                m.momentum = None           # a cumulative average over the batches below
+        model.train()
+        for _ in range(4):
+            model(torch.randn((8,) + tuple(input_shape[1:]), generator=g))
     return model.eval()
+
+
+NORM_SPREAD = 0.5
 
 
 class FirstOutput(torch.nn.Module):
@@ -64,50 +77,47 @@ class FirstOutput(torch.nn.Module):
         return getattr(self.model(x), self.field)
 
 
-def _tv(name: str, **kwargs) -> Callable[[], torch.nn.Module]:
-    def build():
+def _tv(name: str, **kwargs) -> Callable[[tuple], torch.nn.Module]:
+    def build(shape):
         import torchvision
-        return seeded(getattr(torchvision.models, name)(weights=None, **kwargs))
+        return seeded(lambda: getattr(torchvision.models, name)(weights=None, **kwargs), shape)
     return build
 
 
-def _timm(name: str, **kwargs) -> Callable[[], torch.nn.Module]:
-    def build():
+def _timm(name: str, **kwargs) -> Callable[[tuple], torch.nn.Module]:
+    def build(shape):
         import timm
-        return seeded(timm.create_model(name, pretrained=False, **kwargs))
+        return seeded(lambda: timm.create_model(name, pretrained=False, **kwargs), shape)
     return build
 
 
-def _hf(config: str, model: str, field: str, **kwargs) -> Callable[[], torch.nn.Module]:
-    def build():
+def _hf(config: str, model: str, field: str, **kwargs) -> Callable[[tuple], torch.nn.Module]:
+    def build(shape):
         import transformers
         cfg = getattr(transformers, config)(**kwargs)
-        return seeded(FirstOutput(getattr(transformers, model)(cfg), field))
+        return seeded(lambda: FirstOutput(getattr(transformers, model)(cfg), field), shape)
     return build
 
 
-def _audio(name: str, **kwargs) -> Callable[[], torch.nn.Module]:
-    def build():
+def _audio(name: str, **kwargs) -> Callable[[tuple], torch.nn.Module]:
+    def build(shape):
         import torchaudio.models
-        return seeded(getattr(torchaudio.models, name)(**kwargs))
+        return seeded(lambda: getattr(torchaudio.models, name)(**kwargs), shape)
     return build
 
 
-def _tv_small_vit():
+def _tv_small_vit(shape):
     import torchvision
-    return seeded(torchvision.models.VisionTransformer(image_size=64, patch_size=8, num_layers=2, num_heads=2,
-                                                      hidden_dim=64, mlp_dim=128, num_classes=10))
+    return seeded(lambda: torchvision.models.VisionTransformer(image_size=64, patch_size=8, num_layers=2, num_heads=2,
+                                                              hidden_dim=64, mlp_dim=128, num_classes=10), shape)
 
 
-def _tv_small_convnext():
+def _tv_small_convnext(shape):
     import torchvision
     from torchvision.models.convnext import CNBlockConfig
     blocks = [CNBlockConfig(16, 32, 1), CNBlockConfig(32, 64, 1), CNBlockConfig(64, None, 1)]
-    return seeded(torchvision.models.ConvNeXt(blocks, num_classes=10))
+    return seeded(lambda: torchvision.models.ConvNeXt(blocks, num_classes=10), shape)
 
-
-IMAGE = (1, 3, 96, 96)
-SMALL_IMAGE = (1, 3, 64, 64)
 
 MODELS: dict[str, Entry] = {
     # torchvision
@@ -192,4 +202,4 @@ MODELS: dict[str, Entry] = {
 }
 
 # `mcu-compile tools/public_models.py:NAME`: one module-level factory per entry.
-globals().update({name: entry.build for name, entry in MODELS.items()})
+globals().update({name: entry.model for name, entry in MODELS.items()})

@@ -174,7 +174,9 @@ class StandaloneBatchNorms(nn.Module):
         self.conv = nn.Conv1d(4, 6, 3)
         self.bn1 = nn.BatchNorm1d(6)
         self.bn2 = nn.BatchNorm2d(3)
-        for bn in (self.bn1, self.bn2):
+        self.bn3 = nn.BatchNorm1d(6)     # (N, C) before a linear, as in EfficientViT's head
+        self.fc = nn.Linear(6, 48)
+        for bn in (self.bn1, self.bn2, self.bn3):
             with torch.no_grad():
                 bn.running_mean.uniform_(-1, 1)
                 bn.running_var.uniform_(0.5, 2)
@@ -182,7 +184,8 @@ class StandaloneBatchNorms(nn.Module):
                 bn.bias.uniform_(-0.5, 0.5)
 
     def forward(self, x, y):
-        return self.bn1(torch.relu(self.conv(x))), self.bn2(y)
+        z = self.bn1(torch.relu(self.conv(x)))
+        return z, self.bn2(y), self.fc(self.bn3(z.mean(-1)))
 
 
 class PReLUs(nn.Module):

@@ -28,7 +28,7 @@ from .. import diagnostics as _diagnostics
 from ..diagnostics import UserError
 from .torch_export import export, fold_batch_norm  # noqa: F401  (the frontend's API)
 
-DEFAULT_CALIBRATION_SAMPLES = 8
+DEFAULT_CALIBRATION_SAMPLES = 32
 
 # torchao logs that its optional GPU extensions are absent, and torch that an enum torchao registers
 # is deprecated: neither concerns a CPU-only int8 flow, and both would bury our own messages.
@@ -177,26 +177,15 @@ def calibration_samples(calibration, example_inputs) -> list[tuple]:
         samples += [tuple(torch.randn(x.shape, generator=g) for x in example_inputs) for _ in range(max(0, n - 1))]
         return samples
     if isinstance(calibration, (str, os.PathLike)):
-        try:
-            data = np.load(calibration)
-        except Exception as e:
-            raise UserError(f"calibration file '{calibration}': {e}") from None
-        keys = [f"input{i}" for i in range(len(example_inputs))]
-        if not all(k in data for k in keys):
-            keys = sorted(data.files)[:len(example_inputs)]
-        if len(keys) != len(example_inputs):
-            raise UserError(f"calibration file '{calibration}' has {len(data.files)} arrays, "
-                            f"the model takes {len(example_inputs)} inputs")
-        arrays = []
-        for k, x in zip(keys, example_inputs):
-            a = np.asarray(data[k], np.float32)
-            if tuple(a.shape) == tuple(x.shape):
-                a = a[None]
-            if tuple(a.shape[1:]) != tuple(x.shape):
-                raise UserError(f"calibration array '{k}' has shape {a.shape}; expected {tuple(x.shape)} "
-                                f"or (N, {', '.join(map(str, x.shape))})")
-            arrays.append(a)
-        return [tuple(torch.from_numpy(a[i]) for a in arrays) for i in range(arrays[0].shape[0])]
+        if os.path.isdir(calibration):
+            files = sorted(f for f in os.listdir(calibration) if f.endswith((".npz", ".npy")))
+            if not files:
+                raise UserError(f"calibration directory '{calibration}' has no .npz or .npy file")
+            samples = []
+            for f in files:
+                samples += _calibration_file(os.path.join(calibration, f), example_inputs)
+            return samples
+        return _calibration_file(calibration, example_inputs)
     samples = []
     for s in calibration:
         if not isinstance(s, (tuple, list)):
@@ -205,6 +194,40 @@ def calibration_samples(calibration, example_inputs) -> list[tuple]:
     if not samples:
         raise UserError("the calibration data is empty")
     return samples
+
+
+def _calibration_file(path, example_inputs) -> list[tuple]:
+    """An .npz (input0, input1, ... or its arrays in name order) or an .npy (one input): each array
+    one sample of its input, or samples stacked along the batch dimension as users hold them
+    (N x C x H x W for a 1 x C x H x W input), or stacked on a new leading dimension."""
+    import torch
+    try:
+        data = np.load(path)
+    except Exception as e:
+        raise UserError(f"calibration file '{path}': {e}") from None
+    if isinstance(data, np.ndarray):
+        named = {"input0": data}
+    else:
+        named = {k: data[k] for k in data.files}
+    keys = [f"input{i}" for i in range(len(example_inputs))]
+    if not all(k in named for k in keys):
+        keys = sorted(named)[:len(example_inputs)]
+    if len(keys) != len(example_inputs):
+        raise UserError(f"calibration file '{path}' has {len(named)} arrays, the model takes {len(example_inputs)} inputs")
+    arrays = []
+    for k, x in zip(keys, example_inputs):
+        a = np.asarray(named[k], np.float32)
+        shape = tuple(x.shape)
+        if a.ndim == len(shape) and a.shape[1:] == shape[1:] and shape[0] and a.shape[0] % shape[0] == 0:
+            a = a.reshape((a.shape[0] // shape[0],) + shape)       # batches of the model's batch size
+        if tuple(a.shape[1:]) != shape:
+            raise UserError(f"calibration array '{k}' in '{path}' has shape {a.shape}; expected {shape}, "
+                            f"(N, {', '.join(map(str, shape))}) or a multiple of the batch dimension")
+        arrays.append(a)
+    if len({a.shape[0] for a in arrays}) != 1:
+        raise UserError(f"calibration file '{path}': its arrays hold different numbers of samples "
+                        f"({', '.join(str(a.shape[0]) for a in arrays)})")
+    return [tuple(torch.from_numpy(a[i]) for a in arrays) for i in range(arrays[0].shape[0])]
 
 
 @contextlib.contextmanager

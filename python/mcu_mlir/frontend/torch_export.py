@@ -57,8 +57,8 @@ def _param(gm, node):
 
 
 def _standalone_batch_norms_as_depthwise(gm) -> None:
-    """A BatchNorm that follows no conv or linear (after a ReLU, on a model input) is a per-channel
-    scale and shift: the same function as a 1x1 depthwise convolution, which the quantizer and the
+    """A BatchNorm that follows no conv or linear (after a ReLU, on a model input, before a
+    classifier's linear as in EfficientViT's head) is a per-channel scale and shift: the same function as a 1x1 depthwise convolution, which the quantizer and the
     kernels already take (CMSIS-NN's depthwise conv)."""
     import torch
     aten = torch.ops.aten
@@ -68,14 +68,14 @@ def _standalone_batch_norms_as_depthwise(gm) -> None:
         x = bn.args[0]
         params = [_param(gm, a) for a in bn.args[1:5]]
         rank = len(x.meta["val"].shape) if "val" in x.meta else 0
-        if rank not in (3, 4) or params[2] is None or params[3] is None:
+        if rank not in (2, 3, 4) or params[2] is None or params[3] is None:
             continue
         mean, var = params[2].detach().double(), params[3].detach().double()
         channels = mean.numel()
         gamma = params[0].detach().double() if params[0] is not None else torch.ones(channels, dtype=torch.float64)
         beta = params[1].detach().double() if params[1] is not None else torch.zeros(channels, dtype=torch.float64)
         scale = gamma / torch.sqrt(var + float(bn.args[7]))
-        weight = scale.float().reshape((channels, 1) + (1,) * (rank - 2))
+        weight = scale.float().reshape((channels, 1) + (1,) * max(rank - 2, 1))
         bias = (beta - mean * scale).float()
         names = []
         for kind, tensor in (("weight", weight), ("bias", bias)):
@@ -86,8 +86,15 @@ def _standalone_batch_norms_as_depthwise(gm) -> None:
             w_node, b_node = (gm.graph.get_attr(n) for n in names)
             w_node.meta["val"], b_node.meta["val"] = weight, bias
             conv = aten.conv2d.default if rank == 4 else aten.conv1d.default
-            ones, zeros = [1] * (rank - 2), [0] * (rank - 2)
+            ones, zeros = [1] * max(rank - 2, 1), [0] * max(rank - 2, 1)
+            if rank == 2:     # (N, C): a length-1 sequence of the 1-D form, as BatchNorm1d treats it
+                x = gm.graph.call_function(aten.unsqueeze.default, (x, -1))
+                x.meta = dict(bn.meta, val=bn.args[0].meta["val"].unsqueeze(-1))
             node = gm.graph.call_function(conv, (x, w_node, b_node, ones, zeros, ones, channels))
-        node.meta = dict(bn.meta)
+            node.meta = dict(bn.meta)
+            if rank == 2:
+                node.meta["val"] = bn.meta["val"].unsqueeze(-1)
+                node = gm.graph.call_function(aten.squeeze.dim, (node, -1))
+                node.meta = dict(bn.meta)
         bn.replace_all_uses_with(node)
         gm.graph.erase_node(bn)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -20,8 +21,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=TARGETS, default="cortex-m55")
     p.add_argument("--backend", choices=BACKENDS, default="cmsis-nn")
     p.add_argument("--quantize", choices=QUANTIZE, default="int8")
-    p.add_argument("--calibration", default=None, metavar="N|FILE.npz",
-                   help="calibration: N random samples (default 8, with a warning) or inputs from an .npz")
+    p.add_argument("--calibration", default=None, metavar="N|FILE.npz|DIR",
+                   help="calibration: N random samples (default 32, with a warning), inputs from an .npz / .npy "
+                        "(samples stacked along the batch dimension), or a directory of such files")
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
                    help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
@@ -59,8 +61,10 @@ def _calibration(text):
         return None
     if text.isdigit():
         return int(text)
-    if not text.endswith(".npz"):
-        raise UserError(f"--calibration {text!r}: expected a sample count or an .npz file")
+    if not (text.endswith((".npz", ".npy")) or os.path.isdir(text)):
+        raise UserError(f"--calibration {text!r}: expected a sample count, an .npz / .npy file or a directory")
+    if not os.path.exists(text):
+        raise UserError(f"--calibration {text!r}: no such file or directory")
     return text
 
 
