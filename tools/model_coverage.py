@@ -80,6 +80,7 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
     row["compile_seconds"] = round(time.perf_counter() - t0, 1)
     if rc != 0:
         row["error"] = _first_error(log)
+        row["exit_code"] = rc
         row["traceback"] = "Traceback" in log
         return row
     row["compiles"] = True

@@ -40,29 +40,22 @@ class Entry:
 
 
 def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], seed: int = 0) -> torch.nn.Module:
-    """The library's own initialisation from `seed`, and norm layers as a trained model has them:
-    BatchNorm running statistics measured on inputs like the benchmark's (a trained network's
-    statistics match its activations), affine parameters moved off 1 / 0 so no norm is an identity."""
+    """The library's own initialisation from `seed`, with norm layers that are not the identity:
+    BatchNorm running statistics and affine parameters drawn at random (a fresh model has mean 0,
+    variance 1, weight 1, bias 0, which hides every error of folding and quantizing them)."""
     torch.manual_seed(seed)
     model = build()
     g = torch.Generator().manual_seed(seed)
     norms = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.GroupNorm, torch.nn.LayerNorm)
     with torch.no_grad():
         for m in model.modules():
-            if isinstance(m, norms) and getattr(m, "weight", None) is not None:
-                m.weight.mul_(torch.rand(m.weight.shape, generator=g) * NORM_SPREAD + 1 - NORM_SPREAD / 2)
-                m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
-        for m in model.modules():
             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
-                m.reset_running_stats()
-                m.momentum = None           # a cumulative average over the batches below
-        model.train()
-        for _ in range(4):
-            model(torch.randn((8,) + tuple(input_shape[1:]), generator=g))
+                m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.2)
+                m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) * 1.5 + 0.5)
+            if isinstance(m, norms) and getattr(m, "weight", None) is not None:
+                m.weight.mul_(torch.rand(m.weight.shape, generator=g) + 0.5)
+                m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
     return model.eval()
-
-
-NORM_SPREAD = 0.5
 
 
 class FirstOutput(torch.nn.Module):
