@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import operator
+
 from ...diagnostics import UserError
 from ..qmath import quantize_multiplier
 from .conv import exact_pads
-from .values import DQ, Q, aten, describe, qd, shape_of, tuple_of
+from .values import DQ, Q, Tup, aten, describe, qd, shape_of, tuple_of
 
 
 def _lower_mean_like(self, node, ins, scale, zp, elem, clamp):
@@ -85,7 +87,7 @@ def _avg_pool(self, node, q: Q) -> Q | None:
         outs = tuple_of(node.args[1], n_sp)
         ins_sp = q.shape[-n_sp:]
         if any(i % o for i, o in zip(ins_sp, outs)):
-            raise UserError(f"{describe(node)}: adaptive pooling needs the input size divisible by the output size")
+            return _adaptive_cells(self, node, q, outs, "tosa.avg_pool2d")
         k = tuple(i // o for i, o in zip(ins_sp, outs))
         stride, pad = k, (0,) * n_sp
     elif t in (aten.avg_pool2d.default, aten.avg_pool1d.default):
@@ -142,6 +144,56 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     return Q(self.w.reshape(y, out_shape), q.scale, q.zp)
 
 
+# Adaptive pooling whose input size the output size does not divide: one pool per output cell.
+MAX_ADAPTIVE_CELLS = 1024
+
+
+def _adaptive_cells(self, node, q: Q, outs, op: str, out_shape=None) -> Q:
+    """Adaptive pooling as PyTorch defines it for any sizes: output cell i of a dim reads
+    [floor(i * in / out), ceil((i + 1) * in / out)), so windows differ in size and may overlap.
+    Each cell is its own TOSA pool over its slice (the average divides by that cell's count, as
+    PyTorch does), the cells concatenated."""
+    n_sp = len(outs)
+    cells = outs[0] * (outs[1] if n_sp == 2 else 1)
+    if cells > MAX_ADAPTIVE_CELLS:
+        raise UserError(f"{describe(node)}: adaptive pooling to {cells} cells from sizes that do not divide is not "
+                        f"supported (at most {MAX_ADAPTIVE_CELLS})")
+    x = q.v if n_sp == 2 else self.w.reshape(q.v, q.shape + (1,))
+    outs = tuple(outs) if n_sp == 2 else (outs[0], 1)
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    n, h, w, c = nhwc.shape
+
+    def windows(size: int, count: int):
+        return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
+
+    zp = self.w.zp(0, q.elem)
+    rows = []
+    for r0, r1 in windows(h, outs[0]):
+        row = []
+        for c0, c1 in windows(w, outs[1]):
+            cell = self.w.slice(nhwc, (0, r0, c0, 0), (n, r1 - r0, c1 - c0, c))
+            window = f"kernel = array<i64: {r1 - r0}, {c1 - c0}>, pad = array<i64: 0, 0, 0, 0>, " \
+                     f"stride = array<i64: 1, 1>"
+            if op == "tosa.avg_pool2d":    # raw integers, zero points 0: see _avg_pool
+                row.append(self.w.op(op, [cell, zp, zp], (n, 1, 1, c), q.elem, f"acc_type = i32, {window}"))
+            else:
+                row.append(self.w.op(op, [cell], (n, 1, 1, c), q.elem, window))
+        rows.append(self.w.concat(row, 2))
+    y = self.w.transpose(self.w.concat(rows, 1), [0, 3, 1, 2])
+    return Q(self.w.reshape(y, out_shape or shape_of(node)), q.scale, q.zp)
+
+
+def _eager_adaptive_max_pool(self, node, ins):
+    """adaptive_max_pool (values, indices): the values; a model that reads the indices is refused."""
+    q = ins[0].q
+    n_sp = 2 if node.target == aten.adaptive_max_pool2d.default else 1
+    if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
+        raise UserError(f"{describe(node)}: the indices of adaptive max pooling are not supported")
+    outs = tuple_of(node.args[1], n_sp)
+    out = _adaptive_cells(self, node, q, outs, "tosa.max_pool2d", tuple(int(d) for d in node.meta["val"][0].shape))
+    return Tup([DQ(out), None])
+
+
 def _lower_sum(self, node, ins, scale, zp, elem, clamp):
     if not isinstance(ins[0], DQ):
         return None
@@ -177,4 +229,6 @@ EAGER = {
     aten.adaptive_avg_pool2d.default: _eager_mean_like, aten.adaptive_avg_pool1d.default: _eager_mean_like,
     aten.avg_pool2d.default: _eager_mean_like, aten.avg_pool1d.default: _eager_mean_like,
     aten.mean.dim: _eager_mean_like,
+    aten.adaptive_max_pool2d.default: _eager_adaptive_max_pool,
+    aten.adaptive_max_pool1d.default: _eager_adaptive_max_pool,
 }
