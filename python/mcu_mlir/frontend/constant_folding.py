@@ -20,6 +20,12 @@ def _tensor_attr(gm, target: str):
     return value
 
 
+def _random(node) -> bool:
+    """Ops that draw random numbers (randn, rand_like, bernoulli): a value per call, never a constant."""
+    import torch
+    return torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
+
+
 def fold_parameter_subgraphs(gm) -> int:
     """Replaces every op whose inputs are all constants (parameters, buffers, literals) and that
     feeds a non-constant op by a buffer holding its value. Returns the number of ops folded."""
@@ -32,7 +38,7 @@ def fold_parameter_subgraphs(gm) -> int:
             value = _tensor_attr(gm, node.target)
             if isinstance(value, torch.Tensor):
                 values[node] = value.detach()
-        elif node.op == "call_function" and not node.is_impure():
+        elif node.op == "call_function" and not node.is_impure() and not _random(node):
             inputs = [a for a in node.all_input_nodes]
             if not all(a in values for a in inputs):
                 continue
