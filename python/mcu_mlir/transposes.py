@@ -24,11 +24,20 @@ def count_data_moving_transposes(module, interior_only: bool = False) -> int:
     count = 0
 
     def at_boundary(op) -> bool:
+        """The transpose reads a model input (through reshapes and slices) or feeds only model
+        outputs (through reshapes)."""
         source = op.operands[0]
+        while not isinstance(source.owner, ir.Block) and source.owner.name in ("tosa.reshape", "tosa.slice"):
+            source = source.owner.operands[0]
         if isinstance(source.owner, ir.Block):
             return source.owner.owner.operation.name == "func.func"
-        uses = list(op.results[0].uses)
-        return bool(uses) and all(u.owner.name == "func.return" for u in uses)
+
+        def only_outputs(value) -> bool:
+            uses = list(value.uses)
+            return bool(uses) and all(u.owner.name == "func.return" or
+                                      (u.owner.name == "tosa.reshape" and only_outputs(u.owner.results[0]))
+                                      for u in uses)
+        return only_outputs(op.results[0])
 
     def visit(op):
         nonlocal count
