@@ -34,11 +34,47 @@ def _cmsis_4d_s8(rw, *values) -> bool:
                                 for v in values)
 
 
+def canonical_transpose(dims: list[int], perms: list[int]) -> tuple[list[int], list[int]]:
+    """The same data movement with unit dims dropped and dims that stay adjacent and in order
+    merged: ShuffleNet's [1, H, W, 2, C/2] by (0, 1, 2, 4, 3) is [H*W, 2, C/2] by (0, 2, 1)."""
+    kept = [d for d in range(len(dims)) if dims[d] != 1]
+    order = [p for p in perms if dims[p] != 1]
+    groups: list[list[int]] = []          # runs of input dims, in output order
+    for p in order:
+        if groups and kept.index(p) == kept.index(groups[-1][-1]) + 1:
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    by_input = sorted(groups, key=lambda g: g[0])
+    new_dims = [_prod(dims[d] for d in g) for g in by_input]
+    new_perms = [by_input.index(g) for g in groups]
+    return new_dims, new_perms
+
+
+def _prod(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
 def convert_transpose(op, rw):
     a = op.operands[0]
     perms = [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["perms"])]
     if _cmsis_4d_s8(rw, a):
         return rw.convert(op, cmsisnn.TransposeOp, [a], {"perms": perms})
+    dims, moved = canonical_transpose(shape(a), perms)
+    if rw.use_cmsis and elem(a) == "i8" and 2 <= len(dims) <= 4 and max(dims) < 65536:
+        # Any rank: the same copy as a rank-4 arm_transpose_s8 between views.
+        pad = 4 - len(dims)
+        dims, moved = [1] * pad + dims, list(range(pad)) + [m + pad for m in moved]
+        i8 = ir.RankedTensorType(a.type).element_type
+        view = make_op(cmsisnn.ReshapeOp, [a], ir.RankedTensorType.get(dims, i8), {}, before=op, loc=op.location,
+                       source_op="tosa.transpose")
+        moved_type = ir.RankedTensorType.get([dims[m] for m in moved], i8)
+        t = make_op(cmsisnn.TransposeOp, [view.results[0]], moved_type, {"perms": moved}, before=op,
+                    loc=op.location, source_op="tosa.transpose")
+        return rw.convert(op, cmsisnn.ReshapeOp, [t.results[0]], {})
     _bytes(op, a)
     return rw.convert(op, portable.TransposeOp, [a], {"perms": perms})
 
