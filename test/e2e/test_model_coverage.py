@@ -49,3 +49,14 @@ def test_unlanded_op_is_named_with_its_source_line(tmp_path):
         return
     assert row["exit_code"] == 1 and not row["traceback"], row
     assert re.search(r"op 'aten\.\w+(\.\w+)?' at \S+\.py:\d+", row["error"]), row["error"]
+
+
+def test_shufflenet_shuffle_and_chunks_leave_no_copy_of_their_own(tmp_path):
+    """torchvision's ShuffleNetV2: each channel shuffle is one transpose that writes the two halves the
+    next block reads one after the other (the chunk is two views), no portable slice or transpose."""
+    row = model_coverage.measure("tv_shufflenet_v2_x0_5", str(tmp_path), BACKEND, m55=False, timeout=600, seed=1)
+    assert row["compiles"] and row.get("bit_exact_host") is True, row
+    assert "portable:slice" not in row["portable_kernels"], row
+    if BACKEND == "cmsis-nn":
+        assert row["portable_kernels"] == [], row
+    assert row["interior_transposes"] <= 16, row        # one per block, none for the chunks

@@ -16,7 +16,7 @@ def tosa_to_cmsisnn_pipeline(options: str) -> str:
             raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline' has no option '{key}' "
                               f"(options: {', '.join(sorted(opts))})")
         opts[key] = value
-    return ("builtin.module(mcu-split-sliced-convs,"
+    return ("builtin.module(mcu-split-sliced-convs,mcu-chunk-transposes,"
             f"mcu-convert-tosa-to-cmsisnn{{target={opts['target']} backend={opts['backend']}}},"
             f"mcu-plan-memory{{target={opts['target']} ram-bytes={opts['ram-bytes']} overlap={opts['overlap']} prefer={opts['prefer']}}},"
             "mcu-prepare-for-emission)")

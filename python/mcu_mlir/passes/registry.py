@@ -13,6 +13,7 @@ PASSES: dict[str, str] = {
     "mcu-verify-integer-tosa": "verify_integer_tosa:VerifyIntegerTosa",
     "mcu-verify-tosa-spec": "verify_tosa_spec:VerifyTosaSpec",
     "mcu-split-sliced-convs": "split_sliced_convs:SplitSlicedConvs",
+    "mcu-chunk-transposes": "chunk_transposes:ChunkTransposes",
     "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
     "mcu-plan-memory": "plan_memory:PlanMemory",
     "mcu-prepare-for-emission": "prepare_for_emission:PrepareForEmission",
