@@ -25,6 +25,10 @@ def fold_batch_norm(gm):
     """Folds BatchNorm into the preceding conv (eval mode), as PT2E does before quantizing."""
     import torch
     from torchao.quantization.pt2e.utils import _fuse_conv_bn_, fold_bn_weights_into_conv_node
+    # A BatchNorm whose input something else reads too (RepGhostNet's identity BN beside a conv on
+    # the same tensor) cannot fold into the conv producing it: the other reader would see the
+    # normalized values. torchao's fusion does not check that; such a BN is its own scale and shift.
+    _standalone_batch_norms_as_depthwise(gm, shared_input_only=True)
     _fuse_conv_bn_(gm)
     # Linear + BatchNorm1d folds the same way (the weight's first axis is the output channel).
     bns = (torch.ops.aten.batch_norm.default, torch.ops.aten._native_batch_norm_legit_no_training.default)
@@ -56,7 +60,7 @@ def _param(gm, node):
     return value
 
 
-def _standalone_batch_norms_as_depthwise(gm) -> None:
+def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) -> None:
     """A BatchNorm that follows no conv or linear (after a ReLU, on a model input, before a
     classifier's linear as in EfficientViT's head) is a per-channel scale and shift: the same function as a 1x1 depthwise convolution, which the quantizer and the
     kernels already take (CMSIS-NN's depthwise conv)."""
@@ -66,6 +70,8 @@ def _standalone_batch_norms_as_depthwise(gm) -> None:
         if bn.op != "call_function" or bn.target != aten.batch_norm.default or bn.args[5]:
             continue
         x = bn.args[0]
+        if shared_input_only and len(x.users) < 2:
+            continue
         params = [_param(gm, a) for a in bn.args[1:5]]
         rank = len(x.meta["val"].shape) if "val" in x.meta else 0
         if rank not in (2, 3, 4) or params[2] is None or params[3] is None:
