@@ -148,6 +148,10 @@ def _frontend(model, example_inputs, options, result, timings):
         "outputs": [_asdict(t) for t in fres.outputs],
         "layers": list(fres.layers),
     }
+    if fres.layer_sqnr:
+        from .frontend.layer_sqnr import table
+        result.report["quantization"]["layer_sqnr"] = fres.layer_sqnr
+        _write(result.output_dir, "layer_sqnr.md", table(fres.layer_sqnr), result, "layer-sqnr")
     return fres.module
 
 

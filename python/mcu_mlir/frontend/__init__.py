@@ -10,6 +10,7 @@ Float models (`quantize="none"`) go through torch-mlir's FX importer and its TOS
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib
 import importlib.util
 import logging
@@ -67,6 +68,7 @@ class FrontendResult:
     eager: Callable = None
     quantize: str = "int8"
     torch_text: str | None = None   # torch-dialect IR (float path only), for --emit torch
+    layer_sqnr: list[dict] = field(default_factory=list)   # frontend/layer_sqnr.py, per quantized op
 
 
 _DTYPE_NAME = {"i8": "int8", "i16": "int16", "f32": "float32"}
@@ -327,6 +329,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     from .quantizer import CmsisNNQuantizer
     t0 = time.perf_counter()
     samples = calibration_samples(calibration, example_inputs)
+    float_gm = copy.deepcopy(gm)    # prepare_pt2e rewrites the graph it is given
     try:
         prepared = prepare_pt2e(gm, CmsisNNQuantizer(quantize))
     except Exception as e:
@@ -342,6 +345,9 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             for s in samples:
                 prepared(*s)
             converted = convert_pt2e(prepared)
+        with one_thread(), progress.step("measuring per-layer SQNR"):
+            from .layer_sqnr import layer_sqnr
+            sqnr_rows = layer_sqnr(float_gm, converted, samples)
     timings["quantize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     ctx = new_context()
@@ -366,7 +372,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         shape, elem, scale, zp = info
         return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
-                          lowered.layers, _runner(converted), eager, quantize, torch_text)
+                          lowered.layers, _runner(converted), eager, quantize, torch_text, sqnr_rows)
 
 
 def _torch_dialect_text(converted, example_inputs) -> str:

@@ -110,6 +110,13 @@ def _summary(result, timing: bool) -> None:
                                        "flash_bytes", "compile_seconds") if k in r]
     if figures:
         print("  " + "  ".join(figures))
+    sqnr = r.get("quantization", {}).get("layer_sqnr") or []
+    outs = [row for row in sqnr if row["kind"] == "output"]
+    if outs:
+        from ..frontend.layer_sqnr import worst
+        shown = ", ".join("exact" if row["sqnr_db"] is None else f"{row['sqnr_db']:.1f} dB" for row in outs)
+        lossy = ", ".join(f"{row['name']} ({row['drop_db']:+.1f} dB)" for row in worst(sqnr, 3))
+        print(f"  SQNR vs float: output {shown}" + (f"; most lost at {lossy}" if lossy else "") + " (layer_sqnr.md)")
     fallbacks = portable_layers(r)
     if fallbacks:
         shown = ", ".join(f"{name} ({op} -> {kernel}{': ' + why if why else ''})"

@@ -1,0 +1,135 @@
+"""Per-layer SQNR of the quantized model against the float one: which layers lose the most.
+
+Both graphs come from the same export, so an op keeps its node name through PT2E: the float
+graph gives each op's float value, the converted graph the value the next layer reads (the op's
+output quantized and dequantized). SQNR per layer is measured on calibration samples; `drop_db`
+is how much the layer lowers it from the worst of its quantized inputs, the share of the error
+that layer adds (a table, a softmax, a tight requantization show up there).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# Samples used for the measurement (the first calibration samples): enough for a ranking.
+SAMPLES = 4
+
+
+def _is_quantize(node) -> bool:
+    return node.op == "call_function" and "quantize_per_tensor" in str(node.target) and \
+        "dequantize" not in str(node.target)
+
+
+def _is_dequantize(node) -> bool:
+    return node.op == "call_function" and "dequantize_per_tensor" in str(node.target)
+
+
+def _record(gm, samples, wanted: set) -> dict:
+    """node name -> [value per sample] for the nodes named in `wanted` (tensors only)."""
+    import torch
+
+    values: dict = {name: [] for name in wanted}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            out = super().run_node(n)
+            if n.name in values and isinstance(out, torch.Tensor):
+                values[n.name].append(out.detach().double().numpy().copy())
+            return out
+
+    with torch.no_grad():
+        for s in samples:
+            Recorder(gm).run(*s)
+    return values
+
+
+def sqnr_db(reference: np.ndarray, test: np.ndarray) -> float:
+    noise = float(np.sum((reference - test) ** 2))
+    signal = float(np.sum(reference ** 2))
+    if noise == 0.0:
+        return math.inf
+    return 10.0 * math.log10(max(signal, 1e-30) / noise)
+
+
+def layer_sqnr(float_gm, converted, samples) -> list[dict]:
+    """One row per quantized value, in graph order: {"name", "node", "kind" (input / layer / output),
+    "sqnr_db", "drop_db"}."""
+    from .lowering.values import node_location
+
+    samples = list(samples)[:SAMPLES]
+    # converted: op node name -> the dequantize that carries its quantized value.
+    carrier = {}
+    for q in converted.graph.nodes:
+        if _is_quantize(q) and isinstance(q.args[0], type(q)) and q.args[0].op in ("call_function", "placeholder"):
+            op = q.args[0]
+            dqs = [u for u in q.users if _is_dequantize(u)]
+            if dqs and not _is_dequantize(op):
+                carrier[op.name] = dqs[0]
+    float_nodes = {n.name: n for n in float_gm.graph.nodes if n.op in ("call_function", "placeholder")}
+    outputs = {a.name for n in float_gm.graph.nodes if n.op == "output" for a in n.all_input_nodes}
+    names = [name for name in carrier if name in float_nodes]
+    if not names or not samples:
+        return []
+    want_float = _record(float_gm, samples, set(names))
+    got = _record(converted, samples, {carrier[n].name for n in names})
+    by_dq = {}
+    rows = []
+    for name in names:
+        ref, test = want_float[name], got[carrier[name].name]
+        if len(ref) != len(samples) or len(test) != len(samples) or \
+                any(a.shape != b.shape for a, b in zip(ref, test)):
+            continue
+        db = sqnr_db(np.concatenate([a.ravel() for a in ref]), np.concatenate([b.ravel() for b in test]))
+        by_dq[carrier[name].name] = db
+        op = float_nodes[name]
+        _, _, path = node_location(op)
+        rows.append({"name": path or name, "node": name, "sqnr_db": db, "_op": name,
+                     "kind": "input" if op.op == "placeholder" else "output" if name in outputs else "layer"})
+    # drop: from the worst quantized input of the op (in the converted graph) to its output.
+    conv_nodes = {n.name: n for n in converted.graph.nodes}
+    def quantized_inputs(op) -> list:
+        """The dequantized activations an op reads, through the float ops fused before it (conv -> relu)."""
+        found, stack, seen = [], list(op.all_input_nodes), set()
+        while stack:
+            a = stack.pop()
+            if a.name in seen:
+                continue
+            seen.add(a.name)
+            if a.name in by_dq:
+                found.append(by_dq[a.name])
+            elif a.op == "call_function" and not _is_dequantize(a) and not _is_quantize(a):
+                stack.extend(a.all_input_nodes)
+        return found
+
+    for row in rows:
+        op = conv_nodes[row.pop("_op")]
+        ins = quantized_inputs(op)
+        row["drop_db"] = (min(ins) - row["sqnr_db"]) if ins and math.isfinite(min(ins)) else None
+    for row in rows:
+        for key in ("sqnr_db", "drop_db"):
+            if row[key] is not None:
+                row[key] = round(row[key], 2) if math.isfinite(row[key]) else None
+    return rows
+
+
+def worst(rows: list[dict], count: int = 5) -> list[dict]:
+    """The layers that lose the most: the largest drops from their inputs."""
+    return sorted((r for r in rows if r["drop_db"] is not None), key=lambda r: r["drop_db"], reverse=True)[:count]
+
+
+def table(rows: list[dict]) -> str:
+    """The rows as a Markdown table, the layers that lose the most named first."""
+    lines = ["# Per-layer SQNR against the float model", "",
+             f"Measured on the first {SAMPLES} calibration samples. drop: dB lost from the worst quantized input.", ""]
+    top = worst(rows)
+    if top:
+        lines += ["Layers that lose the most: " + ", ".join(f"{r['name']} ({r['node']}, {r['drop_db']:+.1f} dB)"
+                                                         for r in top), ""]
+    lines += ["| # | layer | op | kind | SQNR dB | drop dB |", "|---|---|---|---|---|---|"]
+    for i, r in enumerate(rows):
+        db = "exact" if r["sqnr_db"] is None else f"{r['sqnr_db']:.1f}"
+        drop = "" if r["drop_db"] is None else f"{r['drop_db']:+.1f}"
+        lines.append(f"| {i} | {r['name']} | {r['node']} | {r['kind']} | {db} | {drop} |")
+    return "\n".join(lines) + "\n"
