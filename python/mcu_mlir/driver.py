@@ -132,6 +132,7 @@ def _frontend(model, example_inputs, options, result, timings):
     from . import frontend
     fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
                                  calibration=options.calibration, timings=timings,
+                                 int16_layers=options.int16_layers, target_sqnr_db=options.target_sqnr_db,
                                  torch_ir=options.emit == "torch")
     result.frontend = fres
     torch_text = getattr(fres, "torch_text", None)

@@ -29,6 +29,8 @@ class CompileOptions:
     cmsis_nn_path: str | None = None
     timing: bool = False
     name: str | None = None          # prefix of every exported symbol, macro and file
+    int16_layers: object = None      # int8 models: "auto", or layer names kept in int16
+    target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
     extra: dict = field(default_factory=dict, compare=False)
 
     def validate(self) -> None:
@@ -42,6 +44,9 @@ class CompileOptions:
         if self.name is not None:
             from .target.project import check_name
             check_name(self.name)
+        if self.int16_layers is not None and self.quantize != "int8":
+            raise UserError(f"--int16-layers mixes int16 layers into an int8 model; with --quantize "
+                            f"{self.quantize} it has nothing to do")
         if self.emit == "tosa-int" and self.quantize == "none":
             raise UserError("--emit tosa-int needs a quantized model; it is incompatible with --quantize none")
         if self.quantize == "none" and self.emit in ("cmsisnn", "c", "project", "elf"):

@@ -283,9 +283,39 @@ def _runner(fn):
     return run
 
 
+def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset()):
+    """PT2E on a copy of `gm` (left as it is): calibrated, converted, and its per-layer SQNR
+    against `gm` measured on the first samples. int16_nodes: ops kept in int16 in an int8 model."""
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from .layer_sqnr import layer_sqnr
+    from .quantizer import CmsisNNQuantizer
+    try:
+        prepared = prepare_pt2e(copy.deepcopy(gm), CmsisNNQuantizer(quantize, int16_nodes))
+    except Exception as e:
+        raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
+    with torch.no_grad():
+        # One thread also for the forwards: a conv's float sums, so the observed ranges and in
+        # the end the generated C, differ in the last bit between thread counts; one thread makes
+        # the C the same on every machine.
+        with flush_denormals(), one_thread(), progress.step(f"calibrating on {len(samples)} samples"):
+            for s in samples:
+                prepared(*s)
+            converted = convert_pt2e(prepared)
+        with one_thread(), progress.step("measuring per-layer SQNR"):
+            rows = layer_sqnr(gm, converted, samples)
+    return converted, rows
+
+
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
-                 timings: dict | None = None, torch_ir: bool = False) -> FrontendResult:
+                 timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
+                 target_sqnr_db: float = 35.0) -> FrontendResult:
     """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
+
+    int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
+    output's SQNR against the float model reaches target_sqnr_db (frontend/mixed_precision.py), or
+    a list of layer names (module paths, or graph node names) to keep in int16.
 
     With `torch_ir`, `result.torch_text` also holds the quantized graph in the torch dialect (the
     PT2E QDQ form, for `--emit torch`); the float path always keeps its torch-dialect IR.
@@ -322,32 +352,21 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
                               [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none",
                               torch_text)
 
-    import torch
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-
     from .fx_to_tosa import lower_quantized_graph
-    from .quantizer import CmsisNNQuantizer
     t0 = time.perf_counter()
     samples = calibration_samples(calibration, example_inputs)
-    float_gm = copy.deepcopy(gm)    # prepare_pt2e rewrites the graph it is given
-    try:
-        prepared = prepare_pt2e(gm, CmsisNNQuantizer(quantize))
-    except Exception as e:
-        raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
-    with torch.no_grad():
-        for s in samples:
-            if len(s) != len(example_inputs):
-                raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
-        # One thread also for the forwards: a conv's float sums, so the observed ranges and in
-        # the end the generated C, differ in the last bit between thread counts; one thread makes
-        # the C the same on every machine.
-        with flush_denormals(), one_thread(), progress.step(f"calibrating on {len(samples)} samples"):
-            for s in samples:
-                prepared(*s)
-            converted = convert_pt2e(prepared)
-        with one_thread(), progress.step("measuring per-layer SQNR"):
-            from .layer_sqnr import layer_sqnr
-            sqnr_rows = layer_sqnr(float_gm, converted, samples)
+    for s in samples:
+        if len(s) != len(example_inputs):
+            raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
+    if int16_layers == "auto" and quantize == "int8":
+        from .mixed_precision import choose_int16_layers
+        converted, sqnr_rows = choose_int16_layers(gm, samples, _quantize_graph, target_sqnr_db)
+    else:
+        int16 = frozenset()
+        if int16_layers and int16_layers != "auto" and quantize == "int8":
+            from .mixed_precision import nodes_of_layers
+            int16 = nodes_of_layers(gm, int16_layers)
+        converted, sqnr_rows = _quantize_graph(gm, samples, quantize, int16)
     timings["quantize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     ctx = new_context()

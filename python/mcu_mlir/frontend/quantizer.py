@@ -93,19 +93,25 @@ def _annotated(node: Node) -> bool:
 class CmsisNNQuantizer(Quantizer):
     """Annotates an exported graph the way CMSIS-NN computes (see the module docstring)."""
 
-    def __init__(self, activations: str = "int8"):
+    def __init__(self, activations: str = "int8", int16_nodes=frozenset()):
+        """int16_nodes: names of the ops (graph node names) whose activations are int16 while the
+        rest are `activations` (mixed precision: a16w8 layers where int8 loses the most)."""
         super().__init__()
         if activations not in ("int8", "int16"):
             raise ValueError(f"activations must be int8 or int16, not {activations!r}")
         self.activations = activations
+        self.int16_nodes = frozenset(int16_nodes)
+
+    def _dtype(self, node: Node) -> str:
+        return "int16" if node.name in self.int16_nodes else self.activations
 
     def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
-        act = _act_spec(self.activations)
         weight = _weight_spec()
         graph = model.graph
         for node in graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
+            act = _act_spec(self._dtype(node))
             target = node.target
             if target in WEIGHTED:
                 self._annotate_weighted(node, act, weight)
@@ -135,7 +141,7 @@ class CmsisNNQuantizer(Quantizer):
                 x = node.args[0]
                 fixed = (FixedQParamsQuantizationSpec(torch.int16, 1 / 32768, 0, -32767, 32767,
                                                       torch.per_tensor_symmetric)
-                         if self.activations == "int16" else
+                         if self._dtype(node) == "int16" else
                          FixedQParamsQuantizationSpec(torch.int8, 1 / 256, -128, -128, 127,
                                                       torch.per_tensor_affine))
                 _annotate(node, {x: act}, fixed)
@@ -147,17 +153,17 @@ class CmsisNNQuantizer(Quantizer):
         return model
 
     # -- helpers -----------------------------------------------------------------------------
-    @staticmethod
-    def _is_tail(node: Node) -> bool:
-        """A clamp-like op right after the only use of a weighted op or an add: it fuses."""
+    def _is_tail(self, node: Node) -> bool:
+        """A clamp-like op right after the only use of a weighted op or an add (same precision): it fuses."""
         x = node.args[0] if node.args else None
         return (isinstance(x, Node) and x.op == "call_function" and len(x.users) == 1
                 and (x.target in WEIGHTED or x.target in (aten.add.Tensor, aten.add_.Tensor))
-                and _tail_supported(node))
+                and _tail_supported(node) and self._dtype(x) == self._dtype(node))
 
     def _annotate_with_tail(self, node: Node, inputs: dict, act) -> None:
         users = list(node.users)
-        if len(users) == 1 and users[0].target in TAILS and _tail_supported(users[0]):
+        if len(users) == 1 and users[0].target in TAILS and _tail_supported(users[0]) and \
+                self._dtype(users[0]) == self._dtype(node):
             _annotate(node, inputs)
             _annotate(users[0], {}, act)
         else:

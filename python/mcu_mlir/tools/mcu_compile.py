@@ -24,6 +24,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--calibration", default=None, metavar="N|FILE.npz|DIR",
                    help="calibration: N random samples (default 32, with a warning), inputs from an .npz / .npy "
                         "(samples stacked along the batch dimension), or a directory of such files")
+    p.add_argument("--int16-layers", default=None, metavar="auto|LAYER,...",
+                   help="int8 model with some layers in int16 (a16w8): auto keeps the layers where int8 loses "
+                        "the most until the output reaches --target-sqnr; or module paths / op names")
+    p.add_argument("--target-sqnr", type=float, default=35.0, metavar="DB",
+                   help="output SQNR against the float model that --int16-layers auto aims for (default 35)")
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
                    help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
@@ -73,7 +78,7 @@ def run(args) -> int:
     options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
                    calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
-                   name=args.name)
+                   name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")

@@ -1,0 +1,77 @@
+"""Mixed precision (--int16-layers): named layers or `auto` keep some layers in int16 inside an int8
+model; the C equals tosa_reference_model; auto reaches a target the all-int16 model reaches, and
+says so when the int8 weights keep it from one it cannot."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import mcu_mlir  # noqa: E402
+from mcu_mlir.diagnostics import UserError  # noqa: E402
+from mcu_mlir.target import run  # noqa: E402
+
+from test_layer_sqnr import Lossy  # noqa: E402
+
+CMSIS_NN_PATH = os.environ.get("CMSIS_NN_PATH")
+EXAMPLE = (torch.randn(1, 3, 8, 8, generator=torch.Generator().manual_seed(0)),)
+
+
+def _compile(out, **options):
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return mcu_mlir.compile(Lossy().eval(), EXAMPLE, target="host", calibration=8, emit="c",
+                                output_dir=str(out), **options)
+
+
+def _output_sqnr(result):
+    return [r for r in result.report["quantization"]["layer_sqnr"] if r["kind"] == "output"][0]["sqnr_db"]
+
+
+@pytest.mark.parametrize("backend", ["portable", "cmsis-nn"])
+def test_named_layers_in_int16_bit_exact(backend, tmp_path):
+    if backend == "cmsis-nn" and not CMSIS_NN_PATH:
+        pytest.skip("CMSIS_NN_PATH is not set: the CMSIS-NN backend cannot be built")
+    extra = {"cmsis_nn_path": CMSIS_NN_PATH} if backend == "cmsis-nn" else {}
+    result = _compile(tmp_path, backend=backend, int16_layers="spread", **extra)
+    layers = {r["name"]: r for r in result.report["quantization"]["layers"]}
+    assert layers["spread"]["dtype"] == "i16" and layers["head"]["dtype"] == "i8", layers
+    if backend == "cmsis-nn":
+        kernels = [op["kernel"] for op in result.report["ops"]]
+        assert "arm_convolve_wrapper_s16" in kernels or "arm_convolve_1x1_s16" in kernels, kernels
+    g = torch.Generator().manual_seed(4)
+    inputs = [torch.randn(1, 3, 8, 8, generator=g).numpy()]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target="host", cmsis_nn_path=CMSIS_NN_PATH)
+    for c, ref in zip(got.outputs_q, want.outputs_q):
+        assert np.array_equal(c, ref.reshape(c.shape))
+
+
+def test_auto_reaches_a_target_all_int16_reaches(tmp_path):
+    int8 = _output_sqnr(_compile(tmp_path / "int8"))
+    int16 = _output_sqnr(_compile(tmp_path / "int16", quantize="int16"))
+    target = (int8 + int16) / 2
+    result = _compile(tmp_path / "auto", int16_layers="auto", target_sqnr_db=target)
+    rows = result.report["quantization"]["layer_sqnr"]
+    assert _output_sqnr(result) >= target, rows
+    assert any(r["dtype"] == "int16" for r in rows), rows
+
+
+def test_auto_says_when_the_target_is_out_of_reach(tmp_path):
+    torch.manual_seed(0)
+    with pytest.warns(UserWarning, match="not 80 dB"):
+        mcu_mlir.compile(Lossy().eval(), EXAMPLE, target="host", calibration=8, emit="tosa",
+                         output_dir=str(tmp_path), int16_layers="auto", target_sqnr_db=80)
+
+
+def test_bad_requests_are_named(tmp_path):
+    with pytest.raises(UserError, match="no layer named 'nope'"):
+        _compile(tmp_path / "a", int16_layers="spread,nope")
+    with pytest.raises(UserError, match="--int16-layers mixes int16 layers into an int8 model"):
+        _compile(tmp_path / "b", int16_layers="auto", quantize="int16")
