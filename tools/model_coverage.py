@@ -4,6 +4,7 @@
     python tools/model_coverage.py                        # every model in tools/public_models.py
     python tools/model_coverage.py --models tv_mobilenet_v2_035,timm_lcnet_050 --m55 tv_mobilenet_v2_035
     python tools/model_coverage.py --markdown docs/model_coverage.md --json coverage.json
+    python tools/model_coverage.py --models timm_fbnetc_100 --compile-args "--int16-layers auto"
 
 Per model: compiles (or the error mcu-compile printed), share of kernel calls on CMSIS-NN, the
 portable kernels it uses, arena against the layer-by-layer bound, interior data-moving transposes,
@@ -62,7 +63,8 @@ def sqnr_db(reference: np.ndarray, test: np.ndarray) -> float:
     return 10.0 * math.log10(max(signal, 1e-30) / noise)
 
 
-def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, seed: int) -> dict:
+def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, seed: int,
+            compile_args: tuple[str, ...] = ()) -> dict:
     import public_models
     import torch
 
@@ -74,7 +76,7 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
     t0 = time.perf_counter()
     def compile_for(target: str, path: str) -> tuple[int, str]:
         return _run([_tool("mcu-compile"), f"{MODEL_FILE}:{name}", "--input-shape", shape, "--backend", backend,
-                     "--target", target, "-o", path], timeout)
+                     "--target", target, "-o", path, *compile_args], timeout)
 
     rc, log = compile_for("host", out)
     row["compile_seconds"] = round(time.perf_counter() - t0, 1)
@@ -171,6 +173,7 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timeout", type=float, default=1200, help="seconds per step of one model")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--compile-args", default="", help="more mcu-compile arguments, e.g. '--int16-layers auto'")
     p.add_argument("--json", default=None)
     p.add_argument("--markdown", default=None)
     args = p.parse_args(argv)
@@ -182,7 +185,8 @@ def main(argv=None) -> int:
     m55 = set(filter(None, args.m55.split(",")))
     rows = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(measure, n, args.outdir, args.backend, n in m55, args.timeout, args.seed): n
+        extra = tuple(args.compile_args.split())
+        futures = {pool.submit(measure, n, args.outdir, args.backend, n in m55, args.timeout, args.seed, extra): n
                    for n in names}
         for fut in concurrent.futures.as_completed(futures):
             r = fut.result()
