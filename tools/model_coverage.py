@@ -20,6 +20,7 @@ import concurrent.futures
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -53,6 +54,13 @@ def _first_error(output: str) -> str:
         if "error" in ln.lower():
             return ln
     return lines[-1] if lines else "failed with no output"
+
+
+def _short_paths(text: str) -> str:
+    """Paths as a reader finds them on any machine: the library's own files from its package
+    folder, this checkout's from its root."""
+    text = re.sub(r"\S*/site-packages/", "", text)
+    return text.replace(ROOT + "/", "")
 
 
 def sqnr_db(reference: np.ndarray, test: np.ndarray) -> float:
@@ -150,7 +158,7 @@ def markdown(rows: list[dict], backend: str) -> str:
     ]
     for r in rows:
         if not r["compiles"]:
-            err = r.get("error", "").replace("|", "\\|")
+            err = _short_paths(r.get("error", "")).replace("|", "\\|")
             lines.append(f"| {r['model']} | {r['library']} | no: {err} | | | | | | | | {r['compile_seconds']} |")
             continue
         exact_cell = {True: "yes", False: "**no**", None: r.get("c_error", "-")}[r.get("bit_exact_host")]

@@ -75,3 +75,17 @@ def test_bad_requests_are_named(tmp_path):
         _compile(tmp_path / "a", int16_layers="spread,nope")
     with pytest.raises(UserError, match="--int16-layers mixes int16 layers into an int8 model"):
         _compile(tmp_path / "b", int16_layers="auto", quantize="int16")
+
+
+def test_auto_leaves_ops_without_an_int16_lowering_in_int8(tmp_path):
+    """An activation x activation matmul has no int16 lowering: auto keeps it int8 and still compiles."""
+    from test_frontend_ops import Attention
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = mcu_mlir.compile(Attention().eval(), (torch.randn(2, 5, 8),), target="host", calibration=8,
+                                  emit="tosa", output_dir=str(tmp_path), int16_layers="auto", target_sqnr_db=80)
+    rows = result.report["quantization"]["layer_sqnr"]
+    matmuls = [r for r in rows if r["node"].startswith(("matmul", "bmm"))]
+    assert matmuls and all(r["dtype"] == "int8" for r in matmuls), rows
+    assert any(r["dtype"] == "int16" for r in rows), rows

@@ -353,25 +353,34 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
                               torch_text)
 
     from .fx_to_tosa import lower_quantized_graph
-    t0 = time.perf_counter()
     samples = calibration_samples(calibration, example_inputs)
     for s in samples:
         if len(s) != len(example_inputs):
             raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
-    if int16_layers == "auto" and quantize == "int8":
-        from .mixed_precision import choose_int16_layers
-        converted, sqnr_rows = choose_int16_layers(gm, samples, _quantize_graph, target_sqnr_db)
-    else:
-        int16 = frozenset()
-        if int16_layers and int16_layers != "auto" and quantize == "int8":
-            from .mixed_precision import nodes_of_layers
-            int16 = nodes_of_layers(gm, int16_layers)
-        converted, sqnr_rows = _quantize_graph(gm, samples, quantize, int16)
-    timings["quantize"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ctx = new_context()
-    with progress.step("lowering the quantized graph to TOSA"):
-        lowered = lower_quantized_graph(converted, quantize, ctx)
+    int16 = frozenset()
+    if int16_layers and int16_layers != "auto" and quantize == "int8":
+        from .mixed_precision import nodes_of_layers
+        int16 = nodes_of_layers(gm, int16_layers)
+    excluded = frozenset()
+    while True:
+        t0 = time.perf_counter()
+        if int16_layers == "auto" and quantize == "int8":
+            from .mixed_precision import choose_int16_layers
+            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, _quantize_graph, target_sqnr_db, excluded)
+        else:
+            converted, sqnr_rows = _quantize_graph(gm, samples, quantize, int16)
+        timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            with progress.step("lowering the quantized graph to TOSA"):
+                lowered = lower_quantized_graph(converted, quantize, new_context())
+            break
+        except UserError as e:
+            # An op auto put in int16 that has no int16 lowering stays int8; choose again.
+            if int16_layers != "auto" or getattr(e, "node", None) not in int16:
+                raise
+            from .mixed_precision import with_fused
+            excluded = excluded | with_fused(gm, {e.node})
     module = lowered.module
     timings["legalize"] = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -65,7 +65,12 @@ class Lowering:
                     continue
                 raise UserError(f"unexpected module call '{node.target}' in the exported graph")
             elif node.op == "call_function":
-                self.values[node] = self.visit(node)
+                try:
+                    self.values[node] = self.visit(node)
+                except UserError as e:     # which op, for a caller that can choose otherwise (mixed precision)
+                    if getattr(e, "node", None) is None:
+                        e.node = source_node(node).name
+                    raise
             elif node.op == "output":
                 outputs = node.args[0]
         results, out_info = [], []

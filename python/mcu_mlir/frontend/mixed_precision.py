@@ -20,7 +20,7 @@ STEP_SHARE = 0.1
 MAX_ROUNDS = 12
 
 
-def _with_fused(gm, names: set) -> frozenset:
+def with_fused(gm, names: set) -> frozenset:
     """`names` plus, for each, the op it fuses with: a clamp's producer, a producer's clamp."""
     from .quantizer import TAILS, WEIGHTED
     nodes = {n.name: n for n in gm.graph.nodes}
@@ -53,7 +53,7 @@ def nodes_of_layers(gm, layers) -> frozenset:
     if unmatched:
         raise UserError(f"--int16-layers: no layer named {', '.join(repr(u) for u in unmatched)} "
                         "(module paths such as 'features.3', or the op names layer_sqnr.md lists)")
-    return _with_fused(gm, picked)
+    return with_fused(gm, picked)
 
 
 def output_sqnr(rows: list[dict]) -> float:
@@ -63,9 +63,9 @@ def output_sqnr(rows: list[dict]) -> float:
     return min(math.inf if v is None else v for v in outs)
 
 
-def choose_int16_layers(gm, samples, quantize_graph, target_db: float):
-    """(converted graph, per-layer SQNR rows with a "dtype" each) once the output reaches
-    `target_db`, or with every layer in int16 if it never does."""
+def choose_int16_layers(gm, samples, quantize_graph, target_db: float, excluded=frozenset()):
+    """(converted graph, per-layer SQNR rows with a "dtype" each, the int16 op names) once the output
+    reaches `target_db`, or with every layer in int16 if it never does; ops in `excluded` stay int8."""
     int16 = frozenset()
     converted, rows = quantize_graph(gm, samples, "int8", int16)
     layers = [r for r in rows if r["kind"] != "input"]
@@ -73,11 +73,12 @@ def choose_int16_layers(gm, samples, quantize_graph, target_db: float):
     for _ in range(MAX_ROUNDS):
         if output_sqnr(rows) >= target_db:
             break
-        ranked = sorted((r for r in rows if r["kind"] != "input" and r["node"] not in int16),
+        ranked = sorted((r for r in rows if r["kind"] != "input" and r["node"] not in int16
+                         and r["node"] not in excluded),
                         key=lambda r: -math.inf if r["drop_db"] is None else r["drop_db"], reverse=True)
         if not ranked:
             break
-        int16 = int16 | _with_fused(gm, {r["node"] for r in ranked[:step]})
+        int16 = (int16 | with_fused(gm, {r["node"] for r in ranked[:step]})) - excluded
         with progress.step(f"mixed precision: {len(int16)} ops in int16"):
             converted, rows = quantize_graph(gm, samples, "int8", int16)
     for r in rows:
@@ -88,4 +89,4 @@ def choose_int16_layers(gm, samples, quantize_graph, target_db: float):
                       f"{target_db:g} dB, with {sum(r['dtype'] == 'int16' for r in rows if r['kind'] != 'input')} of "
                       f"{len(layers)} layers in int16: the int8 weights (CMSIS-NN's s16 kernels take int8 weights) "
                       "limit it; layer_sqnr.md shows where", stacklevel=2)
-    return converted, rows
+    return converted, rows, int16
