@@ -13,8 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
-from mcu_mlir.frontend import calibration_samples  # noqa: E402
-from mcu_mlir.frontend.layer_sqnr import SAMPLES, sqnr_db  # noqa: E402
+from mcu_mlir.frontend import sqnr_samples  # noqa: E402
+from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
 
 
 class Lossy(torch.nn.Module):
@@ -47,8 +47,9 @@ def test_layer_sqnr_report(tmp_path):
     rows = result.report["quantization"]["layer_sqnr"]
     assert [r["kind"] for r in rows] == ["input", "layer", "layer", "output"]
     assert [r["name"] for r in rows] == ["x", "relu", "spread", "head"]
-    # The output row against an independent measurement: PT2E model vs the float model.
-    samples = calibration_samples(8, example)[:SAMPLES]
+    # The output row against an independent measurement: PT2E model vs the float model on the
+    # same (held-out) inputs.
+    samples = sqnr_samples(8, example)
     want = np.concatenate([model(*s).detach().double().numpy().ravel() for s in samples])
     got = np.concatenate([np.asarray(result.frontend.reference([x.numpy() for x in s])[0], np.float64).ravel()
                           for s in samples])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import importlib
 import importlib.util
 import logging
@@ -283,9 +284,23 @@ def _runner(fn):
     return run
 
 
-def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset()):
-    """PT2E on a copy of `gm` (left as it is): calibrated, converted, and its per-layer SQNR
-    against `gm` measured on the first samples. int16_nodes: ops kept in int16 in an int8 model."""
+def sqnr_samples(calibration, example_inputs) -> list[tuple]:
+    """Inputs the per-layer SQNR is measured on: with random calibration, other random samples than
+    the calibration's (ranges fitted to a sample flatter its SQNR); with real data, its first ones."""
+    import torch
+
+    from .layer_sqnr import SAMPLES
+    if calibration is None or isinstance(calibration, int) or (
+            isinstance(calibration, str) and calibration.strip().isdigit()):
+        g = torch.Generator().manual_seed(1)
+        return [tuple(torch.randn(x.shape, generator=g) for x in example_inputs) for _ in range(SAMPLES)]
+    return calibration_samples(calibration, example_inputs)[:SAMPLES]
+
+
+def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None):
+    """PT2E on a copy of `gm` (left as it is): calibrated on `samples`, converted, and its per-layer
+    SQNR against `gm` measured on `measure_on` (the first samples when not given). int16_nodes: ops
+    kept in int16 in an int8 model."""
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
@@ -304,7 +319,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset()):
                 prepared(*s)
             converted = convert_pt2e(prepared)
         with one_thread(), progress.step("measuring per-layer SQNR"):
-            rows = layer_sqnr(gm, converted, samples)
+            rows = layer_sqnr(gm, converted, measure_on if measure_on is not None else samples)
     return converted, rows
 
 
@@ -357,6 +372,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     for s in samples:
         if len(s) != len(example_inputs):
             raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
+    quantize_graph = functools.partial(_quantize_graph, measure_on=sqnr_samples(calibration, example_inputs))
     int16 = frozenset()
     if int16_layers and int16_layers != "auto" and quantize == "int8":
         from .mixed_precision import nodes_of_layers
@@ -366,9 +382,9 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         t0 = time.perf_counter()
         if int16_layers == "auto" and quantize == "int8":
             from .mixed_precision import choose_int16_layers
-            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, _quantize_graph, target_sqnr_db, excluded)
+            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded)
         else:
-            converted, sqnr_rows = _quantize_graph(gm, samples, quantize, int16)
+            converted, sqnr_rows = quantize_graph(gm, samples, quantize, int16)
         timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0
         t0 = time.perf_counter()
         try:

@@ -2,7 +2,8 @@
 
 Both graphs come from the same export, so an op keeps its node name through PT2E: the float
 graph gives each op's float value, the converted graph the value the next layer reads (the op's
-output quantized and dequantized). SQNR per layer is measured on calibration samples; `drop_db`
+output quantized and dequantized). SQNR per layer is measured on a few inputs (frontend.sqnr_samples:
+fresh random ones with random calibration, the first calibration samples with real data); `drop_db`
 is how much the layer lowers it from the worst of its quantized inputs, the share of the error
 that layer adds (a table, a softmax, a tight requantization show up there).
 """
@@ -13,7 +14,7 @@ import math
 
 import numpy as np
 
-# Samples used for the measurement (the first calibration samples): enough for a ranking.
+# Inputs the measurement runs on: enough for a ranking.
 SAMPLES = 4
 
 
@@ -122,7 +123,8 @@ def worst(rows: list[dict], count: int = 5) -> list[dict]:
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table, the layers that lose the most named first."""
     lines = ["# Per-layer SQNR against the float model", "",
-             f"Measured on the first {SAMPLES} calibration samples. drop: dB lost from the worst quantized input.", ""]
+             f"Measured on {SAMPLES} inputs (fresh random ones with random calibration, else the first calibration "
+             "samples). drop: dB lost from the worst quantized input.", ""]
     top = worst(rows)
     if top:
         lines += ["Layers that lose the most: " + ", ".join(f"{r['name']} ({r['node']}, {r['drop_db']:+.1f} dB)"
