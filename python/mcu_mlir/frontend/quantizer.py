@@ -59,10 +59,24 @@ def _act_spec(dtype: str) -> QuantizationSpec:
                             observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2 ** -24))
 
 
+class WeightObserver(PerChannelMinMaxObserver):
+    """Per-channel weight ranges; an all-zero channel (a zero-initialised last BatchNorm folded into
+    its conv) gets scale 1. Its weights quantize to 0 at any scale, but its bias is quantized at
+    activation scale x weight scale: at the floor scale (2**-24) a bias of 0.1 is 10**10 in int16
+    models, past int32, and the channel's constant output was saturated garbage."""
+
+    def calculate_qparams(self):
+        scale, zero_point = super().calculate_qparams()
+        empty = (self.min_val == 0) & (self.max_val == 0)
+        if empty.any():
+            scale = torch.where(empty, torch.ones_like(scale), scale)
+        return scale, zero_point
+
+
 def _weight_spec(axis: int = 0) -> QuantizationSpec:
     return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=axis,
                             qscheme=torch.per_channel_symmetric,
-                            observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2 ** -24))
+                            observer_or_fake_quant_ctr=WeightObserver.with_args(eps=2 ** -24))
 
 
 def _derive_bias_qparams(observers):
