@@ -392,11 +392,11 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
                 lowered = lower_quantized_graph(converted, quantize, new_context())
             break
         except UserError as e:
-            # An op auto put in int16 that has no int16 lowering stays int8; choose again.
+            # An op auto put in int16 that has no int16 lowering: ops of its kind stay int8; choose again.
             if int16_layers != "auto" or getattr(e, "node", None) not in int16:
                 raise
-            from .mixed_precision import with_fused
-            excluded = excluded | with_fused(gm, {e.node})
+            from .mixed_precision import same_kind
+            excluded = excluded | same_kind(gm, e.node)
     module = lowered.module
     timings["legalize"] = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -37,6 +37,13 @@ def with_fused(gm, names: set) -> frozenset:
     return frozenset(out)
 
 
+def same_kind(gm, name: str) -> frozenset:
+    """Every op with the target of op `name` (with what each fuses with): an op kind without an int16
+    lowering is excluded from int16 at once, not one op per attempt."""
+    target = next(n.target for n in gm.graph.nodes if n.name == name)
+    return with_fused(gm, {n.name for n in gm.graph.nodes if n.op == "call_function" and n.target == target})
+
+
 def nodes_of_layers(gm, layers) -> frozenset:
     """Graph node names of the layers given by module path (a prefix: 'features.3' takes its
     submodules) or by node name; a name that matches nothing is an error."""
