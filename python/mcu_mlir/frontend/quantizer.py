@@ -59,8 +59,9 @@ def _act_spec(dtype: str) -> QuantizationSpec:
                             observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2 ** -24))
 
 
-class WeightObserver(PerChannelMinMaxObserver):
-    """Per-channel weight ranges; an all-zero channel (a zero-initialised last BatchNorm folded into
+class ZeroSafePerChannelMinMaxObserver(PerChannelMinMaxObserver):
+    """Per-channel weight ranges (torchao passes ch_axis only to a class whose name says PerChannel);
+    an all-zero channel (a zero-initialised last BatchNorm folded into
     its conv) gets scale 1. Its weights quantize to 0 at any scale, but its bias is quantized at
     activation scale x weight scale: at the floor scale (2**-24) a bias of 0.1 is 10**10 in int16
     models, past int32, and the channel's constant output was saturated garbage."""
@@ -76,7 +77,7 @@ class WeightObserver(PerChannelMinMaxObserver):
 def _weight_spec(axis: int = 0) -> QuantizationSpec:
     return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=axis,
                             qscheme=torch.per_channel_symmetric,
-                            observer_or_fake_quant_ctr=WeightObserver.with_args(eps=2 ** -24))
+                            observer_or_fake_quant_ctr=ZeroSafePerChannelMinMaxObserver.with_args(eps=2 ** -24))
 
 
 def _derive_bias_qparams(observers):
