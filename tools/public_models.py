@@ -12,13 +12,14 @@ today ("attention" / "recurrent": the issues that add them), read by tools/model
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from typing import Callable
 
 import torch
 
-sys.path.insert(0, __file__.rsplit("/tools/", 1)[0] + "/python")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 from mcu_mlir.frontend import python_only_imports  # noqa: E402
 
 python_only_imports.install()

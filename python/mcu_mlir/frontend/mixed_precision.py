@@ -50,10 +50,9 @@ def nodes_of_layers(gm, layers) -> frozenset:
     from .lowering.values import node_location
     wanted = [w.strip() for w in (layers.split(",") if isinstance(layers, str) else layers) if w.strip()]
     picked, unmatched = set(), []
-    ops = [n for n in gm.graph.nodes if n.op == "call_function"]
+    ops = [(n.name, node_location(n)[2]) for n in gm.graph.nodes if n.op == "call_function"]
     for w in wanted:
-        hits = [n.name for n in ops if n.name == w or
-                (lambda path: path == w or path.startswith(w + "."))(node_location(n)[2])]
+        hits = [name for name, path in ops if w in (name, path) or path.startswith(w + ".")]
         if not hits:
             unmatched.append(w)
         picked.update(hits)
