@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
-import math
 import os
 import re
 import subprocess
@@ -29,6 +28,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
 MODEL_FILE = os.path.join(ROOT, "tools", "public_models.py")
 BIN = os.path.dirname(sys.executable)
 # Kernels that only rename or view a buffer: no work, left out of the CMSIS-NN share.
@@ -61,14 +62,6 @@ def _short_paths(text: str) -> str:
     folder, this checkout's from its root."""
     text = re.sub(r"\S*/site-packages/", "", text)
     return text.replace(ROOT + "/", "")
-
-
-def sqnr_db(reference: np.ndarray, test: np.ndarray) -> float:
-    noise = float(np.sum((reference.astype(np.float64) - test) ** 2))
-    signal = float(np.sum(reference.astype(np.float64) ** 2))
-    if noise == 0.0:
-        return math.inf
-    return 10.0 * math.log10(max(signal, 1e-30) / noise)
 
 
 def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, seed: int,
@@ -131,7 +124,8 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
         with torch.no_grad():
             want = entry.model()(x)
         want = want[0] if isinstance(want, (tuple, list)) else want
-        row["sqnr_db"] = round(sqnr_db(want.numpy(), results["c"]["output0"]), 1)
+        row["sqnr_db"] = round(sqnr_db(want.numpy().astype(np.float64),
+                                       results["c"]["output0"].astype(np.float64)), 1)
     return row
 
 

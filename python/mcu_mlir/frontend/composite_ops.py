@@ -22,18 +22,12 @@ def _addmm_as_linear(bias, x, weight, beta=1, alpha=1):
 
 
 def _prelu(x, weight):
-    """PReLU: relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv of the negative part
-    (as nn.PReLU is rewritten in decompose.py); one slope is broadcast to every channel."""
+    """Functional prelu as nn.PReLU is rewritten (decompose.prelu_by_depthwise); one slope is
+    broadcast to every channel."""
+    from .decompose import prelu_by_depthwise
     channels = x.shape[1] if x.dim() > 1 else 1
     slopes = weight.reshape(-1).expand(channels) if weight.numel() == 1 else weight.reshape(-1)
-    positive = torch.relu(x)
-    negative = x - positive
-    if x.dim() == 2:
-        return positive + torch.nn.functional.conv1d(negative.unsqueeze(-1), slopes.reshape(channels, 1, 1),
-                                                     groups=channels).squeeze(-1)
-    if x.dim() == 4:
-        return positive + torch.nn.functional.conv2d(negative, slopes.reshape(channels, 1, 1, 1), groups=channels)
-    return positive + torch.nn.functional.conv1d(negative, slopes.reshape(channels, 1, 1), groups=channels)
+    return prelu_by_depthwise(x, slopes)
 
 
 def _clamp_tensor(x, min=None, max=None):

@@ -11,15 +11,6 @@ quantizer treats like any other buffer: the same function, evaluated once in flo
 from __future__ import annotations
 
 
-def _tensor_attr(gm, target: str):
-    value = gm
-    for part in target.split("."):
-        value = getattr(value, part, None)
-        if value is None:
-            return None
-    return value
-
-
 def _random(node) -> bool:
     """Ops that draw random numbers (randn, rand_like, bernoulli): a value per call, never a constant."""
     import torch
@@ -32,10 +23,12 @@ def fold_parameter_subgraphs(gm) -> int:
     import torch
     from torch.fx.node import map_aggregate
 
+    from .lowering.values import fetch_attr
+
     values: dict = {}
     for node in gm.graph.nodes:
         if node.op == "get_attr":
-            value = _tensor_attr(gm, node.target)
+            value = fetch_attr(gm, node.target)
             if isinstance(value, torch.Tensor):
                 values[node] = value.detach()
         elif node.op == "call_function" and not node.is_impure() and not _random(node):

@@ -127,30 +127,37 @@ def _lstm(module: nn.LSTM):
     return LSTMOps(module)
 
 
+def prelu_by_depthwise(x, slopes):
+    """PReLU with a slope per channel (`slopes`, one per channel of dim 1): relu(x) + slope * min(x, 0),
+    the product a 1x1 depthwise conv of the negative part (min(x, 0) = x - relu(x)), which the
+    quantizer and the kernels take."""
+    channels = slopes.numel()
+    positive = torch.relu(x)
+    negative = x - positive
+    if x.dim() == 4:
+        return positive + F.conv2d(negative, slopes.reshape(channels, 1, 1, 1), groups=channels)
+    weight = slopes.reshape(channels, 1, 1)
+    if x.dim() == 2:
+        return positive + F.conv1d(negative.unsqueeze(-1), weight, groups=channels).squeeze(-1)
+    return positive + F.conv1d(negative, weight, groups=channels)
+
+
 class PReLUOps(nn.Module):
     """nn.PReLU as ops the quantizer and kernels take: one slope is a leaky ReLU (a table); a slope
-    per channel is relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv (min(x, 0) = x - relu(x))."""
+    per channel is prelu_by_depthwise."""
 
     def __init__(self, prelu: nn.PReLU):
         super().__init__()
         slopes = prelu.weight.detach().clone()
-        self.channels = slopes.numel()
-        # Constants of the graph, shaped as each conv takes them (an op on a parameter in forward
-        # would be a graph op of its own; reading a single slope there would be data-dependent).
-        self.slope = float(slopes.reshape(-1)[0]) if self.channels == 1 else None
-        self.register_buffer("weight_1d", slopes.reshape(self.channels, 1, 1))
-        self.register_buffer("weight_2d", slopes.reshape(self.channels, 1, 1, 1))
+        # A single slope read here: in forward it would be data-dependent. The reshape of the
+        # per-channel slopes in forward is folded into a constant before quantization.
+        self.slope = float(slopes.reshape(-1)[0]) if slopes.numel() == 1 else None
+        self.register_buffer("slopes", slopes.reshape(-1))
 
     def forward(self, x):
         if self.slope is not None:
             return F.leaky_relu(x, self.slope)
-        positive = torch.relu(x)
-        negative = x - positive
-        if x.dim() == 2:
-            return positive + F.conv1d(negative.unsqueeze(-1), self.weight_1d, groups=self.channels).squeeze(-1)
-        if x.dim() == 4:
-            return positive + F.conv2d(negative, self.weight_2d, groups=self.channels)
-        return positive + F.conv1d(negative, self.weight_1d, groups=self.channels)
+        return prelu_by_depthwise(x, self.slopes)
 
 
 _REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps, nn.LSTM: _lstm, nn.PReLU: PReLUOps}

@@ -19,12 +19,13 @@ SAMPLES = 4
 
 
 def _is_quantize(node) -> bool:
-    return node.op == "call_function" and "quantize_per_tensor" in str(node.target) and \
-        "dequantize" not in str(node.target)
+    from .lowering.values import qd
+    return node.op == "call_function" and node.target == qd.quantize_per_tensor.default
 
 
 def _is_dequantize(node) -> bool:
-    return node.op == "call_function" and "dequantize_per_tensor" in str(node.target)
+    from .lowering.values import qd
+    return node.op == "call_function" and node.target == qd.dequantize_per_tensor.default
 
 
 def _record(gm, samples, wanted: set) -> dict:

@@ -52,12 +52,10 @@ def fold_batch_norm(gm):
 
 def _param(gm, node):
     """The tensor a get_attr node names (a dotted path such as `bn.weight`), else None."""
+    from .lowering.values import fetch_attr
     if node is None or not hasattr(node, "op") or node.op != "get_attr":
         return None
-    value = gm
-    for part in node.target.split("."):
-        value = getattr(value, part)
-    return value
+    return fetch_attr(gm, node.target)
 
 
 def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) -> None:

@@ -20,6 +20,7 @@ from .base import ModulePass
 from .conversion.common import const_ints, producer, shape, users
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir.constants import make_shape
+from .layout.channel_permutation import chain_index
 from ..transposes import is_data_moving
 
 
@@ -101,12 +102,7 @@ def _rewrite(value, rewriter) -> bool:
     transposes = [op for op in chain if isinstance(op, tosa.TransposeOp)]
     if not transposes or not any(is_data_moving(t) for t in transposes):
         return False
-    index = np.arange(int(np.prod(shape(source), dtype=np.int64))).reshape(shape(source))
-    for op in chain:
-        if isinstance(op, tosa.TransposeOp):
-            index = index.transpose([int(p) for p in ir.DenseI32ArrayAttr(op.attributes["perms"])])
-        else:
-            index = index.reshape(shape(op.results[0]))
+    index = chain_index(shape(source), chain)
     k = index.shape[axis] // n
     order = np.concatenate([np.take(index, range(h * n, (h + 1) * n), axis=axis).ravel() for h in range(k)])
     found = as_reshape_transpose(order)

@@ -33,15 +33,22 @@ def _view_chain(value) -> list:
         value = owner.operands[0]
 
 
-def channel_gather(src_shape, chain) -> np.ndarray | None:
-    """`perm` with out[..., c] == src[..., perm[c]] if the chain only reorders the last axis of a
-    tensor of `src_shape` (and gives back that shape); None otherwise."""
+def chain_index(src_shape, chain) -> np.ndarray:
+    """For each element of the chain's result, the flat index of the element of its source (of
+    `src_shape`) it holds: what a chain of reshapes and transposes does, as data."""
     idx = np.arange(int(np.prod(src_shape, dtype=np.int64))).reshape(src_shape)
     for op in chain:
         if isa(op, tosa.TransposeOp):
             idx = idx.transpose(tuple(op.attributes["perms"]))
         else:
             idx = idx.reshape(tuple(ir.RankedTensorType(op.results[0].type).shape))
+    return idx
+
+
+def channel_gather(src_shape, chain) -> np.ndarray | None:
+    """`perm` with out[..., c] == src[..., perm[c]] if the chain only reorders the last axis of a
+    tensor of `src_shape` (and gives back that shape); None otherwise."""
+    idx = chain_index(src_shape, chain)
     if idx.shape != tuple(src_shape):
         return None
     c = src_shape[-1]
