@@ -272,7 +272,38 @@ class ParameterSubgraphs(nn.Module):
         return torch.cat([self.cls.expand(x.shape[0], -1, -1), tokens], 1)
 
 
+def _random_affine(norm, seed):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        norm.weight.copy_(torch.rand(norm.weight.shape, generator=g) * 3 - 1.5)   # negative gammas too
+        if getattr(norm, "bias", None) is not None:
+            norm.bias.copy_(torch.rand(norm.bias.shape, generator=g) - 0.5)
+    return norm
+
+
+class Norms(nn.Module):
+    """LayerNorm over tokens and over several trailing dims, timm's channels-first LayerNorm2d
+    (permute - layer_norm - permute), RMSNorm, GroupNorm, one without affine parameters."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.ln = _random_affine(nn.LayerNorm(8), 1)
+        self.ln2d = _random_affine(nn.LayerNorm(8, eps=1e-6), 2)
+        self.ln_wide = _random_affine(nn.LayerNorm((5, 5)), 3)
+        self.rms = _random_affine(nn.RMSNorm(8), 4)
+        self.gn = _random_affine(nn.GroupNorm(2, 8), 5)
+        self.plain = nn.LayerNorm(8, elementwise_affine=False)
+
+    def forward(self, x):
+        y = self.conv(x)
+        tokens = y.flatten(2).transpose(1, 2)
+        chan = self.ln2d(y.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return (self.ln(tokens), chan, self.ln_wide(y), self.rms(tokens), self.gn(y),
+                self.plain(tokens))
+
+
 CASES = {
+    "norms": (Norms, [(1, 3, 5, 5)], 1),
     "composite_ops": (CompositeOps, [(1, 4, 6, 6)], 1),
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
@@ -337,6 +368,21 @@ def test_int16_nonlinear_tables():
     (want,) = result.reference([result.inputs[0].dequantize(q_in[0])])
     diff = np.abs(out.astype(np.int64) - result.outputs[0].quantize(want).astype(np.int64))
     assert diff.max() <= 16      # 513-point interpolated table: a few LSB of 1/32768
+
+
+def test_int16_norms():
+    """a16w8 normalisations: within a few LSB of 1/32768-scale outputs."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 5, 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(Norms().eval(), (x,), quantize="int16", calibration=8)
+    q_in = [result.inputs[0].quantize(x.numpy())]
+    outs = run_reference(result.module, q_in)
+    ref = result.reference([result.inputs[0].dequantize(q_in[0])])
+    for out, want, tq in zip(outs, ref, result.outputs):
+        assert tq.scale and out.dtype == np.int16
+        assert np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64)).max() <= 8
 
 
 def _conv_configs(n=14, seed=7):
@@ -512,7 +558,7 @@ def test_layers_outside_modules_are_named_after_their_op():
     assert 'loc("quantize_per_tensor' not in text
 
 
-@pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools"])
+@pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

@@ -6,6 +6,7 @@
 - activation tails (relu, relu6/hardtanh, clamp) carry the producer's output quantization, so they fuse;
 - pass-through ops (reshape, permute, pooling by max, slicing, concat, ...) share their input's parameters;
 - softmax output is fixed (1/256, -128 for int8);
+- normalisations (layer / RMS / group norm) quantize their input only: weight and bias stay float;
 - every other float op gets observed inputs and output; the legaliser then lowers it or says why not.
 """
 
@@ -47,6 +48,8 @@ SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, 
           aten.tensor_split.sections}
 CONCATS = {aten.cat.default, aten.concat.default, aten.stack.default}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
+# Normalisations: only the input is quantized; weight and bias stay float (they become multipliers).
+NORMS = {aten.layer_norm.default, aten.rms_norm.default, aten.group_norm.default}
 
 
 def _act_spec(dtype: str) -> QuantizationSpec:
@@ -160,6 +163,8 @@ class CmsisNNQuantizer(Quantizer):
                          FixedQParamsQuantizationSpec(torch.int8, 1 / 256, -128, -128, 127,
                                                       torch.per_tensor_affine))
                 _annotate(node, {x: act}, fixed)
+            elif target in NORMS:
+                self._annotate_with_tail(node, {node.args[0]: act}, act)
             elif target in TAILS:
                 continue   # annotated with its producer
             elif _is_float_tensor(node):
