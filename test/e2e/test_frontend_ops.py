@@ -302,7 +302,22 @@ class Norms(nn.Module):
                 self.plain(tokens))
 
 
+class Attentions(nn.Module):
+    """F.scaled_dot_product_attention over heads (explicit scale too) and nn.MultiheadAttention."""
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(16, 48)
+        self.mha = nn.MultiheadAttention(16, 2, batch_first=True)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).unflatten(-1, (3, 2, 8)).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).flatten(2)
+        b = F.scaled_dot_product_attention(q, k, v, scale=0.2)
+        return a, b, self.mha(x, x, x, need_weights=False)[0]
+
+
 CASES = {
+    "attentions": (Attentions, [(1, 6, 16)], 1, 0.8),
     "norms": (Norms, [(1, 3, 5, 5)], 1),
     "composite_ops": (CompositeOps, [(1, 4, 6, 6)], 1),
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
@@ -558,7 +573,8 @@ def test_layers_outside_modules_are_named_after_their_op():
     assert 'loc("quantize_per_tensor' not in text
 
 
-@pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms"])
+@pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
+                                  "attentions"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

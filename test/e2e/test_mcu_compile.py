@@ -42,6 +42,13 @@ def unsupported():
 def broken():
     raise RuntimeError("factory failed")
 
+class CausalAttention(nn.Module):
+    def forward(self, x):
+        return nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)
+
+def causal():
+    return CausalAttention().eval()
+
 class Chatty(Small):
     def forward(self, x):
         import warnings
@@ -136,6 +143,7 @@ def test_tosa_flatbuffer_input(compiled, tmp_path):
     (["{m}:broken", "--input-shape", "1,2,6,6"], "factory failed"),
     (["{m}:training", "--input-shape", "1,2,6,6"], "eval"),
     (["{m}:unsupported", "--input-shape", "1,2,6,6"], "sort"),
+    (["{m}:causal", "--input-shape", "1,2,6,6"], "op 'aten.scaled_dot_product_attention' at "),
     (["{m}:small", "--input-shape", "1,2,6,6", "--quantize", "none", "--emit", "c"], "integer model"),
     (["missing.py:f", "--input-shape", "1"], "missing.py"),
     (["{bad}"], "error:"),

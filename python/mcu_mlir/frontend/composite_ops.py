@@ -8,6 +8,8 @@ PT2E observes and quantizes the parts. Only programs that contain one of these o
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 aten = torch.ops.aten
@@ -39,10 +41,34 @@ def _clamp_tensor(x, min=None, max=None):
     return x
 
 
+def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+               enable_gqa=False):
+    """scaled_dot_product_attention as its definition: softmax(Q K^T * scale) V, two activation
+    matmuls around an integer softmax (the scale a constant multiply the quantizer observes)."""
+    if enable_gqa and key.shape[-3] != query.shape[-3]:
+        repeat = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(repeat, dim=-3)
+        value = value.repeat_interleave(repeat, dim=-3)
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    scores = torch.matmul(query, key.transpose(-2, -1)) * scale
+    return torch.matmul(torch.softmax(scores, dim=-1), value)
+
+
+def _check_attention(node):
+    args = dict(zip(("query", "key", "value", "attn_mask", "dropout_p", "is_causal"), node.args))
+    args.update(node.kwargs)
+    if args.get("attn_mask") is not None or args.get("is_causal"):
+        from ..diagnostics import UserError
+        from .lowering.values import describe
+        raise UserError(f"{describe(node)} with an attention mask or is_causal is not supported in a "
+                        "quantized model yet (attention without a mask is)")
+
+
 def _table() -> dict:
     table = torch.export.default_decompositions()
     own = {aten.addmm.default: _addmm_as_linear, aten.prelu.default: _prelu,
-           aten.clamp.Tensor: _clamp_tensor}
+           aten.clamp.Tensor: _clamp_tensor, aten.scaled_dot_product_attention.default: _attention}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
@@ -52,6 +78,9 @@ def _table() -> dict:
 def decompose_composites(ep):
     """`ep` with the composite ops above decomposed (`ep` itself when it has none)."""
     table = _table()
+    for node in ep.graph.nodes:
+        if node.target is aten.scaled_dot_product_attention.default:
+            _check_attention(node)
     if not any(n.op == "call_function" and n.target in table for n in ep.graph.nodes):
         return ep
     return ep.run_decompositions(table)

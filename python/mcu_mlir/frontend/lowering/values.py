@@ -92,7 +92,7 @@ class LoweringResult:
 
 
 PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.default,
-                 aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+                 aten.flatten.using_ints, aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
                  aten.unsqueeze.default, aten.clone.default, aten.contiguous.default,
                  aten.alias.default, aten.detach.default, aten.dropout.default,
                  aten.view_copy.default, aten.lift_fresh_copy.default}
