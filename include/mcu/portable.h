@@ -309,6 +309,28 @@ typedef struct {
 int mcu_log_softmax_s8(const mcu_log_softmax_params_t *p, const int32_t *exp_table,
                        const int32_t *log_table, const void *input, int8_t *output);
 
+/* The integer LayerNorm / RMSNorm / GroupNorm the frontend emits, fused (see
+   frontend/lowering/norm.py). The input is batch x spatial x groups x group_size; each (batch,
+   group) is normalised over its spatial x group_size values:
+     d = centre ? count * x - sum(x) : x - input_zp;   d = (d + 2^(s0-1)) >> s0
+     V = sum(mul(d, d, s1)) + eps;   e = (17 - clz(V)) & -2;   m = V * 2^-e in [2^14, 2^16)
+     T = table_s16(m - 32768);   Z = mul(d, T, 7) >> (e / 2 + 7), rounded
+     y = rescale(rescale(sign[c] Z, mult[c], shift[c]) + offset[c], output) + output_zp, clamped
+   channel_params holds the rows mult, shift, offset, sign (groups x group_size channels each),
+   with TOSA's MUL, TABLE and RESCALE, bit for bit. */
+typedef struct {
+  int32_t batch, spatial, groups, group_size;
+  int32_t centre, count, input_zp;
+  int32_t s0, s1, eps;
+  int32_t double_round;                 /* of the per-channel rescale */
+  int32_t output_multiplier, output_shift, output_double_round, output_zp;
+  int32_t act_min, act_max;
+  mcu_dtype_t input_type, output_type;  /* int8 / int16 / int32 in; int8 / int16 out */
+} mcu_norm_params_t;
+
+int mcu_norm(const mcu_norm_params_t *p, const int16_t *rsqrt_table, const int32_t *channel_params,
+             const void *input, void *output);
+
 #ifdef __cplusplus
 }
 #endif

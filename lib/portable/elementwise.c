@@ -164,13 +164,6 @@ int mcu_select(const mcu_binary_params_t *p, const uint8_t *cond, const mcu_shap
   return MCU_STATUS_OK;
 }
 
-static int32_t clz32(uint32_t v) {
-  int32_t n = 0;
-  if (v == 0) return 32;
-  while (!(v & 0x80000000u)) { v <<= 1; ++n; }
-  return n;
-}
-
 int mcu_unary(const mcu_unary_params_t *p, const void *input, void *output) {
   for (int32_t i = 0; i < p->count; ++i) {
     const int64_t a = mcu_read(input, p->type, i);
@@ -182,7 +175,7 @@ int mcu_unary(const mcu_unary_params_t *p, const void *input, void *output) {
         break;
       case MCU_UN_BITWISE_NOT: v = ~a; break;
       case MCU_UN_LOGICAL_NOT: v = a == 0; break;
-      case MCU_UN_CLZ: v = clz32((uint32_t)a); break;
+      case MCU_UN_CLZ: v = mcu_clz32((uint32_t)a); break;
     }
     mcu_write(output, p->type, i, v);
   }

@@ -82,4 +82,26 @@ static inline void mcu_strides(const mcu_shape_t *s, int32_t *strides, int broad
   }
 }
 
+/* TOSA MUL on int32: int64 product, rounded right shift when shift > 0, int32 result. */
+static inline int32_t mcu_tosa_mul_i32(int32_t a, int32_t b, int32_t shift) {
+  int64_t product = (int64_t)a * b;
+  if (shift > 0) product = (product + ((int64_t)1 << (shift - 1))) >> shift;
+  return (int32_t)product;
+}
+
+/* Leading zeros of a 32-bit pattern (32 for 0), TOSA CLZ. */
+static inline int32_t mcu_clz32(uint32_t v) {
+  int32_t n = 0;
+  if (v == 0) return 32;
+  while (!(v & 0x80000000u)) {
+    v <<= 1;
+    ++n;
+  }
+  return n;
+}
+
+/* Two's complement wrap without signed overflow (TOSA forbids the overflow anyway). */
+static inline int32_t mcu_wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t mcu_wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+
 #endif /* MCU_PORTABLE_INTERNAL_H */

@@ -77,3 +77,19 @@ func.func @conv_weight_offset_type(%a: tensor<1x4x4x2xi8>, %w: tensor<3x1x1x2xi8
   %0 = "portable.conv2d"(%a, %w, %b) {input_offset = 1 : i32, weight_offset = 3 : i64, output_offset = 0 : i32, stride = array<i32: 1, 1>, padding = array<i32: 0, 0, 0, 0>, dilation = array<i32: 1, 1>, multiplier = array<i32>, shift = array<i32>, activation = array<i32: -2147483648, 2147483647>} : (tensor<1x4x4x2xi8>, tensor<3x1x1x2xi8>, tensor<3xi32>) -> tensor<1x4x4x3xi32>
   return %0 : tensor<1x4x4x3xi32>
 }
+
+// -----
+
+func.func @norm_channel_params(%x: tensor<2x8xi8>, %t: tensor<513xi16>, %p: tensor<4x4xi32>) -> tensor<2x8xi8> {
+  // expected-error @below {{channel_params must be 4 x 8}}
+  %0 = "portable.norm"(%x, %t, %p) {batch = 2 : i32, spatial = 1 : i32, groups = 1 : i32, group_size = 8 : i32, centre = 1 : i32, count = 8 : i32, input_zp = 0 : i32, s0 = 0 : i32, s1 = 3 : i32, eps = 1 : i32, double_round = 1 : i32, output_multiplier = 1073741824 : i32, output_shift = 40 : i32, output_double_round = 0 : i32, output_zp = 0 : i32, act_min = -128 : i32, act_max = 127 : i32} : (tensor<2x8xi8>, tensor<513xi16>, tensor<4x4xi32>) -> tensor<2x8xi8>
+  return %0 : tensor<2x8xi8>
+}
+
+// -----
+
+func.func @norm_count(%x: tensor<2x8xi8>, %t: tensor<513xi16>, %p: tensor<4x8xi32>) -> tensor<2x8xi8> {
+  // expected-error @below {{batch x spatial x groups x group_size must be the input's and output's element count}}
+  %0 = "portable.norm"(%x, %t, %p) {batch = 1 : i32, spatial = 1 : i32, groups = 1 : i32, group_size = 8 : i32, centre = 1 : i32, count = 8 : i32, input_zp = 0 : i32, s0 = 0 : i32, s1 = 3 : i32, eps = 1 : i32, double_round = 1 : i32, output_multiplier = 1073741824 : i32, output_shift = 40 : i32, output_double_round = 0 : i32, output_zp = 0 : i32, act_min = -128 : i32, act_max = 127 : i32} : (tensor<2x8xi8>, tensor<513xi16>, tensor<4x8xi32>) -> tensor<2x8xi8>
+  return %0 : tensor<2x8xi8>
+}

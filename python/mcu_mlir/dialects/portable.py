@@ -8,7 +8,7 @@ types, shapes, counts) is not repeated. The C emitter maps each op class to one 
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
-from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields,
+from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields, numel,
                         PoolFields, UnaryFields, WeightedFields, per_channel_check)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
@@ -310,6 +310,50 @@ class TileOp(UnaryFields, dialect=Portable, name="tile"):
 class ReverseOp(UnaryFields, dialect=Portable, name="reverse"):
     axis: ir.IntegerAttr
     KERNEL = "reverse"
+
+
+class NormOp(KernelOp, dialect=Portable, name="norm"):
+    """The frontend's integer LayerNorm / RMSNorm / GroupNorm (int8, int16 or int32 input; int8 or
+    int16 output), fused. The input is viewed as batch x spatial x groups x group_size; each
+    (batch, group) is normalised over spatial x group_size. `centre`: subtract the mean (`count`
+    values) rather than `input_zp`; `s0`, `s1`, `eps`: the statistics' shifts and epsilon term;
+    `channel_params` [4, groups x group_size] i32: per channel multiplier, TOSA shift, int32 offset
+    and sign; then a per-tensor rescale to the output and the activation clamp."""
+    input: Operand[ir.RankedTensorType]
+    rsqrt_table: Operand[ir.RankedTensorType]
+    channel_params: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    batch: ir.IntegerAttr
+    spatial: ir.IntegerAttr
+    groups: ir.IntegerAttr
+    group_size: ir.IntegerAttr
+    centre: ir.IntegerAttr
+    count: ir.IntegerAttr
+    input_zp: ir.IntegerAttr
+    s0: ir.IntegerAttr
+    s1: ir.IntegerAttr
+    eps: ir.IntegerAttr
+    double_round: ir.IntegerAttr
+    output_multiplier: ir.IntegerAttr
+    output_shift: ir.IntegerAttr
+    output_double_round: ir.IntegerAttr
+    output_zp: ir.IntegerAttr
+    act_min: ir.IntegerAttr
+    act_max: ir.IntegerAttr
+    FLAGS = ("centre", "double_round", "output_double_round")
+    KERNEL = "norm"
+
+    def check(self):
+        n = self.int("batch") * self.int("spatial") * self.int("groups") * self.int("group_size")
+        if n != numel(self.operation.operands[0].type) or n != numel(self.operation.results[0].type):
+            return "batch x spatial x groups x group_size must be the input's and output's element count"
+        channels = self.int("groups") * self.int("group_size")
+        if list(ir.RankedTensorType(self.operation.operands[2].type).shape) != [4, channels]:
+            return f"channel_params must be 4 x {channels}"
+        if list(ir.RankedTensorType(self.operation.operands[1].type).shape) != [513]:
+            return "rsqrt_table must have 513 entries"
+        if not 0 <= self.int("s0") <= 31 or not 0 <= self.int("s1") <= 63:
+            return "s0 must be in [0, 31] and s1 in [0, 63]"
 
 
 class GatherOp(KernelOp, dialect=Portable, name="gather"):

@@ -270,6 +270,18 @@ def log_softmax(em, i, op):
             f"{em.buf(op.operands[0])}, {em.out(op, 'int8_t')});"]
 
 
+def norm(em, i, op):
+    p = {k: op.int(k) for k in ("batch", "spatial", "groups", "group_size", "centre", "count", "input_zp", "s0",
+                                "s1", "eps", "double_round", "output_multiplier", "output_shift",
+                                "output_double_round", "output_zp", "act_min", "act_max")}
+    p["input_type"] = _dtype(op.operands[0])
+    p["output_type"] = _dtype(op.results[0])
+    return [_params_struct(em, "mcu_norm_params_t", f"layer{i}_params", p),
+            f"status = mcu_norm(&layer{i}_params, {em.const_name(op.operands[1], f'layer{i}_rsqrt_table')}, "
+            f"{em.const_name(op.operands[2], f'layer{i}_channel_params')}, "
+            f"{em.buf(op.operands[0])}, {em.storage(op)});"]
+
+
 # -- data movement --------------------------------------------------------------------------------
 
 def _shape_struct(em, var, dims):
@@ -378,7 +390,7 @@ EMITTERS = {
     portable.ElementwiseAddOp: elementwise, portable.ElementwiseMulOp: elementwise,
     portable.BinaryOp: binary, portable.SelectOp: select, portable.UnaryOp: unary,
     portable.RescaleOp: rescale, portable.ClampOp: clamp, portable.CastOp: cast,
-    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax,
+    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm,
     portable.TransposeOp: transpose, portable.ConcatOp: concat, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,
     portable.GatherOp: gather, portable.ScatterOp: scatter, portable.ResizeOp: resize, portable.ReduceOp: reduce,

@@ -1,0 +1,62 @@
+/* The frontend's integer LayerNorm / RMSNorm / GroupNorm in three passes per group (see
+   mcu/portable.h): the sum, the sum of squares, then the normalised, rescaled output. */
+#include "portable_internal.h"
+
+/* TOSA ARITHMETIC_RIGHT_SHIFT with round = true. */
+static inline int32_t shift_round(int32_t a, int32_t shift) {
+  if (shift <= 0) return a;
+  return (a >> shift) + ((a >> (shift - 1)) & 1);
+}
+
+/* TOSA TABLE on int16: 513 points, 7 interpolated fraction bits. */
+static inline int32_t table_s16(const int16_t *table, int32_t index) {
+  const int32_t i = index + 32768, base = i >> 7, frac = i & 0x7F;
+  return (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
+}
+
+int mcu_norm(const mcu_norm_params_t *p, const int16_t *rsqrt_table, const int32_t *channel_params,
+             const void *input, void *output) {
+  const int32_t groups = p->groups, size = p->group_size, channels = groups * size;
+  const int32_t *mult = channel_params, *shift = channel_params + channels;
+  const int32_t *offset = channel_params + 2 * channels, *sign = channel_params + 3 * channels;
+  const int64_t lo = mcu_clip(p->act_min, mcu_type_min(p->output_type), mcu_type_max(p->output_type));
+  const int64_t hi = mcu_clip(p->act_max, mcu_type_min(p->output_type), mcu_type_max(p->output_type));
+  if (p->s0 < 0 || p->s0 > 31 || p->s1 < 0 || p->s1 > 63) return MCU_STATUS_BAD_ARGUMENT;
+  for (int32_t b = 0; b < p->batch; ++b)
+    for (int32_t g = 0; g < groups; ++g) {
+      /* Element (s, k) of this group is at ((b * spatial + s) * groups + g) * size + k. */
+      const int32_t first = (b * p->spatial * groups + g) * size, stride = channels;
+      int32_t sum = 0;
+      if (p->centre)
+        for (int32_t s = 0; s < p->spatial; ++s)
+          for (int32_t k = 0; k < size; ++k)
+            sum = mcu_wrap_add(sum, (int32_t)mcu_read(input, p->input_type, first + s * stride + k));
+#define DEVIATION(x) \
+  shift_round(p->centre ? mcu_wrap_sub((int32_t)((int64_t)(x) * p->count), sum) : mcu_wrap_sub((x), p->input_zp), \
+              p->s0)
+      int32_t var = 0;
+      for (int32_t s = 0; s < p->spatial; ++s)
+        for (int32_t k = 0; k < size; ++k) {
+          const int32_t d = DEVIATION((int32_t)mcu_read(input, p->input_type, first + s * stride + k));
+          var = mcu_wrap_add(var, mcu_tosa_mul_i32(d, d, p->s1));
+        }
+      var = mcu_wrap_add(var, p->eps);
+      const int32_t e = (17 - mcu_clz32((uint32_t)var)) & -2;
+      const int32_t up = -e > 0 ? -e : 0, down = e > 0 ? e : 0;
+      const int32_t m = (int32_t)((uint32_t)var << up) >> down;
+      const int32_t rsqrt = table_s16(rsqrt_table, (int32_t)(int16_t)(m - 32768));
+      const int32_t amount = (e >> 1) + 7;
+      for (int32_t s = 0; s < p->spatial; ++s)
+        for (int32_t k = 0; k < size; ++k) {
+          const int32_t i = first + s * stride + k, c = g * size + k;
+          const int32_t d = DEVIATION((int32_t)mcu_read(input, p->input_type, i));
+          const int32_t z = shift_round(mcu_tosa_mul_i32(d, rsqrt, 7), amount) * sign[c];
+          const int32_t y = mcu_wrap_add(mcu_tosa_apply_scale_32(z, mult[c], shift[c], p->double_round), offset[c]);
+          const int64_t q = (int64_t)mcu_tosa_apply_scale_32(y, p->output_multiplier, p->output_shift,
+                                                             p->output_double_round) + p->output_zp;
+          mcu_write(output, p->output_type, i, mcu_clip(q, lo, hi));
+        }
+#undef DEVIATION
+    }
+  return MCU_STATUS_OK;
+}

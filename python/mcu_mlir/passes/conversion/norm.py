@@ -1,0 +1,280 @@
+"""The integer normalisation the frontend emits (frontend/lowering/norm.py), matched whole and
+lowered to one portable kernel (mcu_norm) computing the same TOSA ops bit for bit:
+
+    S   = reduce_sum(x, axes)                                    (centred forms only)
+    d   = sub(mul(x, n), S)  |  sub(x, zp)
+    d   = arithmetic_right_shift(d, s0, round)                   (when s0 > 0)
+    V   = add(reduce_sum(mul(d, d, s1), axes), eps)
+    e   = bitwise_and(sub(17, clz(V)), -2)
+    m   = arithmetic_right_shift(logical_left_shift(V, maximum(sub(0, e), 0)), maximum(e, 0))
+    T   = table(cast<i16>(sub(m, 32768)), rsqrt_table)
+    Z   = arithmetic_right_shift(mul(d, T, 7), add(arithmetic_right_shift(e, 1), 7), round)
+    y   = rescale(add(rescale(mul(reshape(Z), sign), gamma), offset), 2**-g) [+ clamp]
+
+`axes` is the last axis (LayerNorm, RMSNorm) or axes 1 and 3 of [N, S, G, C / G] (GroupNorm);
+the affine part works on the last axis of Z, maybe reshaped. Every intermediate must be read
+only inside the pattern, or the ops are left to the per-op kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._mlir import ir, tosa
+from ...dialects import portable
+from .common import (CONVERTED, NO_MATCH, clamp_bounds, const_array, elem, make_const, make_op, producer, read_rescale,
+                     shape, single_user, users, LIMITS)
+
+
+class _NoMatch(Exception):
+    pass
+
+
+def _need(cond):
+    if not cond:
+        raise _NoMatch
+
+
+class _Views:
+    """The reshapes the pattern looks through (a reshape is a view: the layout passes move them
+    between the pattern's elementwise ops)."""
+    ops: list = []
+
+
+def _root(value, seen=None):
+    """`value` before any reshapes."""
+    while isinstance(producer(value), tosa.ReshapeOp):
+        if seen is not None:
+            seen.append(producer(value))
+        value = producer(value).operands[0]
+    return value
+
+
+def _same(a, b) -> bool:
+    return _root(a, _Views.ops) == _root(b, _Views.ops)
+
+
+def _unique(ops) -> list:
+    seen, out = set(), []
+    for op in ops:
+        if op.operation not in seen:
+            seen.add(op.operation)
+            out.append(op)
+    return out
+
+
+def _op(value, cls):
+    op = producer(_root(value, _Views.ops))
+    _need(isinstance(op, cls))
+    return op
+
+
+def _next(op, cls):
+    """The only user of `op` (through reshapes) if it is a `cls`."""
+    cur, views = op, []
+    while True:
+        user = single_user(cur)
+        if isinstance(user, tosa.ReshapeOp):
+            views.append(user)
+            cur = user
+            continue
+        if isinstance(user, cls):
+            _Views.ops.extend(views)
+            return user
+        return None
+
+
+def _scalar(value) -> int:
+    arr = const_array(value)
+    _need(arr is not None and arr.size == 1)
+    return int(np.asarray(arr).reshape(-1)[0])
+
+
+def _round(op) -> bool:
+    return "round" in op.attributes and ir.BoolAttr(op.attributes["round"]).value
+
+
+def _reductions(value, ops):
+    """reduce_sum(...reduce_sum(v)) -> (v, sorted axes)."""
+    axes = []
+    value = _root(value, _Views.ops)
+    while isinstance(producer(value), tosa.ReduceSumOp):
+        op = producer(value)
+        axes.append(int(ir.IntegerAttr(op.attributes["axis"]).value))
+        ops.append(op)
+        value = op.operands[0]
+    _need(axes)
+    return value, sorted(axes)
+
+
+def _match(table_op):
+    ops = [table_op]
+    index, rsqrt_table = table_op.operands
+    _need(elem(index) == "i16" and const_array(rsqrt_table) is not None and shape(rsqrt_table) == [513])
+    cast = _op(index, tosa.CastOp)
+    centre_m = _op(cast.operands[0], tosa.SubOp)
+    _need(_scalar(centre_m.operands[1]) == 1 << 15)
+    down = _op(centre_m.operands[0], tosa.ArithmeticRightShiftOp)
+    _need(not _round(down))
+    up = _op(down.operands[0], tosa.LogicalLeftShiftOp)
+    var = up.operands[0]
+    up_max = _op(up.operands[1], tosa.MaximumOp)
+    down_max = _op(down.operands[1], tosa.MaximumOp)
+    neg = _op(up_max.operands[0], tosa.SubOp)
+    _need(_scalar(up_max.operands[1]) == 0 and _scalar(down_max.operands[1]) == 0 and _scalar(neg.operands[0]) == 0)
+    e = down_max.operands[0]
+    _need(_same(neg.operands[1], e))
+    even = _op(e, tosa.BitwiseAndOp)
+    _need(_scalar(even.operands[1]) == -2)
+    lead = _op(even.operands[0], tosa.SubOp)
+    _need(_scalar(lead.operands[0]) == 17)
+    clz = _op(lead.operands[1], tosa.ClzOp)
+    _need(_same(clz.operands[0], var))
+    ops += [cast, centre_m, down, up, up_max, down_max, neg, even, lead, clz]
+    var_add = _op(var, tosa.AddOp)
+    eps = _scalar(var_add.operands[1])
+    ops.append(var_add)
+    square_v, axes = _reductions(var_add.operands[0], ops)
+    square = _op(square_v, tosa.MulOp)
+    d = square.operands[0]
+    _need(_same(square.operands[1], d))
+    s1 = _scalar(square.operands[2])
+    ops.append(square)
+    s0 = 0
+    if isinstance(producer(_root(d)), tosa.ArithmeticRightShiftOp):
+        shift0 = _op(d, tosa.ArithmeticRightShiftOp)
+        _need(_round(shift0))
+        s0 = _scalar(shift0.operands[1])
+        d0 = shift0.operands[0]
+        ops.append(shift0)
+    else:
+        d0 = d
+    count, zp = 0, 0
+    if not isinstance(producer(_root(d0)), tosa.SubOp):     # x - 0, folded away
+        x = d0
+    elif isinstance(producer(_root(producer(_root(d0)).operands[0])), tosa.MulOp):     # n * x - sum(x)
+        centre = _op(d0, tosa.SubOp)
+        scaled = _op(centre.operands[0], tosa.MulOp)
+        x = scaled.operands[0]
+        count = _scalar(scaled.operands[1])
+        _need(_scalar(scaled.operands[2]) == 0)
+        summed, sum_axes = _reductions(centre.operands[1], ops)
+        _need(_same(summed, x) and sum_axes == axes)
+        x = summed
+        ops += [centre, scaled]
+    else:                                                       # x - zp
+        centre = _op(d0, tosa.SubOp)
+        x = centre.operands[0]
+        zp = _scalar(centre.operands[1])
+        ops.append(centre)
+    dims = shape(square_v)            # the shape the statistics are reduced in
+    rank = len(dims)
+    _need(elem(x) == "i32" and int(np.prod(shape(x))) == int(np.prod(dims)) and (axes == [rank - 1] or (rank == 4 and axes == [1, 3])))
+    # Forward: Z, then the affine rescales.
+    rsqrt = table_op.results[0]
+    us = users(rsqrt)
+    product = _next(table_op, tosa.MulOp)
+    _need(product is not None and _same(product.operands[0], d) and _same(product.operands[1], rsqrt)
+          and _scalar(product.operands[2]) == 7)
+    z_op = _next(product, tosa.ArithmeticRightShiftOp)
+    _need(z_op is not None and _round(z_op) and _same(z_op.operands[0], product.results[0]))
+    amount = _op(z_op.operands[1], tosa.AddOp)
+    half = _op(amount.operands[0], tosa.ArithmeticRightShiftOp)
+    _need(_same(half.operands[0], e) and _scalar(half.operands[1]) == 1 and not _round(half)
+          and _scalar(amount.operands[1]) == 7)
+    ops += [product, z_op, amount, half]
+    cur = z_op
+    signs = None
+    sign_op = _next(cur, tosa.MulOp)
+    if sign_op is not None:
+        arr = const_array(sign_op.operands[1])
+        channels = shape(sign_op.results[0])[-1]
+        _need(arr is not None and arr.size == channels and _scalar(sign_op.operands[2]) == 0)
+        signs = np.asarray(arr).reshape(-1)
+        _need(set(signs.tolist()) <= {-1, 1})
+        ops.append(sign_op)
+        cur = sign_op
+    first = read_rescale(_next(cur, tosa.RescaleOp))
+    _need(first is not None)
+    channels = shape(first.op.results[0])[-1]
+    _need(channels == dims[-1] * (dims[2] if len(axes) == 2 else 1))
+    _need( elem(first.op.results[0]) == "i32" and first.input_zp == 0
+          and first.output_zp == 0 and first.scale32 and not first.input_unsigned and not first.output_unsigned
+          and len(first.multiplier) in (1, channels) and all(m >= 0 for m in first.multiplier))
+    ops.append(first.op)
+    cur = first.op
+    offsets = np.zeros(channels, np.int64)
+    add = _next(cur, tosa.AddOp)
+    if add is not None:
+        _need(_same(add.operands[0], cur.results[0]))
+        arr = const_array(add.operands[1])
+        _need(arr is not None and arr.size == channels)
+        offsets = np.asarray(arr).reshape(-1).astype(np.int64)
+        ops.append(add)
+        cur = add
+    last_rs = read_rescale(_next(cur, tosa.RescaleOp))
+    out_elem = elem(last_rs.op.results[0]) if last_rs is not None else None
+    _need(last_rs is not None and out_elem in ("i8", "i16") and not last_rs.per_channel
+          and last_rs.input_zp == 0 and last_rs.scale32 and not last_rs.input_unsigned
+          and not last_rs.output_unsigned and last_rs.multiplier[0] >= 0)
+    ops.append(last_rs.op)
+    last = last_rs.op
+    act = list(LIMITS[out_elem])
+    clamp = _next(last, tosa.ClampOp)
+    if clamp is not None:
+        lo, hi = clamp_bounds(clamp)
+        act = [max(act[0], lo), min(act[1], hi)]
+        ops.append(clamp)
+        last = clamp
+    # Nothing outside the pattern may read an intermediate (x is the pattern's input).
+    ops = _unique(ops + _Views.ops)
+    inside = {o.operation for o in ops}
+    for o in ops:
+        if o.operation != last.operation:
+            _need(all(not isinstance(u, ir.Block) and u.operation in inside for u in users(o.results[0])))
+    # The input before views, and before an int8 / int16 -> int32 CAST: the kernel reads the
+    # narrow values. Views and the cast are absorbed where only the pattern reads them.
+    views = []
+    source = _root(x, views)
+    chain = views[::-1]
+    if isinstance(producer(source), tosa.CastOp) and elem(producer(source).operands[0]) in ("i8", "i16"):
+        chain.insert(0, producer(source))
+    for k, link in enumerate(chain):
+        inner = inside | {c.operation for c in chain[k:]}
+        if all(all(not isinstance(u, ir.Block) and u.operation in inner for u in users(c.results[0]))
+               for c in chain[k:]):
+            ops = _unique(ops + chain[k:])
+            source = link.operands[0]
+            break
+    if len(axes) == 1:
+        view4 = [int(np.prod(dims[:-1], dtype=np.int64)), 1, 1, dims[-1]]
+    else:
+        view4 = dims
+    mult = first.multiplier * (channels if len(first.multiplier) == 1 else 1)
+    shift = first.shift * (channels if len(first.shift) == 1 else 1)
+    params = {"batch": view4[0], "spatial": view4[1], "groups": view4[2], "group_size": view4[3],
+              "centre": int(count != 0), "count": count, "input_zp": zp, "s0": s0, "s1": s1, "eps": eps,
+              "output_shift": last_rs.shift[0], "output_multiplier": last_rs.multiplier[0],
+              "output_zp": last_rs.output_zp, "double_round": int(first.double_round),
+              "output_double_round": int(last_rs.double_round), "act_min": act[0], "act_max": act[1]}
+    if count:
+        _need(count == int(np.prod([dims[a] for a in axes], dtype=np.int64)))
+    channel_params = np.stack([np.asarray(mult, np.int64), np.asarray(shift, np.int64), offsets,
+                               signs.astype(np.int64) if signs is not None else np.ones(channels, np.int64)])
+    return ops, last, source, rsqrt_table, params, channel_params
+
+
+def convert_norm(op, rw):
+    _Views.ops = []
+    try:
+        ops, last, source, table, params, channel_params = _match(op)
+    except _NoMatch:
+        return NO_MATCH
+    per_channel = make_const(channel_params.astype(np.int32), op, op.location)
+    new = make_op(portable.NormOp, [source, table, per_channel], last.results[0].type, params,
+                  before=last, loc=ir.Location.fused([o.location for o in ops]), source_op="norm")
+    rw.replace(ops, last, new)
+    return CONVERTED
+
+
+PATTERNS = [("norm", tosa.TableOp, convert_norm)]
