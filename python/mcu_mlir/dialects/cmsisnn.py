@@ -13,10 +13,10 @@ Calls into the project's own C kernels are the `portable` dialect.
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
-from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, MulFields, PoolFields, UnaryFields,
-                        WeightedFields, numel, per_channel_check, same_or_leading_repeat)
+from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields, PoolFields,
+                        UnaryFields, WeightedFields, numel, per_channel_check, same_or_leading_repeat)
 
-from torch_mlir.dialects.ext import Dialect  # noqa: E402  (bindings' own module)
+from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
 
 class CmsisNN(Dialect, name="cmsisnn"):
@@ -81,6 +81,30 @@ class FullyConnectedOp(WeightedFields, dialect=CmsisNN, name="fully_connected"):
     def function_name(self) -> str:
         per_channel = len(self.ints("multiplier")) > 1
         return "arm_fully_connected_per_channel_s8" if per_channel else "arm_fully_connected_s8"
+
+
+class BatchMatmulOp(KernelOp, dialect=CmsisNN, name="batch_matmul"):
+    """arm_batch_matmul_s8: lhs [B, M, K] times the transpose of rhs_t [B, N, K] (both
+    activations), requantized per tensor: output [B, M, N]."""
+    lhs: Operand[ir.RankedTensorType]
+    rhs_t: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    lhs_offset: ir.IntegerAttr
+    rhs_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    multiplier: ir.IntegerAttr
+    shift: ir.IntegerAttr
+    activation: I32Array
+    LENGTHS = {"activation": 2}
+
+    def check(self):
+        (b, m, k), (b2, n, k2) = self.shape(0), self.shape(1)
+        if (b, k) != (b2, k2) or self.shape(0, result=True) != [b, m, n]:
+            return "needs lhs [B, M, K], rhs_t [B, N, K] and output [B, M, N]"
+        return None
+
+    def function_name(self) -> str:
+        return f"arm_batch_matmul_{self.type_suffix()}"
 
 
 class AvgPoolOp(PoolFields, dialect=CmsisNN, name="avg_pool"):

@@ -82,6 +82,11 @@ def fully_connected_s8(path, out_c) -> int:
     return out_c * 4 if path == "mve" else 0
 
 
+def batch_matmul_s8(path, rhs_rows) -> int:
+    """arm_batch_matmul_s8 on MVE sums each rhs row into the context buffer (int32 each)."""
+    return rhs_rows * 4 if path == "mve" else 0
+
+
 def avgpool_s8(path, ch) -> int:
     return ch * 4 if path == "dsp" else 0
 

@@ -128,6 +128,22 @@ def fully_connected(em, i, op):
         _weighted_call(em, i, op, fn, "int8_t")]
 
 
+def batch_matmul(em, i, op):
+    (b, m, k), (_, n, _) = _shape(op.operands[0]), _shape(op.operands[1])
+    act = op.ints("activation")
+    return [_ctx(em, i, op),
+            f"const cmsis_nn_bmm_params layer{i}_params = {{.adj_x = false, .adj_y = false, .fc_params = "
+            f"{{.input_offset = {op.int('lhs_offset')}, .filter_offset = {op.int('rhs_offset')}, "
+            f".output_offset = {op.int('output_offset')}, .activation = {{.min = {act[0]}, .max = {act[1]}}}}}}};",
+            f"const cmsis_nn_per_tensor_quant_params layer{i}_quant = "
+            f"{{.multiplier = {op.int('multiplier')}, .shift = {op.int('shift')}}};",
+            _dims(f"layer{i}_lhs_dims", [1, b, m, k]), _dims(f"layer{i}_rhs_dims", [1, b, n, k]),
+            _dims(f"layer{i}_output_dims", [1, b, m, n]),
+            f"status = {op.function_name()}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_lhs_dims, "
+            f"{em.ptr(op.operands[0], 'int8_t')}, &layer{i}_rhs_dims, {em.ptr(op.operands[1], 'int8_t')}, "
+            f"&layer{i}_output_dims, {em.out(op, 'int8_t')});"]
+
+
 def pool(em, i, op):
     fn = op.function_name()
     in_s, out_s = _shape(op.operands[0]), _shape(op.results[0])
@@ -223,7 +239,7 @@ def concat(em, i, op):
 
 EMITTERS = {
     cmsisnn.ConvOp: conv, cmsisnn.DepthwiseConvOp: depthwise_conv,
-    cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
+    cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.BatchMatmulOp: batch_matmul, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
     cmsisnn.AddOp: add, cmsisnn.MulOp: mul, cmsisnn.TransposeOp: transpose, cmsisnn.PadOp: pad,
     cmsisnn.ConcatOp: concat,
 }

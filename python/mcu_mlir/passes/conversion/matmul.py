@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._mlir import tosa
+from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ..base import PassError
 from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, per_channel_params,
-                     shape, single_user)
+                     producer, shape, single_user, tensor_type)
 
 
 def _bias_add(op):
@@ -72,11 +72,36 @@ def convert_matmul(op, rw):
         rw.replace(ops, last, new)
         return CONVERTED
 
+    if rw.use_cmsis and tail is not None and add is None and elem(a) == "i8" and not rs.per_channel:
+        # Two activations: arm_batch_matmul_s8 reads the right-hand side transposed ([B, N, K]);
+        # a transpose that made it [B, K, N] is read through, else one is inserted.
+        rhs_t, absorbed = _transposed(b, op)
+        ops += absorbed
+        attrs = {"lhs_offset": -a_zp, "rhs_offset": -b_zp, "output_offset": out_offset,
+                 "multiplier": mult[0], "shift": shift[0], "activation": act}
+        new = make_op(cmsisnn.BatchMatmulOp, [a, rhs_t], result_type, attrs, before=op, loc=loc,
+                      source_op=source)
+        rw.replace(ops, last, new)
+        return CONVERTED
+
     bias_v = make_const(bias_array, op, op.location)
     new = make_op(portable.MatmulOp, [a, b, bias_v], result_type,
                   _params(a_zp, b_zp, out_offset, act, mult, shift), before=op, loc=loc, source_op=source)
     rw.replace(ops, last, new)
     return CONVERTED
+
+
+def _transposed(b, before):
+    """([B, N, K] value, ops it absorbs) for the [B, K, N] `b`: the input of the transpose that made
+    `b` (absorbed when only this matmul reads it), else a new transpose (converted after this
+    pattern, like any other)."""
+    src = producer(b)
+    if isinstance(src, tosa.TransposeOp) and list(ir.DenseI32ArrayAttr(src.attributes["perms"])) == [0, 2, 1]:
+        return src.operands[0], ([src] if len(list(b.uses)) == 1 else [])
+    batch, k, n = shape(b)
+    out_type = ir.RankedTensorType.get([batch, n, k], tensor_type(b).element_type)
+    perms = ir.DenseI32ArrayAttr.get([0, 2, 1])
+    return tosa.TransposeOp(out_type, b, perms, loc=before.location, ip=ir.InsertionPoint(before)).result, []
 
 
 def _params(a_zp, b_zp, out_offset, act, mult, shift):

@@ -1,0 +1,49 @@
+// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
+
+// Q . K^T of two int8 activations: arm_batch_matmul_s8 reads K itself (its rows are the
+// transposed right-hand side), so the transpose that made K^T goes; the rescale is the call's
+// requantisation (CMSIS shift = 31 - TOSA shift), zero points become offsets.
+// CHECK-LABEL: func.func @q_kt
+// CHECK-NOT: transpose
+// CHECK: "cmsisnn.batch_matmul"(%arg0, %arg1)
+// CHECK-SAME: activation = array<i32: -128, 127>, lhs_offset = 3 : i32
+// CHECK-SAME: multiplier = 1518500250 : i32, output_offset = -5 : i32, rhs_offset = -7 : i32, shift = -6 : i32
+// CHECK-SAME: (tensor<2x5x8xi8>, tensor<2x6x8xi8>) -> tensor<2x5x6xi8>
+// PORTABLE-LABEL: func.func @q_kt
+// PORTABLE: "portable.transpose"
+// PORTABLE: "portable.matmul"
+func.func @q_kt(%q: tensor<2x5x8xi8>, %k: tensor<2x6x8xi8>) -> tensor<2x5x6xi8> {
+  %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x6x8xi8>) -> tensor<2x8x6xi8>
+  %qzp = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %kzp = "tosa.const"() <{values = dense<7> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %q, %kt, %qzp, %kzp : (tensor<2x5x8xi8>, tensor<2x8x6xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<2x5x6xi32>
+  %m = "tosa.const"() <{values = dense<1518500250> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<37> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<2x5x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<2x5x6xi8>
+  return %y : tensor<2x5x6xi8>
+}
+
+// -----
+
+// attention . V: the right-hand side is not a transpose, so one is made for the call.
+// CHECK-LABEL: func.func @attention_v
+// CHECK: "cmsisnn.transpose"
+// CHECK-SAME: perms = array<i32: 0, 1, 3, 2>
+// CHECK: %[[VT:.*]] = "cmsisnn.reshape"
+// CHECK-SAME: -> tensor<1x8x6xi8>
+// CHECK: "cmsisnn.batch_matmul"(%arg0, %[[VT]])
+// CHECK-SAME: (tensor<1x5x6xi8>, tensor<1x8x6xi8>) -> tensor<1x5x8xi8>
+func.func @attention_v(%a: tensor<1x5x6xi8>, %v: tensor<1x6x8xi8>) -> tensor<1x5x8xi8> {
+  %azp = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %vzp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %a, %v, %azp, %vzp : (tensor<1x5x6xi8>, tensor<1x6x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x5x8xi32>
+  %m = "tosa.const"() <{values = dense<1300000000> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<40> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<1> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x5x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x5x8xi8>
+  return %y : tensor<1x5x8xi8>
+}

@@ -1,0 +1,98 @@
+"""A small pre-norm transformer encoder (patch embedding, LayerNorm, multi-head attention through
+F.scaled_dot_product_attention, GELU MLP, residuals, mean pooling) compiled with CMSIS-NN: the C
+equals tosa_reference_model on the host, on Cortex-M55 (MVE) and Cortex-M4 (DSP); activation
+matmuls run on arm_batch_matmul_s8, projections on arm_fully_connected_*, norms on mcu_norm."""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
+
+import mcu_mlir  # noqa: E402
+from mcu_mlir.target import run  # noqa: E402
+
+if shutil.which("tosa_reference_model") is None:
+    pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)
+if not os.environ.get("CMSIS_NN_PATH"):
+    pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout", allow_module_level=True)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.norm1(x)).reshape(b, t, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, t, c)
+        x = x + self.proj(a)
+        return x + self.mlp(self.norm2(x))
+
+
+class TinyEncoder(nn.Module):
+    def __init__(self, dim=32, heads=2, depth=2, classes=5):
+        super().__init__()
+        self.embed = nn.Conv2d(3, dim, 4, stride=4)
+        self.pos = nn.Parameter(torch.randn(1, 16, dim) * 0.5)
+        self.blocks = nn.Sequential(*[Block(dim, heads) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        tokens = self.embed(x).flatten(2).transpose(1, 2) + self.pos
+        return self.head(self.norm(self.blocks(tokens)).mean(1))
+
+
+SHAPE = (1, 3, 16, 16)
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    return TinyEncoder().eval()
+
+
+def _compile(model, target, out):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, (torch.randn(SHAPE),), target=target, backend="cmsis-nn", calibration=16, emit="c",
+                         output_dir=str(out))
+    return collections.Counter(re.findall(r"status = (\w+)\(", (out / "model.c").read_text()))
+
+
+def _bit_exact(out, target):
+    inputs = [torch.randn(SHAPE, generator=torch.Generator().manual_seed(5)).numpy()]
+    want = run.run_reference_outdir(out, inputs)
+    got = run.run(out, inputs, target=target)
+    return all(np.array_equal(c, r.reshape(c.shape)) for c, r in zip(got.outputs_q, want.outputs_q))
+
+
+def test_encoder_on_cmsis_nn_kernels_bit_exact_on_host(model, tmp_path):
+    calls = _compile(model, "host", tmp_path)
+    assert calls["arm_batch_matmul_s8"] == 4, calls          # Q K^T and attention V per block
+    assert calls["mcu_norm"] == 5, calls                      # two per block and the final one
+    assert "mcu_matmul" not in calls, calls                   # every linear on arm_fully_connected_*
+    assert calls["arm_fully_connected_s8"] + calls["arm_fully_connected_per_channel_s8"] == 9, calls
+    assert _bit_exact(tmp_path, "host")
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
+def test_encoder_bit_exact_on_cortex_m(model, target, tmp_path):
+    if shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
+    _compile(model, target, tmp_path)
+    assert _bit_exact(tmp_path, target)
