@@ -172,7 +172,6 @@ def _match(table_op):
     _need(elem(x) == "i32" and int(np.prod(shape(x))) == int(np.prod(dims)) and (axes == [rank - 1] or (rank == 4 and axes == [1, 3])))
     # Forward: Z, then the affine rescales.
     rsqrt = table_op.results[0]
-    us = users(rsqrt)
     product = _next(table_op, tosa.MulOp)
     _need(product is not None and _same(product.operands[0], d) and _same(product.operands[1], rsqrt)
           and _scalar(product.operands[2]) == 7)
