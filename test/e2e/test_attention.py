@@ -1,7 +1,8 @@
 """A small pre-norm transformer encoder (patch embedding, LayerNorm, multi-head attention through
 F.scaled_dot_product_attention, GELU MLP, residuals, mean pooling) compiled with CMSIS-NN: the C
 equals tosa_reference_model on the host, on Cortex-M55 (MVE) and Cortex-M4 (DSP); activation
-matmuls run on arm_batch_matmul_s8, projections on arm_fully_connected_*, norms on mcu_norm."""
+matmuls run on arm_batch_matmul_s8, softmax on arm_softmax_s8, projections on
+arm_fully_connected_*, norms on mcu_norm."""
 
 from __future__ import annotations
 
@@ -71,7 +72,8 @@ def _compile(model, target, out):
         warnings.simplefilter("ignore")
         mcu_mlir.compile(model, (torch.randn(SHAPE),), target=target, backend="cmsis-nn", calibration=16, emit="c",
                          output_dir=str(out))
-    return collections.Counter(re.findall(r"status = (\w+)\(", (out / "model.c").read_text()))
+    calls = re.findall(r"^\s+(?:status = )?((?:arm|mcu)_\w+)\(", (out / "model.c").read_text(), re.M)
+    return collections.Counter(c for c in calls if c not in ("mcu_layer_marker",) and "buffer_size" not in c)
 
 
 def _bit_exact(out, target):
@@ -84,6 +86,8 @@ def _bit_exact(out, target):
 def test_encoder_on_cmsis_nn_kernels_bit_exact_on_host(model, tmp_path):
     calls = _compile(model, "host", tmp_path)
     assert calls["arm_batch_matmul_s8"] == 4, calls          # Q K^T and attention V per block
+    assert calls["arm_softmax_s8"] == 2, calls                # one per block, no portable arithmetic
+    assert not any(k in calls for k in ("mcu_gather", "mcu_binary", "mcu_select")), calls
     assert calls["mcu_norm"] == 5, calls                      # two per block and the final one
     assert "mcu_matmul" not in calls, calls                   # every linear on arm_fully_connected_*
     assert calls["arm_fully_connected_s8"] + calls["arm_fully_connected_per_channel_s8"] == 9, calls

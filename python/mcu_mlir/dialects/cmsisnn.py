@@ -107,6 +107,30 @@ class BatchMatmulOp(KernelOp, dialect=CmsisNN, name="batch_matmul"):
         return f"arm_batch_matmul_{self.type_suffix()}"
 
 
+class SoftmaxOp(KernelOp, dialect=CmsisNN, name="softmax"):
+    """arm_softmax_s8 over consecutive rows of `row_size` int8 values (`num_rows` of them; input
+    and output may be different views of those bytes), output scale 1/256 and zero point -128;
+    `mult`, `shift`, `diff_min` as TFLite's softmax parameters."""
+    input: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    num_rows: ir.IntegerAttr
+    row_size: ir.IntegerAttr
+    mult: ir.IntegerAttr
+    shift: ir.IntegerAttr
+    diff_min: ir.IntegerAttr
+
+    def check(self):
+        n = self.int("num_rows") * self.int("row_size")
+        if n != numel(self.operation.operands[0].type) or n != numel(self.operation.results[0].type):
+            return "needs an input and output of num_rows x row_size elements"
+        if self.elem(0) != "i8" or self.elem(0, result=True) != "i8":
+            return "takes and returns int8"
+        return None
+
+    def function_name(self) -> str:
+        return "arm_softmax_s8"
+
+
 class AvgPoolOp(PoolFields, dialect=CmsisNN, name="avg_pool"):
     """arm_avgpool_s8 / _s16."""
 

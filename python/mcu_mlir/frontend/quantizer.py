@@ -169,7 +169,9 @@ class CmsisNNQuantizer(Quantizer):
             elif target in TAILS:
                 continue   # annotated with its producer
             elif _is_float_tensor(node):
-                inputs = {a: act for a in _flat_args(node) if _is_float_tensor(a)}
+                # A softmax output is read as it is (fixed parameters), not requantized for its reader.
+                inputs = {a: SharedQuantizationSpec(a) if a.target in SOFTMAX and _annotated(a) else act
+                          for a in _flat_args(node) if _is_float_tensor(a)}
                 self._annotate_with_tail(node, inputs, act)
         return model
 

@@ -144,6 +144,12 @@ def batch_matmul(em, i, op):
             f"&layer{i}_output_dims, {em.out(op, 'int8_t')});"]
 
 
+def softmax(em, i, op):
+    # arm_softmax_s8 returns nothing.
+    return [f"arm_softmax_s8({em.ptr(op.operands[0], 'int8_t')}, {op.int('num_rows')}, {op.int('row_size')}, "
+            f"{op.int('mult')}, {op.int('shift')}, {op.int('diff_min')}, {em.out(op, 'int8_t')});"]
+
+
 def pool(em, i, op):
     fn = op.function_name()
     in_s, out_s = _shape(op.operands[0]), _shape(op.results[0])
@@ -239,7 +245,8 @@ def concat(em, i, op):
 
 EMITTERS = {
     cmsisnn.ConvOp: conv, cmsisnn.DepthwiseConvOp: depthwise_conv,
-    cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.BatchMatmulOp: batch_matmul, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
+    cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.BatchMatmulOp: batch_matmul,
+    cmsisnn.SoftmaxOp: softmax, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
     cmsisnn.AddOp: add, cmsisnn.MulOp: mul, cmsisnn.TransposeOp: transpose, cmsisnn.PadOp: pad,
     cmsisnn.ConcatOp: concat,
 }

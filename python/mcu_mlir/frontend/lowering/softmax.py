@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ... import cmsis_softmax as cmsis_softmax_math
 from ...diagnostics import UserError
 from .values import DQ, Q, aten, describe
 
@@ -35,6 +36,53 @@ def _scalar(self, value: int, rank: int):
     return self.w.const(np.array([value]), "i32", (1,) * rank)
 
 
+def cmsis_softmax(self, q, axis: int, params):
+    """int8 softmax (output 1/256, -128) computing arm_softmax_s8's integers (cmsis_softmax.py):
+    the exponentials and their row-sum terms from 256-entry tables indexed by max - x, the
+    reciprocal of the sum by its Newton steps in int32."""
+    w = self.w
+    rank = len(q.shape)
+    mult, shift, diff_min = params
+    exp = cmsis_softmax_math.exp_table(mult, shift, diff_min)
+    x = w.op("tosa.cast", [q.v], q.shape, "i32")
+    red_shape = list(q.shape)
+    red_shape[axis] = 1
+    mx = w.op("tosa.reduce_max", [x], red_shape, "i32", f"axis = {axis} : i32")
+    d = w.op("tosa.sub", [mx, x], q.shape, "i32")
+    total = w.op("tosa.reduce_sum", [_gather(self, cmsis_softmax_math.sum_table(exp), d)], red_shape, "i32",
+                 f"axis = {axis} : i32")
+    headroom = w.op("tosa.clz", [total], red_shape, "i32")
+    bits = w.op("tosa.sub", [_scalar(self, 35, rank), headroom], red_shape, "i32")
+    val = w.op("tosa.bitwise_and", [w.op("tosa.logical_left_shift", [total, headroom], red_shape, "i32"),
+                                    _scalar(self, (1 << 31) - 1, rank)], red_shape, "i32")
+    # ONE_OVER1(val): Newton steps for 1 / (1 + val / 2**31). MUL_SAT rounds half away from zero,
+    # TOSA's MUL (shift 31) half up: equal for products >= 0, so signs are taken out first.
+    zero = _scalar(self, 0, rank)
+
+    def mul_sat(a, b_value, shape):
+        return w.op("tosa.mul", [a, b_value, w.zp(31, "i8")], shape, "i32")
+    half = w.op("tosa.add", [w.op("tosa.arithmetic_right_shift", [val, _scalar(self, 1, rank)], red_shape, "i32",
+                                  "round = false"), _scalar(self, 1 << 30, rank)], red_shape, "i32")
+    r = w.op("tosa.sub", [_scalar(self, 1515870810, rank), mul_sat(half, _scalar(self, 1010580540, rank), red_shape)],
+             red_shape, "i32")
+    for _ in range(3):
+        u = w.op("tosa.sub", [_scalar(self, 1 << 29, rank), mul_sat(half, r, red_shape)], red_shape, "i32")
+        step = mul_sat(r, w.op("tosa.abs", [u], red_shape, "i32"), red_shape)
+        negative = w.op("tosa.greater", [zero, u], red_shape, "i1")
+        step = w.op("tosa.select", [negative, w.op("tosa.sub", [zero, step], red_shape, "i32"), step], red_shape,
+                    "i32")
+        r = w.op("tosa.add", [r, w.op("tosa.mul", [step, _scalar(self, 4, rank), w.zp(0, "i8")], red_shape, "i32")],
+                 red_shape, "i32")
+    # MUL_POW2(r, 1) saturates r >= 2**30 (a sum of one exponential) to INT32_MAX = 2 * (2**30 - 1) + 1.
+    capped = w.op("tosa.minimum", [r, _scalar(self, (1 << 30) - 1, rank)], red_shape, "i32")
+    over = w.op("tosa.cast", [w.op("tosa.greater", [r, capped], red_shape, "i1")], red_shape, "i32")
+    reciprocal = w.op("tosa.add", [w.op("tosa.mul", [capped, _scalar(self, 2, rank), w.zp(0, "i8")], red_shape,
+                                        "i32"), over], red_shape, "i32")
+    e = _gather(self, exp, d)
+    y = w.op("tosa.arithmetic_right_shift", [mul_sat(e, reciprocal, q.shape), bits], q.shape, "i32", "round = true")
+    return Q(w.rescale(y, [1 << 30], [30], 0, -128, "i8"), 1 / 256, -128)
+
+
 def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str):
     if (q.elem, elem) not in (("i8", "i8"), ("i16", "i16")):
         raise UserError(f"{describe(node)}: softmax from {q.elem} to {elem} is not supported")
@@ -42,6 +90,10 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
     rank = len(q.shape)
     axis = dim % rank
     count = q.shape[axis]
+    if not log and elem == "i8" and (scale, zp) == (1 / 256, -128) and count < 512:
+        params = cmsis_softmax_math.params(q.scale)
+        if params is not None:
+            return cmsis_softmax(self, q, axis, params)
     wide16 = q.elem == "i16"
     x = w.op("tosa.cast", [q.v], q.shape, "i32")
     red_shape = list(q.shape)

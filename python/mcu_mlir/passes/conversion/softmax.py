@@ -1,5 +1,8 @@
-"""The integer log_softmax decomposition the frontend emits, matched whole and lowered to one
-portable kernel (mcu_log_softmax_s8) computing the same TOSA ops bit for bit.
+"""The frontend's integer softmax forms, matched whole: log_softmax on one portable kernel
+(mcu_log_softmax_s8), softmax in arm_softmax_s8's arithmetic on arm_softmax_s8 itself. Each
+kernel computes the same integers as the TOSA ops it replaces.
+
+log_softmax:
 
     m = reduce_max(x, axis)          d = sub(m, x)
     s = reduce_sum(reshape(gather(exp_table, reshape(d))), axis)
@@ -17,7 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir, tosa
-from ...dialects import portable
+from ... import cmsis_softmax
+from ...dialects import cmsisnn, portable
+from . import dag_pattern as dag
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op,
                      producer, read_rescale, shape, users)
 
@@ -174,4 +179,91 @@ def convert_log_softmax(op, rw):
     return CONVERTED
 
 
-PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax)]
+# -- softmax on arm_softmax_s8 ------------------------------------------------------------------
+
+def _softmax_pattern() -> dict:
+    """The frontend's arm_softmax_s8 form (frontend/lowering/softmax.py, cmsis_softmax)."""
+    N, C, s = dag.Node, dag.Const, dag.scalar
+    nodes = {
+        "mx": N(tosa.ReduceMaxOp, ("$x",)),
+        "d": N(tosa.SubOp, ("mx", "$x")),
+        "terms": N(tosa.GatherOp, (dag.table("sum_table"), "d")),
+        "total": N(tosa.ReduceSumOp, ("terms",)),
+        "headroom": N(tosa.ClzOp, ("total",)),
+        "bits": N(tosa.SubOp, (s(35), "headroom")),
+        "normalised": N(tosa.LogicalLeftShiftOp, ("total", "headroom")),
+        "val": N(tosa.BitwiseAndOp, ("normalised", s((1 << 31) - 1))),
+        "val_half": N(tosa.ArithmeticRightShiftOp, ("val", s(1)), lambda op: not dag.rounds(op)),
+        "half": N(tosa.AddOp, ("val_half", s(1 << 30))),
+        "guess": N(tosa.MulOp, ("half", s(1010580540), s(31))),
+        "r0": N(tosa.SubOp, (s(1515870810), "guess")),
+    }
+    for i in (1, 2, 3):
+        prev = f"r{i - 1}"
+        nodes.update({
+            f"t{i}": N(tosa.MulOp, ("half", prev, s(31))),
+            f"u{i}": N(tosa.SubOp, (s(1 << 29), f"t{i}")),
+            f"abs{i}": N(tosa.AbsOp, (f"u{i}",)),
+            f"step{i}": N(tosa.MulOp, (prev, f"abs{i}", s(31))),
+            f"neg{i}": N(tosa.GreaterOp, (s(0), f"u{i}")),
+            f"minus{i}": N(tosa.SubOp, (s(0), f"step{i}")),
+            f"signed{i}": N(tosa.SelectOp, (f"neg{i}", f"minus{i}", f"step{i}")),
+            f"times4_{i}": N(tosa.MulOp, (f"signed{i}", s(4), s(0))),
+            f"r{i}": N(tosa.AddOp, (prev, f"times4_{i}")),
+        })
+    nodes.update({
+        "capped": N(tosa.MinimumOp, ("r3", s((1 << 30) - 1))),
+        "saturates": N(tosa.GreaterOp, ("r3", "capped")),
+        "over": N(tosa.CastOp, ("saturates",)),
+        "doubled": N(tosa.MulOp, ("capped", s(2), s(0))),
+        "reciprocal": N(tosa.AddOp, ("doubled", "over")),
+        "exp": N(tosa.GatherOp, (dag.table("exp_table"), "d")),
+        "scaled": N(tosa.MulOp, ("exp", "reciprocal", s(31))),
+        "y": N(tosa.ArithmeticRightShiftOp, ("scaled", "bits"), dag.rounds),
+        "out": N(tosa.RescaleOp, ("y", s(1 << 30), s(30), s(0), s(-128)),
+                 lambda op: read_rescale(op) is not None and not read_rescale(op).per_channel
+                 and elem(op.results[0]) == "i8"),
+    })
+    return nodes
+
+
+_SOFTMAX = _softmax_pattern()
+
+
+def convert_softmax(op, rw):
+    """arm_softmax_s8 for the frontend's softmax form, when the kernel's arithmetic on this core
+    (its exponentials, compared over all 256 differences) is the form's; else per-op kernels."""
+    if not rw.use_cmsis:
+        return NO_MATCH
+    m = dag.match(_SOFTMAX, "out", op)
+    if m is None:
+        return NO_MATCH
+    x = m.values["$x"]
+    dims = shape(m.ops["mx"].operands[0])        # the view the row maximum reduces
+    axis = dag.attr_int(m.ops["mx"], "axis")
+    if axis != len(dims) - 1 or dag.attr_int(m.ops["total"], "axis") != axis:
+        return NO_MATCH
+    exp = m.consts["exp_table"].reshape(-1)
+    if m.consts["sum_table"].size != 256 or exp.size != 256:
+        return NO_MATCH
+    found = cmsis_softmax.recover(exp, mve=rw.core_path == "mve")
+    if found is None or not np.array_equal(cmsis_softmax.sum_table(exp), m.consts["sum_table"].reshape(-1)):
+        return NO_MATCH
+    cast = producer(x)
+    if not isinstance(cast, tosa.CastOp) or elem(cast.operands[0]) != "i8":
+        return NO_MATCH
+    if not dag.inside_only(m, "out", extra=[cast]):
+        return NO_MATCH
+    mult, shift, diff_min = found
+    row = dims[-1]
+    params = {"num_rows": int(np.prod(dims[:-1], dtype=np.int64)), "row_size": row, "mult": mult,
+              "shift": shift, "diff_min": diff_min}
+    ops = dag.absorbed(m, extra=[cast])
+    new = make_op(cmsisnn.SoftmaxOp, [cast.operands[0]], op.results[0].type, params, before=op,
+                  loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
+    rw.replace(ops, op, new)
+    return CONVERTED
+
+
+PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax),
+            ("softmax-s8", tosa.RescaleOp, convert_softmax)]
