@@ -183,7 +183,7 @@ def convert_log_softmax(op, rw):
 
 def _softmax_pattern() -> dict:
     """The frontend's arm_softmax_s8 form (frontend/lowering/softmax.py, cmsis_softmax)."""
-    N, C, s = dag.Node, dag.Const, dag.scalar
+    N, s = dag.Node, dag.scalar
     nodes = {
         "mx": N(tosa.ReduceMaxOp, ("$x",)),
         "d": N(tosa.SubOp, ("mx", "$x")),
