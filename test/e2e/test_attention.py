@@ -67,11 +67,11 @@ def model():
     return TinyEncoder().eval()
 
 
-def _compile(model, target, out):
+def _compile(model, target, out, quantize="int8"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mcu_mlir.compile(model, (torch.randn(SHAPE),), target=target, backend="cmsis-nn", calibration=16, emit="c",
-                         output_dir=str(out))
+                         output_dir=str(out), quantize=quantize)
     calls = re.findall(r"^\s+(?:status = )?((?:arm|mcu)_\w+)\(", (out / "model.c").read_text(), re.M)
     return collections.Counter(c for c in calls if c not in ("mcu_layer_marker",) and "buffer_size" not in c)
 
@@ -92,6 +92,16 @@ def test_encoder_on_cmsis_nn_kernels_bit_exact_on_host(model, tmp_path):
     assert "mcu_matmul" not in calls, calls                   # every linear on arm_fully_connected_*
     assert calls["arm_fully_connected_s8"] + calls["arm_fully_connected_per_channel_s8"] == 9, calls
     assert _bit_exact(tmp_path, "host")
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m55"])
+def test_int16_encoder_on_s16_kernels(model, target, tmp_path):
+    """a16w8: activation matmuls on arm_batch_matmul_s16, the rest bit-exact too."""
+    if target != "host" and (shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None):
+        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
+    calls = _compile(model, target, tmp_path, quantize="int16")
+    assert calls["arm_batch_matmul_s16"] == 4 and calls["mcu_norm"] == 5, calls
+    assert _bit_exact(tmp_path, target)
 
 
 @pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])

@@ -84,8 +84,9 @@ class FullyConnectedOp(WeightedFields, dialect=CmsisNN, name="fully_connected"):
 
 
 class BatchMatmulOp(KernelOp, dialect=CmsisNN, name="batch_matmul"):
-    """arm_batch_matmul_s8: lhs [B, M, K] times the transpose of rhs_t [B, N, K] (both
-    activations), requantized per tensor: output [B, M, N]."""
+    """arm_batch_matmul_s8 / _s16: lhs [B, M, K] times the transpose of rhs_t [B, N, K] (both
+    activations), requantized per tensor: output [B, M, N]. int16: offsets 0, the multiplier in
+    CMSIS-NN's s16 form (reduced to 16 bits by the kernel)."""
     lhs: Operand[ir.RankedTensorType]
     rhs_t: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]

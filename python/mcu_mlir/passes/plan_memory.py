@@ -61,7 +61,7 @@ def scratch_bytes(op, path: str) -> int:
             return cmsis_buffers.avgpool_s16(path, channels)
         return cmsis_buffers.avgpool_s8(path, channels)
     if isinstance(op, cmsisnn.BatchMatmulOp):
-        return cmsis_buffers.batch_matmul_s8(path, op.shape(1)[1])
+        return cmsis_buffers.batch_matmul_s8(path, op.shape(1)[1]) if op.type_suffix() == "s8" else 0
     # Fully connected on MVE reads kernel sums that are precomputed into flash: no scratch.
     return 0
 

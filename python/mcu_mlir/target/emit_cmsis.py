@@ -131,6 +131,7 @@ def fully_connected(em, i, op):
 def batch_matmul(em, i, op):
     (b, m, k), (_, n, _) = _shape(op.operands[0]), _shape(op.operands[1])
     act = op.ints("activation")
+    t = "int16_t" if op.type_suffix() == "s16" else "int8_t"
     return [_ctx(em, i, op),
             f"const cmsis_nn_bmm_params layer{i}_params = {{.adj_x = false, .adj_y = false, .fc_params = "
             f"{{.input_offset = {op.int('lhs_offset')}, .filter_offset = {op.int('rhs_offset')}, "
@@ -140,8 +141,8 @@ def batch_matmul(em, i, op):
             _dims(f"layer{i}_lhs_dims", [1, b, m, k]), _dims(f"layer{i}_rhs_dims", [1, b, n, k]),
             _dims(f"layer{i}_output_dims", [1, b, m, n]),
             f"status = {op.function_name()}(&layer{i}_ctx, &layer{i}_params, &layer{i}_quant, &layer{i}_lhs_dims, "
-            f"{em.ptr(op.operands[0], 'int8_t')}, &layer{i}_rhs_dims, {em.ptr(op.operands[1], 'int8_t')}, "
-            f"&layer{i}_output_dims, {em.out(op, 'int8_t')});"]
+            f"{em.ptr(op.operands[0], t)}, &layer{i}_rhs_dims, {em.ptr(op.operands[1], t)}, "
+            f"&layer{i}_output_dims, {em.out(op, t)});"]
 
 
 def softmax(em, i, op):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...diagnostics import UserError
-from ..qmath import quantize_multiplier
 from .values import DQ, Const, Q, aten, describe, shape_of
 
 
@@ -15,8 +14,8 @@ def _lower_matmul(self, node, ins, scale, zp, elem, clamp):
     if not all(isinstance(v, (DQ, Const)) for v in (a, b)):
         return None
     qa, qb = self.operand(a), self.operand(b)
-    if qa.elem != "i8" or qb.elem != "i8":
-        raise UserError(f"{describe(node)}: int16 activation x activation matmul is not supported")
+    if qa.elem != qb.elem:       # a mixed-precision boundary: both operands in int16
+        qa, qb = (self.requantize(q, q.scale, 0, "i16") if q.elem == "i8" else q for q in (qa, qb))
     ra, rb = len(qa.shape), len(qb.shape)
     if ra < 2 or rb < 2 or qa.shape[:-2] != qb.shape[:-2] and rb != 2:
         raise UserError(f"{describe(node)}: broadcasting matmul is not supported")
@@ -27,10 +26,10 @@ def _lower_matmul(self, node, ins, scale, zp, elem, clamp):
         b3 = self.w.tile(self.w.reshape(qb.v, (1, k, n)), (batch, 1, 1))
     else:
         b3 = self.w.reshape(qb.v, (batch, k, n))
-    acc = self.w.op("tosa.matmul", [a3, b3, self.w.zp(qa.zp, "i8"), self.w.zp(qb.zp, "i8")],
-                    (batch, m, n), "i32")
-    mult, shift = quantize_multiplier(qa.scale * qb.scale / scale)
-    out = Q(self.w.rescale(acc, [mult], [shift], 0, zp, elem), scale, zp)
+    wide = qa.elem == "i16"       # int16 x int16 accumulates in int48
+    acc = self.w.op("tosa.matmul", [a3, b3, self.w.zp(qa.zp, qa.elem), self.w.zp(qb.zp, qb.elem)],
+                    (batch, m, n), "i48" if wide else "i32")
+    out = Q(self.acc_rescale(acc, [qa.scale * qb.scale / scale], zp, elem), scale, zp)
     self.record_layer(node, "matmul", qa, None, scale, zp, [qb])
     out = self.apply_clamp(out, clamp)
     return Q(self.w.reshape(out.v, shape_of(node)), scale, zp)

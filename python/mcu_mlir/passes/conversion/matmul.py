@@ -72,6 +72,21 @@ def convert_matmul(op, rw):
         rw.replace(ops, last, new)
         return CONVERTED
 
+    s16 = _s16_tail(op, rhs, a_zp, b_zp) if rw.use_cmsis and elem(a) == "i16" else None
+    if s16 is not None:
+        # int16 activations: arm_batch_matmul_s16 (int64 accumulation, CMSIS-NN's s16 requantisation,
+        # zero points 0) for the int48 matmul and its 16-bit-multiplier rescale.
+        rs, last, act = s16
+        mults, shifts = rs.s16_params()
+        rhs_t, absorbed = _transposed(b, op)
+        ops = [op, rs.op] + ([last] if last is not rs.op else []) + absorbed
+        attrs = {"lhs_offset": 0, "rhs_offset": 0, "output_offset": 0, "multiplier": mults[0], "shift": shifts[0],
+                 "activation": act}
+        new = make_op(cmsisnn.BatchMatmulOp, [a, rhs_t], last.results[0].type, attrs, before=op,
+                      loc=fused_location(ops), source_op="+".join(o.operation.name for o in ops[:3]))
+        rw.replace(ops, last, new)
+        return CONVERTED
+
     if rw.use_cmsis and tail is not None and add is None and elem(a) == "i8" and not rs.per_channel:
         # Two activations: arm_batch_matmul_s8 reads the right-hand side transposed ([B, N, K]);
         # a transpose that made it [B, K, N] is read through, else one is inserted.
@@ -89,6 +104,17 @@ def convert_matmul(op, rw):
                   _params(a_zp, b_zp, out_offset, act, mult, shift), before=op, loc=loc, source_op=source)
     rw.replace(ops, last, new)
     return CONVERTED
+
+
+def _s16_tail(op, rhs, a_zp, b_zp):
+    """(rescale, last op, activation) when an int16 activation matmul and its requantisation are
+    what arm_batch_matmul_s16 computes, else None."""
+    if rhs is not None or a_zp != 0 or b_zp != 0:
+        return None
+    tail = follow_requant_tail(op, "i16")
+    if tail is None or tail[0].per_channel or tail[0].output_zp != 0 or tail[0].s16_params() is None:
+        return None
+    return tail
 
 
 def _transposed(b, before):
