@@ -316,7 +316,19 @@ class Attentions(nn.Module):
         return a, b, self.mha(x, x, x, need_weights=False)[0]
 
 
+class L2Normalize(nn.Module):
+    """F.normalize over the last dim (EdgeNeXt's cross-covariance attention) and over two dims."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 12)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return F.normalize(y, dim=-1), F.normalize(y.reshape(2, 3, 4, 3), dim=(-2, -1)) * 3
+
+
 CASES = {
+    "l2_normalize": (L2Normalize, [(2, 3, 8)], 1),
     "attentions": (Attentions, [(1, 6, 16)], 1, 0.8),
     "norms": (Norms, [(1, 3, 5, 5)], 1),
     "composite_ops": (CompositeOps, [(1, 4, 6, 6)], 1),
@@ -383,6 +395,19 @@ def test_int16_nonlinear_tables():
     (want,) = result.reference([result.inputs[0].dequantize(q_in[0])])
     diff = np.abs(out.astype(np.int64) - result.outputs[0].quantize(want).astype(np.int64))
     assert diff.max() <= 16      # 513-point interpolated table: a few LSB of 1/32768
+
+
+def test_l2_normalize_becomes_one_rms_norm():
+    """The rewrite keeps the float model's values (differences only for norms near eps)."""
+    from mcu_mlir.frontend.composite_ops import l2_normalize_as_rms_norm
+    torch.manual_seed(0)
+    model, x = L2Normalize().eval(), torch.randn(2, 3, 8)
+    gm = torch.export.export(model, (x,)).module()
+    l2_normalize_as_rms_norm(gm)
+    targets = {n.target for n in gm.graph.nodes}
+    assert torch.ops.aten.rms_norm.default in targets and torch.ops.aten.linalg_vector_norm.default not in targets
+    for got, want in zip(gm(x), model(x)):
+        assert torch.allclose(got, want, atol=1e-6)
 
 
 def test_int16_norms():

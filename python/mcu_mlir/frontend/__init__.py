@@ -340,7 +340,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
-    from .composite_ops import decompose_composites
+    from .composite_ops import decompose_composites, l2_normalize_as_rms_norm
     from .constant_folding import fold_parameter_subgraphs
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
@@ -354,6 +354,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         gm = fold_batch_norm(ep.module())
         if quantize != "none":
             fold_parameter_subgraphs(gm)
+            l2_normalize_as_rms_norm(gm)
     timings["export"] = time.perf_counter() - t0
     eager = _runner(model)
     if quantize == "none":

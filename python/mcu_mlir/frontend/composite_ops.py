@@ -84,3 +84,46 @@ def decompose_composites(ep):
     if not any(n.op == "call_function" and n.target in table for n in ep.graph.nodes):
         return ep
     return ep.run_decompositions(table)
+
+
+def l2_normalize_as_rms_norm(gm: torch.fx.GraphModule) -> None:
+    """F.normalize(x, dim=trailing dims), exported as x / expand_as(clamp_min(vector_norm(x), eps)),
+    becomes rms_norm(x) / sqrt(n): one normalisation (an integer kernel) instead of a norm and a
+    division of two activations. x / sqrt(|x|^2 + eps^2) replaces x / max(|x|, eps): equal unless
+    |x| is within a few eps (1e-12 by default) of zero."""
+    graph = gm.graph
+    for div in list(graph.nodes):
+        if div.op != "call_function" or div.target is not aten.div.Tensor or len(div.args) != 2:
+            continue
+        x, den = div.args
+        if not isinstance(den, torch.fx.Node) or not isinstance(x, torch.fx.Node):
+            continue
+        if den.target in (aten.expand_as.default, aten.expand.default) and len(den.users) == 1:
+            den = den.args[0]
+        eps = 0.0
+        if den.target is aten.clamp_min.default and len(den.users) == 1:
+            den, eps = den.args[0], float(den.args[1])
+        if den.target is not aten.linalg_vector_norm.default or den.args[0] is not x:
+            continue
+        order = den.args[1] if len(den.args) > 1 else 2
+        dims = den.args[2] if len(den.args) > 2 else None
+        keepdim = den.args[3] if len(den.args) > 3 else den.kwargs.get("keepdim", False)
+        val = x.meta.get("val")
+        if order != 2 or not keepdim or dims is None or not isinstance(val, torch.Tensor):
+            continue
+        rank = val.dim()
+        trailing = sorted(d % rank for d in dims)
+        if trailing != list(range(rank - len(trailing), rank)):
+            continue
+        normalized = [int(d) for d in val.shape[rank - len(trailing):]]
+        n = math.prod(normalized)
+        with graph.inserting_before(div):
+            rms = graph.call_function(aten.rms_norm.default, (x, normalized, None, eps * eps / n))
+            out = graph.call_function(aten.mul.Tensor, (rms, 1.0 / math.sqrt(n)))
+        for node in (rms, out):
+            node.meta.update({k: v for k, v in div.meta.items() if k != "val"})
+            node.meta["val"] = div.meta.get("val")
+        div.replace_all_uses_with(out)
+        graph.erase_node(div)
+    graph.eliminate_dead_code()
+    gm.recompile()
