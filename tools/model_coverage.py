@@ -70,7 +70,7 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
     import torch
 
     entry = public_models.MODELS[name]
-    row = {"model": name, "library": entry.library, "needs": entry.needs,
+    row = {"model": name, "library": entry.library, "family": entry.family,
            "input_shape": list(entry.input_shape), "compiles": False}
     out = os.path.join(outdir, name)
     shape = ",".join(str(d) for d in entry.input_shape)
@@ -137,13 +137,14 @@ def markdown(rows: list[dict], backend: str) -> str:
     n = len(rows)
     ok = [r for r in rows if r["compiles"]]
     exact = [r for r in ok if r.get("bit_exact_host")]
-    pending = [r for r in rows if r["needs"]]
-    counted = [r for r in rows if not r["needs"] or r["compiles"]]
     good_sqnr = [r for r in ok if r.get("sqnr_db", -1) >= 25]
+    families = []
+    for family, label in (("", "CNN"), ("attention", "attention"), ("recurrent", "recurrent")):
+        group = [r for r in rows if r["family"] == family]
+        if group:
+            families.append(f"{label} {sum(1 for r in group if r['compiles'])}/{len(group)}")
     lines = [
-        f"Backend {backend}. {len(ok)}/{n} compile, {len(exact)}/{n} bit-exact on the host; "
-        f"{len(pending)} models wait on the attention / recurrent families; of the {len(counted)} others and those "
-        f"of them that compile already, {sum(1 for r in counted if r.get('bit_exact_host'))} are bit-exact. "
+        f"Backend {backend}. {len(ok)}/{n} compile ({', '.join(families)}), {len(exact)}/{n} bit-exact on the host. "
         f"SQNR >= 25 dB: {len(good_sqnr)}/{len(ok)} of those that compile.",
         "",
         "| model | library | compiles | CMSIS-NN share | portable kernels | arena / bound | interior transposes "

@@ -6,8 +6,8 @@ The model code is the libraries' own (torchvision, timm, torchaudio, HuggingFace
 `pip install -e .[models]`); only sizes are chosen here (width multipliers, class counts, small
 inputs). Weights are random and seeded, with non-trivial BatchNorm / norm statistics, so
 quantization sees the spread of trained values rather than the identity statistics of a fresh model.
-MODELS maps each factory to its library, input shape and what it needs beyond this project's ops
-today ("attention" / "recurrent": the issues that add them), read by tools/model_coverage.py.
+MODELS maps each factory to its library, input shape and op family ("attention" / "recurrent", or
+none for a CNN), read by tools/model_coverage.py.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Entry:
     library: str
     build: Callable[[tuple], torch.nn.Module]    # input shape -> the evaluated model
     input_shape: tuple[int, ...]
-    needs: str = ""          # "attention" / "recurrent": a family the project has not landed yet
+    family: str = ""         # "attention" / "recurrent": the op family the model depends on ("" for a CNN)
 
     def model(self) -> torch.nn.Module:
         return self.build(self.input_shape)
@@ -43,7 +43,10 @@ class Entry:
 def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], seed: int = 0) -> torch.nn.Module:
     """The library's own initialisation from `seed`, with norm layers that are not the identity:
     BatchNorm running statistics and affine parameters drawn at random (a fresh model has mean 0,
-    variance 1, weight 1, bias 0, which hides every error of folding and quantizing them)."""
+    variance 1, weight 1, bias 0, which hides every error of folding and quantizing them). Free
+    parameters a library starts training from at (near) zero are drawn at trained-like scale too:
+    class tokens (timm: std 1e-6) at std 0.5, layer scales (1e-6) in [0.1, 0.5]; left at zero a
+    class token row is below one quantization step and a block scaled by 1e-6 contributes nothing."""
     torch.manual_seed(seed)
     model = build()
     g = torch.Generator().manual_seed(seed)
@@ -56,6 +59,14 @@ def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], s
             if isinstance(m, norms) and getattr(m, "weight", None) is not None:
                 m.weight.mul_(torch.rand(m.weight.shape, generator=g) + 0.5)
                 m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
+            for name, p in m.named_parameters(recurse=False):
+                if isinstance(m, (torch.nn.Linear, torch.nn.modules.conv._ConvNd) + norms) or p.numel() == 0 \
+                        or float(p.abs().max()) >= 1e-4:
+                    continue
+                if p.dim() == 1:
+                    p.copy_(torch.rand(p.shape, generator=g) * 0.4 + 0.1)
+                else:
+                    p.copy_(torch.randn(p.shape, generator=g) * 0.5)
     return model.eval()
 
 
@@ -97,6 +108,14 @@ def _audio(name: str, **kwargs) -> Callable[[tuple], torch.nn.Module]:
     def build(shape):
         import torchaudio.models
         return seeded(lambda: getattr(torchaudio.models, name)(**kwargs), shape)
+    return build
+
+
+def _timm_vit(**kwargs) -> Callable[[tuple], torch.nn.Module]:
+    """timm's VisionTransformer class itself at an MCU size."""
+    def build(shape):
+        from timm.models.vision_transformer import VisionTransformer
+        return seeded(lambda: VisionTransformer(**kwargs), shape)
     return build
 
 
@@ -163,6 +182,13 @@ MODELS: dict[str, Entry] = {
     "timm_edgenext_xx_small": Entry("timm", _timm("edgenext_xx_small", num_classes=10), SMALL_IMAGE, "attention"),
     "timm_efficientvit_m0": Entry("timm", _timm("efficientvit_m0", num_classes=10), SMALL_IMAGE, "attention"),
     "timm_test_vit": Entry("timm", _timm("test_vit", num_classes=10), SMALL_IMAGE, "attention"),
+    # ViT-tiny-like: patch 8 on 64 x 64, 4 layers of width 96.
+    "timm_vit_p8_64": Entry("timm", _timm_vit(img_size=64, patch_size=8, embed_dim=96, depth=4, num_heads=3,
+                                              mlp_ratio=2.0, num_classes=10), (1, 3, 64, 64), "attention"),
+    # KWT-1-like keyword transformer: one token per MFCC frame (98 x 40), 12 layers of width 64, one head.
+    "timm_kwt_like": Entry("timm", _timm_vit(img_size=(98, 40), patch_size=(1, 40), in_chans=1, embed_dim=64, depth=12,
+                                             num_heads=1, mlp_ratio=4.0, num_classes=12), (1, 1, 98, 40),
+                           "attention"),
     # HuggingFace transformers (small configs)
     "hf_mobilenet_v1_025": Entry("transformers", _hf("MobileNetV1Config", "MobileNetV1ForImageClassification",
                                                      "logits", depth_multiplier=0.25, num_labels=10, image_size=96),

@@ -1,0 +1,174 @@
+"""Attention models on Cortex-M55: where the instructions go, per layer kind, in int8 and a16w8.
+
+For each model (tools/public_models.py; the issue's acceptance set that the project compiles):
+compile seconds, share of multiply-accumulates in CMSIS-NN kernels, instructions of one inference
+on Cortex-M55 under QEMU split by layer kind (norm / softmax / matmul of two activations / fully
+connected / conv / other), arena and flash, SQNR of the C's output against the float model, and
+whether the C equals tosa_reference_model on that input. Figures, not pass/fail.
+
+Usage: python tools/attention_benchmark.py [--models a,b] [--quantize int8,int16] [--markdown FILE] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import warnings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+MODELS = ("timm_vit_p8_64", "timm_kwt_like", "timm_mobilevit_xxs", "timm_edgenext_xx_small", "timm_convnext_atto",
+          "timm_efficientvit_m0", "timm_test_vit")
+KINDS = ("norm", "softmax", "matmul", "fc", "conv", "other")
+
+
+def kind_of(kernel: str) -> str:
+    """The layer kind of a kernel name from report.json ("arm_softmax_s8", "portable:norm", ...)."""
+    k = kernel.replace("portable:", "")
+    if "norm" in k:
+        return "norm"
+    if "softmax" in k:
+        return "softmax"
+    if "batch_matmul" in k or k.startswith("matmul"):
+        return "matmul"
+    if "fully_connected" in k:
+        return "fc"
+    if "conv" in k:
+        return "conv"
+    return "other"
+
+
+def macs(cmsisnn_text: str) -> tuple[int, int]:
+    """(MACs in CMSIS-NN kernels, all MACs) of the planned kernel ops: convolutions, fully connected
+    layers and matmuls."""
+    from mcu_mlir._mlir import ir, new_context
+    from mcu_mlir.dialects import cmsisnn, load_all, portable
+
+    def shape(v):
+        return list(ir.RankedTensorType(v.type).shape)
+    inside = total = 0
+    ctx = new_context()
+    load_all(ctx)
+    with ctx:
+        module = ir.Module.parse(cmsisnn_text)
+        for op in module.body.operations[0].regions[0].blocks[0].operations:
+            view = op.opview if hasattr(op, "opview") else op
+            n = 0
+            if isinstance(view, (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, portable.Conv2DOp,
+                                 portable.DepthwiseConv2DOp)):
+                out, f = shape(op.results[0]), shape(op.operands[1])
+                per_output = f[1] * f[2] * (f[3] if not isinstance(view, (cmsisnn.DepthwiseConvOp,
+                                                                       portable.DepthwiseConv2DOp)) else 1)
+                n = math.prod(out) * per_output
+            elif isinstance(view, cmsisnn.FullyConnectedOp):
+                n = math.prod(shape(op.results[0])) * shape(op.operands[1])[1]
+            elif isinstance(view, cmsisnn.BatchMatmulOp):
+                n = math.prod(shape(op.results[0])) * shape(op.operands[0])[-1]
+            elif isinstance(view, portable.MatmulOp):
+                n = math.prod(shape(op.results[0])) * shape(op.operands[0])[-1]
+            total += n
+            if op.operation.name.startswith("cmsisnn."):
+                inside += n
+    return inside, total
+
+
+def bench(name: str, quantize: str, out: str) -> dict:
+    import numpy as np
+    import torch
+
+    import mcu_mlir
+    import public_models
+    from mcu_mlir.target import run
+
+    entry = public_models.MODELS[name]
+    model = entry.model()
+    example = (torch.randn(entry.input_shape, generator=torch.Generator().manual_seed(0)),)
+    row = {"model": name, "quantize": quantize}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = mcu_mlir.compile(model, example, target="cortex-m55", backend="cmsis-nn", emit="elf",
+                                  output_dir=out, quantize=quantize)
+    report = result.report
+    row.update(compile_s=report["compile_seconds"], arena=report.get("arena_bytes"), flash=report.get("flash_bytes"),
+               weights=report.get("weights_bytes"), transposes=report.get("interior_transposes"))
+    inside, total = macs(open(os.path.join(out, "cmsisnn.mlir")).read())
+    row["macs"], row["cmsis_mac_share"] = total, inside / total if total else 0.0
+    x = torch.randn(entry.input_shape, generator=torch.Generator().manual_seed(7))
+    fw = run.run(out, [x.numpy()], target="cortex-m55", count_instructions=True)
+    ref = run.run_reference_outdir(out, [x.numpy()])
+    row["bit_exact"] = all(np.array_equal(c, r.reshape(c.shape)) for c, r in zip(fw.outputs_q, ref.outputs_q))
+    with torch.no_grad():
+        want = model(x).numpy().reshape(-1)
+    got = np.asarray(fw.outputs_float[0]).reshape(-1)
+    noise = float(((want - got) ** 2).sum())
+    row["sqnr_db"] = round(10 * math.log10(float((want ** 2).sum()) / noise), 1) if noise > 0 else float("inf")
+    ins = fw.instructions or {}
+    row["instructions"] = ins.get("total")
+    per_kind = dict.fromkeys(KINDS, 0)
+    for layer in ins.get("layers", []):
+        per_kind[kind_of(layer.get("kernel", ""))] += layer["instructions"]
+    row.update({f"ins_{k}": v for k, v in per_kind.items()})
+    return row
+
+
+def markdown(rows: list[dict]) -> str:
+    head = ("| model | act | compile s | MACs | on CMSIS-NN | M55 instructions | norm | softmax | matmul | fc | conv "
+            "| other | arena | flash | interior transposes | SQNR dB | bit-exact M55 |")
+    columns = head.count("|") - 1
+    lines = [head, "|" + "---|" * columns]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['model']} | {r['quantize']} | {r['error']} |" + " |" * (columns - 3))
+            continue
+        total = r["instructions"] or 0
+
+        def share(k):
+            return f"{r['ins_' + k] / total:.0%}" if total else "-"
+        lines.append(
+            f"| {r['model']} | {r['quantize']} | {r['compile_s']:.1f} | {r['macs'] / 1e6:.2f} M "
+            f"| {r['cmsis_mac_share']:.0%} | {total / 1e6:.2f} M | " + " | ".join(share(k) for k in KINDS) +
+            f" | {r['arena'] / 1024:.1f} kB | {r['flash'] / 1024:.1f} kB | {r['transposes']} | {r['sqnr_db']} "
+            f"| {'yes' if r['bit_exact'] else '**no**'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--quantize", default="int8,int16")
+    p.add_argument("--markdown", default=None)
+    p.add_argument("--json", default=None)
+    args = p.parse_args(argv)
+    if not os.environ.get("CMSIS_NN_PATH"):
+        print("attention_benchmark: set CMSIS_NN_PATH to a CMSIS-NN checkout", file=sys.stderr)
+        return 1
+    from mcu_mlir.diagnostics import UserError
+    rows = []
+    work = tempfile.mkdtemp(prefix="mcu-attention-bench-")
+    for name in args.models.split(","):
+        for quantize in args.quantize.split(","):
+            try:
+                row = bench(name, quantize, os.path.join(work, f"{name}-{quantize}"))
+            except UserError as e:
+                row = {"model": name, "quantize": quantize, "error": str(e).splitlines()[0]}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    table = markdown(rows)
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
