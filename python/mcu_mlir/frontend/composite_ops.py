@@ -44,7 +44,9 @@ def _clamp_tensor(x, min=None, max=None):
 def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                enable_gqa=False):
     """scaled_dot_product_attention as its definition: softmax(Q K^T * scale) V, two activation
-    matmuls around an integer softmax (the scale a constant multiply the quantizer observes)."""
+    matmuls around an integer softmax (the scale a constant multiply the quantizer observes).
+    A boolean mask or is_causal is a fill with -inf before the softmax (the integer softmax gives
+    those places probability 0); a float mask is added, its -inf (or finfo.min) places a fill."""
     if enable_gqa and key.shape[-3] != query.shape[-3]:
         repeat = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(repeat, dim=-3)
@@ -52,17 +54,18 @@ def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
     scores = torch.matmul(query, key.transpose(-2, -1)) * scale
+    keep = None
+    if is_causal:
+        keep = torch.ones(query.shape[-2], key.shape[-2], dtype=torch.bool).tril()
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        keep = attn_mask if keep is None else keep & attn_mask
+    elif attn_mask is not None:
+        allowed = attn_mask > torch.finfo(torch.float32).min / 2
+        scores = scores + torch.where(allowed, attn_mask, 0.0)
+        keep = allowed if keep is None else keep & allowed
+    if keep is not None:
+        scores = torch.where(keep, scores, float("-inf"))
     return torch.matmul(torch.softmax(scores, dim=-1), value)
-
-
-def _check_attention(node):
-    args = dict(zip(("query", "key", "value", "attn_mask", "dropout_p", "is_causal"), node.args))
-    args.update(node.kwargs)
-    if args.get("attn_mask") is not None or args.get("is_causal"):
-        from ..diagnostics import UserError
-        from .lowering.values import describe
-        raise UserError(f"{describe(node)} with an attention mask or is_causal is not supported in a "
-                        "quantized model yet (attention without a mask is)")
 
 
 def _table() -> dict:
@@ -78,9 +81,6 @@ def _table() -> dict:
 def decompose_composites(ep):
     """`ep` with the composite ops above decomposed (`ep` itself when it has none)."""
     table = _table()
-    for node in ep.graph.nodes:
-        if node.target is aten.scaled_dot_product_attention.default:
-            _check_attention(node)
     if not any(n.op == "call_function" and n.target in table for n in ep.graph.nodes):
         return ep
     return ep.run_decompositions(table)

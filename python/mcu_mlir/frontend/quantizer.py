@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import torch
@@ -53,14 +54,29 @@ SOFTMAX = {aten.softmax.int, aten._softmax.default}
 NORMS = {aten.layer_norm.default, aten.rms_norm.default, aten.group_norm.default}
 
 
-def _act_spec(dtype: str) -> QuantizationSpec:
+class FiniteMinMaxObserver(MinMaxObserver):
+    """Min / max of the finite values only: a masked fill's -inf (before a softmax, which gives it
+    probability 0 in integers too) does not stretch the range of the values it masks."""
+
+    def forward(self, x_orig):
+        finite = torch.isfinite(x_orig)
+        if not bool(finite.all()) and bool(finite.any()):
+            super().forward(x_orig[finite])
+            return x_orig
+        return super().forward(x_orig)
+
+
+def _act_spec(dtype: str, observer=None) -> QuantizationSpec:
+    # Every activation observer ignores non-finite values: PT2E may merge a masked fill's observer
+    # with its producer's, so the filter must hold wherever the group's observer comes from.
+    observer = observer or FiniteMinMaxObserver
     if dtype == "int16":
         return QuantizationSpec(dtype=torch.int16, quant_min=-32767, quant_max=32767,
                                 qscheme=torch.per_tensor_symmetric,
-                                observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2 ** -24))
+                                observer_or_fake_quant_ctr=observer.with_args(eps=2 ** -24))
     return QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127,
                             qscheme=torch.per_tensor_affine,
-                            observer_or_fake_quant_ctr=MinMaxObserver.with_args(eps=2 ** -24))
+                            observer_or_fake_quant_ctr=observer.with_args(eps=2 ** -24))
 
 
 class ZeroSafePerChannelMinMaxObserver(PerChannelMinMaxObserver):
@@ -158,12 +174,19 @@ class CmsisNNQuantizer(Quantizer):
                 _annotate(node, {t: (act if t is first else shared) for t in tensors}, shared)
             elif target in SOFTMAX:
                 x = node.args[0]
+                if _is_masked_fill(x):
+                    act = SharedQuantizationSpec(x)
                 fixed = (FixedQParamsQuantizationSpec(torch.int16, 1 / 32768, 0, -32767, 32767,
                                                       torch.per_tensor_symmetric)
                          if self._dtype(node) == "int16" else
                          FixedQParamsQuantizationSpec(torch.int8, 1 / 256, -128, -128, 127,
                                                       torch.per_tensor_affine))
                 _annotate(node, {x: act}, fixed)
+            elif _is_masked_fill(node) and _is_float_tensor(node.args[1]):
+                # A masked fill with -inf (before a softmax): the kept values keep their parameters
+                # (one observer for both sides, blind to the -inf).
+                x = node.args[1]
+                _annotate(node, {x: act}, SharedQuantizationSpec((x, node)))
             elif target in NORMS:
                 self._annotate_with_tail(node, {node.args[0]: act}, act)
             elif target in TAILS:
@@ -207,6 +230,11 @@ class CmsisNNQuantizer(Quantizer):
 
     def validate(self, model: torch.fx.GraphModule) -> None:
         pass
+
+
+def _is_masked_fill(node) -> bool:
+    return isinstance(node, Node) and node.target is aten.where.ScalarOther and isinstance(node.args[2], float) \
+        and math.isinf(node.args[2])
 
 
 def _tail_supported(node: Node) -> bool:

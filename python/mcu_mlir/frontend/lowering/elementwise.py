@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ...diagnostics import UserError
 from ..qmath import quantize_multiplier
-from .values import DQ, Clamp, Const, Q, aten, qd, shape_of
+from .values import (DQ, RANGE, Clamp, Const, Pending, Q, aten, dequantize_const, describe, qd,
+                     shape_of)
 
 
 def _lower_add_sub(self, node, ins, scale, zp, elem, clamp):
@@ -117,7 +121,46 @@ _CLAMPS = {t: _clamp_of for t in (aten.relu.default, aten.relu_.default, aten.re
                                   aten.clamp.default, aten.clamp_.default)}
 
 
+def _softmax_readers(node) -> bool:
+    """Whether every reader of `node` (through PT2E's quantize / dequantize) is a softmax."""
+    readers, pending = [], list(node.users)
+    while pending:
+        user = pending.pop()
+        if user.target in (qd.quantize_per_tensor.default, qd.dequantize_per_tensor.default):
+            pending.extend(user.users)
+        else:
+            readers.append(user)
+    return bool(readers) and all(r.target in (aten.softmax.int, aten._softmax.default) for r in readers)
+
+
+def _lower_where(self, node, ins, scale, zp, elem, clamp):
+    """where(constant condition, x, scalar): a select between x (requantized) and the scalar. A
+    -inf scalar (a masked fill before softmax) is the smallest integer, allowed only where every
+    reader is a softmax, which takes the mask itself (the exponential of a masked value is 0)."""
+    cond, x, other = ins[0], ins[1], ins[2]
+    if not isinstance(x, DQ) or isinstance(other, (DQ, Pending)):
+        return None
+    if not isinstance(cond, Const) or cond.scales is not None:
+        raise UserError(f"{describe(node)}: a condition computed at run time is not supported (a constant mask is)")
+    value = float(dequantize_const(other).reshape(-1)[0]) if isinstance(other, Const) else float(other)
+    lo, hi = RANGE[elem]
+    if math.isinf(value):
+        if value > 0 or not _softmax_readers(node):
+            raise UserError(f"{describe(node)}: filling with {value} is supported only as a mask before softmax")
+        fill = lo
+    else:
+        fill = int(np.clip(np.round(value / scale) + zp, lo, hi))
+    q = self.requantize(x.q, scale, zp, elem)
+    mask = np.broadcast_to(np.asarray(cond.data).astype(bool), q.shape)
+    cond_v = self.w.const(mask.astype(np.int64), "i1")
+    out = self.w.op("tosa.select", [cond_v, q.v, self.w.const(np.array([fill]), elem, (1,) * len(q.shape))],
+                    q.shape, elem)
+    self.record_layer(node, "where", x.q, None, scale, zp)
+    return self.apply_clamp(Q(out, scale, zp), clamp)
+
+
 LOWER = {
+    aten.where.ScalarOther: _lower_where,
     aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
     aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,
     aten.maximum.default: _lower_min_max, aten.minimum.default: _lower_min_max,

@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import torch
 
 from ... import cmsis_softmax as cmsis_softmax_math
 from ...diagnostics import UserError
-from .values import DQ, Q, aten, describe
+from .values import DQ, Q, aten, describe, qd, shape_of
 
 
 def _gather(self, table: np.ndarray, idx):
@@ -83,14 +84,35 @@ def cmsis_softmax(self, q, axis: int, params):
     return Q(w.rescale(y, [1 << 30], [30], 0, -128, "i8"), 1 / 256, -128)
 
 
-def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str):
+def input_mask(self, node):
+    """The constant mask of a softmax whose input is where(mask, x, -inf) (through PT2E's quantize /
+    dequantize), as booleans of the input's shape; None without one."""
+    src = node.args[0]
+    while isinstance(src, torch.fx.Node) and src.target in (qd.quantize_per_tensor.default,
+                                                             qd.dequantize_per_tensor.default):
+        src = src.args[0]
+    if not (isinstance(src, torch.fx.Node) and src.target is aten.where.ScalarOther
+            and isinstance(src.args[2], float) and math.isinf(src.args[2]) and src.args[2] < 0):
+        return None
+    mask = np.broadcast_to(np.asarray(self.values[src.args[0]].data).astype(bool), shape_of(src))
+    return mask
+
+
+def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str, mask=None):
+    """`mask` (booleans of q's shape; the integers at False are the smallest value): those
+    elements' exponentials are 0, so they get probability 0 and take no share of the sum."""
     if (q.elem, elem) not in (("i8", "i8"), ("i16", "i16")):
         raise UserError(f"{describe(node)}: softmax from {q.elem} to {elem} is not supported")
     w = self.w
     rank = len(q.shape)
     axis = dim % rank
     count = q.shape[axis]
-    if not log and elem == "i8" and (scale, zp) == (1 / 256, -128) and count < 512:
+    if mask is not None:
+        if log:
+            raise UserError(f"{describe(node)}: a masked log_softmax is not supported")
+        if not mask.any(axis=axis).all():
+            raise UserError(f"{describe(node)}: the mask leaves a row with nothing to attend to")
+    if mask is None and not log and elem == "i8" and (scale, zp) == (1 / 256, -128) and count < 512:
         params = cmsis_softmax_math.params(q.scale)
         if params is not None:
             return cmsis_softmax(self, q, axis, params)
@@ -118,6 +140,8 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
             raise UserError(f"{describe(node)}: softmax over {count} elements is too long for int32 sums")
         exp_table = np.round(np.exp(-np.arange(256) * q.scale) * (1 << frac_bits))
         e = _gather(self, exp_table, d)
+    if mask is not None:
+        e = w.op("tosa.select", [w.const(mask.astype(np.int64), "i1"), e, _scalar(self, 0, rank)], q.shape, "i32")
     total = w.op("tosa.reduce_sum", [e], red_shape, "i32", f"axis = {axis} : i32")
     shift0 = w.zp(0, "i8")
     if not log:
@@ -175,7 +199,8 @@ def _lower_softmax(self, node, ins, scale, zp, elem, clamp):
         return None
     log = node.target in (aten.log_softmax.int, aten._log_softmax.default)
     self.record_layer(node, "log_softmax" if log else "softmax", ins[0].q, None, scale, zp)
-    return self.apply_clamp(lower_softmax(self, node, ins[0].q, int(node.args[1]), log, scale, zp, elem), clamp)
+    out = lower_softmax(self, node, ins[0].q, int(node.args[1]), log, scale, zp, elem, input_mask(self, node))
+    return self.apply_clamp(out, clamp)
 
 
 LOWER = {
