@@ -331,6 +331,14 @@ typedef struct {
 int mcu_norm(const mcu_norm_params_t *p, const int16_t *rsqrt_table, const int32_t *channel_params,
              const void *input, void *output);
 
+/* arm_softmax_s8's integers over rows of int8, from the frontend's tables (exp_table[d]: the
+   kernel's exponential of -d in Q0.31, sum_table[d]: its share of the row sum, d = max - x):
+     total = sum(sum_table[d]);  h = clz(total);  s = ONE_OVER1((total << h) & INT32_MAX)
+     y = round(mul31(exp_table[d], s) >> (35 - h)) - 128
+   (ONE_OVER1 by the kernel's Newton steps). Output scale 1/256, zero point -128. */
+int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, const int32_t *sum_table,
+                   const int8_t *input, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

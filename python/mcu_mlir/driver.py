@@ -279,7 +279,8 @@ def _backend_stage(module, options, result, timings):
     from .dialects import load_all
     load_all(module.context)
     with _Timer(timings, "backend-passes"), progress.step("converting to kernels and planning memory"):
-        options_text = f"target={options.target} backend={options.backend} prefer={options.prefer}"
+        options_text = (f"target={options.target} backend={options.backend} prefer={options.prefer} "
+                        f"softmax={options.softmax}")
         _run(module, f"{BACKEND_PIPELINE}{{{options_text}}}", out, "cmsisnn")
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
 

@@ -11,6 +11,9 @@ QUANTIZE = ("int8", "int16", "none")
 IO_LAYOUTS = ("nchw", "nhwc")
 # speed: the fastest kernels; memory: scratch-free kernels where their scratch raises the arena.
 PREFER = ("speed", "memory")
+# int8 softmax in arm_softmax_s8's integers: `table` looks its exponentials up (one portable kernel),
+# `cmsis-nn` calls arm_softmax_s8 itself (which computes each exponential twice).
+SOFTMAX = ("table", "cmsis-nn")
 # Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
 # builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.
 STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "project", "elf")
@@ -24,6 +27,7 @@ class CompileOptions:
     calibration: object = None      # None, int N, path to .npz, or an iterable of input tuples
     io_layout: str = "nchw"
     prefer: str = "speed"
+    softmax: str = "table"
     emit: str = "c"
     output_dir: str | None = None
     cmsis_nn_path: str | None = None
@@ -38,7 +42,7 @@ class CompileOptions:
         for name, value, allowed in (("target", self.target, TARGETS), ("backend", self.backend, BACKENDS),
                                      ("quantize", self.quantize, QUANTIZE),
                                      ("io-layout", self.io_layout, IO_LAYOUTS), ("prefer", self.prefer, PREFER),
-                                     ("emit", self.emit, STAGES)):
+                                     ("softmax", self.softmax, SOFTMAX), ("emit", self.emit, STAGES)):
             if value not in allowed:
                 raise UserError(f"--{name} {value!r} is not one of: {', '.join(allowed)}")
         if self.name is not None:

@@ -1,7 +1,8 @@
 """A small pre-norm transformer encoder (patch embedding, LayerNorm, multi-head attention through
 F.scaled_dot_product_attention, GELU MLP, residuals, mean pooling) compiled with CMSIS-NN: the C
 equals tosa_reference_model on the host, on Cortex-M55 (MVE) and Cortex-M4 (DSP); activation
-matmuls run on arm_batch_matmul_s8, softmax on arm_softmax_s8, projections on
+matmuls run on arm_batch_matmul_s8, softmax in arm_softmax_s8's integers (looked up by mcu_softmax_s8,
+or arm_softmax_s8 itself), projections on
 arm_fully_connected_*, norms on mcu_norm."""
 
 from __future__ import annotations
@@ -67,11 +68,11 @@ def model():
     return TinyEncoder().eval()
 
 
-def _compile(model, target, out, quantize="int8"):
+def _compile(model, target, out, quantize="int8", softmax="table"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mcu_mlir.compile(model, (torch.randn(SHAPE),), target=target, backend="cmsis-nn", calibration=16, emit="c",
-                         output_dir=str(out), quantize=quantize)
+                         output_dir=str(out), quantize=quantize, softmax=softmax)
     calls = re.findall(r"^\s+(?:status = )?((?:arm|mcu)_\w+)\(", (out / "model.c").read_text(), re.M)
     return collections.Counter(c for c in calls if c not in ("mcu_layer_marker",) and "buffer_size" not in c)
 
@@ -86,7 +87,7 @@ def _bit_exact(out, target):
 def test_encoder_on_cmsis_nn_kernels_bit_exact_on_host(model, tmp_path):
     calls = _compile(model, "host", tmp_path)
     assert calls["arm_batch_matmul_s8"] == 4, calls          # Q K^T and attention V per block
-    assert calls["arm_softmax_s8"] == 2, calls                # one per block, no portable arithmetic
+    assert calls["mcu_softmax_s8"] == 2, calls                # one per block, no portable arithmetic
     assert not any(k in calls for k in ("mcu_gather", "mcu_binary", "mcu_select")), calls
     assert calls["mcu_norm"] == 5, calls                      # two per block and the final one
     assert "mcu_matmul" not in calls, calls                   # every linear on arm_fully_connected_*
@@ -105,8 +106,11 @@ def test_int16_encoder_on_s16_kernels(model, target, tmp_path):
 
 
 @pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
-def test_encoder_bit_exact_on_cortex_m(model, target, tmp_path):
+@pytest.mark.parametrize("softmax", ["table", "cmsis-nn"])
+def test_encoder_bit_exact_on_cortex_m(model, target, softmax, tmp_path):
+    """Both softmax kernels (the looked-up one and arm_softmax_s8 itself) give the same integers."""
     if shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None:
         pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
-    _compile(model, target, tmp_path)
+    calls = _compile(model, target, tmp_path, softmax=softmax)
+    assert calls["arm_softmax_s8" if softmax == "cmsis-nn" else "mcu_softmax_s8"] == 2, calls
     assert _bit_exact(tmp_path, target)

@@ -42,12 +42,12 @@ def unsupported():
 def broken():
     raise RuntimeError("factory failed")
 
-class CausalAttention(nn.Module):
+class RuntimeMaskAttention(nn.Module):
     def forward(self, x):
-        return nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)
+        return nn.functional.scaled_dot_product_attention(x, x, x, attn_mask=x[..., :1] > 0)
 
-def causal():
-    return CausalAttention().eval()
+def runtime_mask():
+    return RuntimeMaskAttention().eval()
 
 class Chatty(Small):
     def forward(self, x):
@@ -143,7 +143,7 @@ def test_tosa_flatbuffer_input(compiled, tmp_path):
     (["{m}:broken", "--input-shape", "1,2,6,6"], "factory failed"),
     (["{m}:training", "--input-shape", "1,2,6,6"], "eval"),
     (["{m}:unsupported", "--input-shape", "1,2,6,6"], "sort"),
-    (["{m}:causal", "--input-shape", "1,2,6,6"], "op 'aten.scaled_dot_product_attention' at "),
+    (["{m}:runtime_mask", "--input-shape", "1,2,6,6"], "a condition computed at run time is not supported"),
     (["{m}:small", "--input-shape", "1,2,6,6", "--quantize", "none", "--emit", "c"], "integer model"),
     (["missing.py:f", "--input-shape", "1"], "missing.py"),
     (["{bad}"], "error:"),

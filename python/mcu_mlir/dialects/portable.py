@@ -312,6 +312,27 @@ class ReverseOp(UnaryFields, dialect=Portable, name="reverse"):
     KERNEL = "reverse"
 
 
+class SoftmaxOp(KernelOp, dialect=Portable, name="softmax"):
+    """arm_softmax_s8's integers over consecutive rows of `row_size` int8 values, from the
+    exponential and row-sum tables (256 int32 each, indexed by max - x); output 1/256, -128."""
+    input: Operand[ir.RankedTensorType]
+    exp_table: Operand[ir.RankedTensorType]
+    sum_table: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    num_rows: ir.IntegerAttr
+    row_size: ir.IntegerAttr
+    KERNEL = "softmax_s8"
+
+    def check(self):
+        n = self.int("num_rows") * self.int("row_size")
+        if n != numel(self.operation.operands[0].type) or n != numel(self.operation.results[0].type):
+            return "needs an input and output of num_rows x row_size elements"
+        for i in (1, 2):
+            if numel(self.operation.operands[i].type) != 256:
+                return "takes tables of 256 entries"
+        return None
+
+
 class NormOp(KernelOp, dialect=Portable, name="norm"):
     """The frontend's integer LayerNorm / RMSNorm / GroupNorm (int8, int16 or int32 input; int8 or
     int16 output), fused. The input is viewed as batch x spatial x groups x group_size; each

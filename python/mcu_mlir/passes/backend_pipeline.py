@@ -5,18 +5,23 @@ from __future__ import annotations
 from .base import OptionError
 from .options_parser import split_options
 
-_DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true", "prefer": "speed"}
+_DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true", "prefer": "speed",
+             "softmax": "table"}
 
 
 def tosa_to_cmsisnn_pipeline(options: str) -> str:
-    """Converts to kernel calls, plans the arena and prepares emission (options: target=, backend=, ram-bytes=, overlap=, prefer=)."""
+    """Converts to kernel calls, plans the arena and prepares emission (options: target=, backend=, ram-bytes=, overlap=, prefer=, softmax=table|cmsis-nn)."""
     opts = dict(_DEFAULTS)
     for key, value in split_options(options):
         if key not in opts:
             raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline' has no option '{key}' "
                               f"(options: {', '.join(sorted(opts))})")
         opts[key] = value
+    if opts["softmax"] not in ("table", "cmsis-nn"):
+        raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline': softmax must be table or cmsis-nn, not "
+                          f"'{opts['softmax']}'")
+    disabled = " disabled-patterns=softmax-table" if opts["softmax"] == "cmsis-nn" else ""
     return ("builtin.module(mcu-split-sliced-convs,mcu-chunk-transposes,"
-            f"mcu-convert-tosa-to-cmsisnn{{target={opts['target']} backend={opts['backend']}}},"
+            f"mcu-convert-tosa-to-cmsisnn{{target={opts['target']} backend={opts['backend']}{disabled}}},"
             f"mcu-plan-memory{{target={opts['target']} ram-bytes={opts['ram-bytes']} overlap={opts['overlap']} prefer={opts['prefer']}}},"
             "mcu-prepare-for-emission)")

@@ -270,6 +270,13 @@ def log_softmax(em, i, op):
             f"{em.buf(op.operands[0])}, {em.out(op, 'int8_t')});"]
 
 
+def softmax(em, i, op):
+    return [f"status = mcu_softmax_s8({op.int('num_rows')}, {op.int('row_size')}, "
+            f"{em.const_name(op.operands[1], f'layer{i}_exp_table')}, "
+            f"{em.const_name(op.operands[2], f'layer{i}_sum_table')}, "
+            f"{em.ptr(op.operands[0], 'int8_t')}, {em.out(op, 'int8_t')});"]
+
+
 def norm(em, i, op):
     p = {k: op.int(k) for k in ("batch", "spatial", "groups", "group_size", "centre", "count", "input_zp", "s0",
                                 "s1", "eps", "double_round", "output_multiplier", "output_shift",
@@ -390,7 +397,7 @@ EMITTERS = {
     portable.ElementwiseAddOp: elementwise, portable.ElementwiseMulOp: elementwise,
     portable.BinaryOp: binary, portable.SelectOp: select, portable.UnaryOp: unary,
     portable.RescaleOp: rescale, portable.ClampOp: clamp, portable.CastOp: cast,
-    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm,
+    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.SoftmaxOp: softmax,
     portable.TransposeOp: transpose, portable.ConcatOp: concat, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,
     portable.GatherOp: gather, portable.ScatterOp: scatter, portable.ResizeOp: resize, portable.ReduceOp: reduce,

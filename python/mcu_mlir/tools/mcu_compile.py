@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
-from ..options import BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, STAGES, TARGETS
+from ..options import BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, SOFTMAX, STAGES, TARGETS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
                    help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
+    p.add_argument("--softmax", choices=SOFTMAX, default="table",
+                   help="int8 softmax, arm_softmax_s8's integers either way: table (looked up, fastest) or cmsis-nn "
+                        "(arm_softmax_s8 itself)")
     p.add_argument("--emit", choices=STAGES, default="c",
                    help="last stage to produce (project: C plus runtime, kernels and CMakeLists.txt, self-contained)")
     p.add_argument("--name", default=None, metavar="PREFIX",
@@ -76,7 +79,7 @@ def _calibration(text):
 def run(args) -> int:
     from ..driver import compile as compile_model
     options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
-                   calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, emit=args.emit,
+                   calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, softmax=args.softmax, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
                    name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr)
     if args.model.endswith((".mlir", ".tosa")):

@@ -230,40 +230,71 @@ def _softmax_pattern() -> dict:
 _SOFTMAX = _softmax_pattern()
 
 
-def convert_softmax(op, rw):
-    """arm_softmax_s8 for the frontend's softmax form, when the kernel's arithmetic on this core
-    (its exponentials, compared over all 256 differences) is the form's; else per-op kernels."""
-    if not rw.use_cmsis:
-        return NO_MATCH
+def _match_softmax(op):
+    """(match, int8 input, the cast from it, rows, row size) of the frontend's arm_softmax_s8 form
+    over the last axis of an int8 tensor, else None."""
     m = dag.match(_SOFTMAX, "out", op)
     if m is None:
-        return NO_MATCH
+        return None
     x = m.values["$x"]
     dims = shape(m.ops["mx"].operands[0])        # the view the row maximum reduces
     axis = dag.attr_int(m.ops["mx"], "axis")
     if axis != len(dims) - 1 or dag.attr_int(m.ops["total"], "axis") != axis:
-        return NO_MATCH
-    exp = m.consts["exp_table"].reshape(-1)
-    if m.consts["sum_table"].size != 256 or exp.size != 256:
-        return NO_MATCH
-    found = cmsis_softmax.recover(exp, mve=rw.core_path == "mve")
-    if found is None or not np.array_equal(cmsis_softmax.sum_table(exp), m.consts["sum_table"].reshape(-1)):
-        return NO_MATCH
+        return None
+    if m.consts["sum_table"].size != 256 or m.consts["exp_table"].size != 256:
+        return None
     cast = producer(x)
     if not isinstance(cast, tosa.CastOp) or elem(cast.operands[0]) != "i8":
-        return NO_MATCH
+        return None
     if not dag.inside_only(m, "out", extra=[cast]):
+        return None
+    return m, cast, int(np.prod(dims[:-1], dtype=np.int64)), dims[-1]
+
+
+def convert_softmax_table(op, rw):
+    """The form on one portable kernel that looks the exponentials up (mcu_softmax_s8): the same
+    integers as arm_softmax_s8, which computes each exponential twice (with GCC 12.2 without MVE:
+    ~25x the instructions). It computes the TOSA form for any tables whose values keep its
+    arithmetic in range (non-negative; a row sum below 2**28, so the final shift is at most 31)."""
+    found = _match_softmax(op)
+    if found is None:
         return NO_MATCH
-    mult, shift, diff_min = found
-    row = dims[-1]
-    params = {"num_rows": int(np.prod(dims[:-1], dtype=np.int64)), "row_size": row, "mult": mult,
-              "shift": shift, "diff_min": diff_min}
+    m, cast, rows, row = found
+    exp, terms = m.consts["exp_table"].reshape(-1), m.consts["sum_table"].reshape(-1)
+    if (exp < 0).any() or (terms < 0).any() or terms[0] <= 0 or int(terms.max()) * row >= 1 << 28:
+        return NO_MATCH
     ops = dag.absorbed(m, extra=[cast])
-    new = make_op(cmsisnn.SoftmaxOp, [cast.operands[0]], op.results[0].type, params, before=op,
+    tables = [m.ops["exp"].operands[0], m.ops["terms"].operands[0]]
+    new = make_op(portable.SoftmaxOp, [cast.operands[0], *tables], op.results[0].type,
+                  {"num_rows": rows, "row_size": row}, before=op,
+                  loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
+    rw.replace(ops, op, new)
+    return CONVERTED
+
+
+def convert_softmax(op, rw):
+    """arm_softmax_s8 for the frontend's softmax form, when the kernel's arithmetic on this core
+    (its exponentials, compared over all 256 differences) is the form's; else per-op kernels. Runs
+    where softmax-table is disabled (mcu-convert-tosa-to-cmsisnn{disabled-patterns=softmax-table})."""
+    if not rw.use_cmsis:
+        return NO_MATCH
+    found = _match_softmax(op)
+    if found is None:
+        return NO_MATCH
+    m, cast, rows, row = found
+    exp = m.consts["exp_table"].reshape(-1)
+    params = cmsis_softmax.recover(exp, mve=rw.core_path == "mve")
+    if params is None or not np.array_equal(cmsis_softmax.sum_table(exp), m.consts["sum_table"].reshape(-1)):
+        return NO_MATCH
+    mult, shift, diff_min = params
+    ops = dag.absorbed(m, extra=[cast])
+    attrs = {"num_rows": rows, "row_size": row, "mult": mult, "shift": shift, "diff_min": diff_min}
+    new = make_op(cmsisnn.SoftmaxOp, [cast.operands[0]], op.results[0].type, attrs, before=op,
                   loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
     rw.replace(ops, op, new)
     return CONVERTED
 
 
 PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax),
+            ("softmax-table", tosa.RescaleOp, convert_softmax_table),
             ("softmax-s8", tosa.RescaleOp, convert_softmax)]

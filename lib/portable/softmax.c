@@ -1,0 +1,49 @@
+/* arm_softmax_s8's integers (mcu_mlir/cmsis_softmax.py) from the frontend's two 256-entry tables:
+   the exponential of max - x and its share of the row sum are looked up, not computed, so each
+   element costs two loads and one multiply (see mcu/portable.h). */
+#include "portable_internal.h"
+
+/* The doubling high multiply on non-negative operands (TOSA MUL with shift 31). */
+static inline int32_t mul31(int32_t a, int32_t b) { return mcu_tosa_mul_i32(a, b, 31); }
+
+/* 1 / (1 + val / 2^31) in Q1.30 by the kernel's Newton steps (arm_nn_one_over_one_plus_x_for_x_in_0_1),
+   saturated to INT32_MAX when it reaches 2^31 as arm_nn_mult_by_power_of_two does. */
+static int32_t reciprocal(int32_t val) {
+  const int32_t half = (val >> 1) + (1 << 30);
+  int32_t r = 1515870810 - mul31(half, 1010580540);
+  for (int i = 0; i < 3; ++i) {
+    const int32_t u = (1 << 29) - mul31(half, r);
+    int32_t step = mul31(r, u < 0 ? -u : u);
+    if (u < 0) step = -step;
+    r += step * 4;
+  }
+  const int32_t capped = r < (1 << 30) - 1 ? r : (1 << 30) - 1;
+  return capped * 2 + (r > capped);
+}
+
+static inline int32_t shift_round(int32_t a, int32_t shift) {
+  if (shift <= 0) return a;
+  return (a >> shift) + ((a >> (shift - 1)) & 1);
+}
+
+int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, const int32_t *sum_table,
+                   const int8_t *input, int8_t *output) {
+  for (int32_t r = 0; r < rows; ++r) {
+    const int8_t *x = input + r * row_size;
+    int8_t *y = output + r * row_size;
+    int32_t max = x[0];
+    for (int32_t i = 1; i < row_size; ++i)
+      if (x[i] > max) max = x[i];
+    int32_t total = 0;
+    for (int32_t i = 0; i < row_size; ++i) total = mcu_wrap_add(total, sum_table[max - x[i]]);
+    if (total <= 0) return MCU_STATUS_BAD_ARGUMENT;
+    const int32_t headroom = mcu_clz32((uint32_t)total);
+    const int32_t bits = 35 - headroom;
+    const int32_t scale = reciprocal((int32_t)(((uint32_t)total << headroom) & 0x7FFFFFFFu));
+    for (int32_t i = 0; i < row_size; ++i) {
+      const int32_t v = shift_round(mul31(exp_table[max - x[i]], scale), bits) - 128;
+      y[i] = (int8_t)mcu_clip(v, -128, 127);
+    }
+  }
+  return MCU_STATUS_OK;
+}
