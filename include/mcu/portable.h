@@ -339,6 +339,12 @@ int mcu_norm(const mcu_norm_params_t *p, const int16_t *rsqrt_table, const int32
 int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, const int32_t *sum_table,
                    const int8_t *input, int8_t *output);
 
+/* The frontend's int16 softmax (output 1/32768, 0) over rows, fused: e = table_s16(max - x - 32768)
+   (TOSA's interpolated int16 TABLE, e(0) = 2^21), den = sum(e) >> 7,
+   y = (e * 256 + (den >> 1)) / den. */
+int mcu_softmax_s16(int32_t rows, int32_t row_size, const int16_t *exp_table, const int16_t *input,
+                    int16_t *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,3 +47,30 @@ int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, con
   }
   return MCU_STATUS_OK;
 }
+
+/* TOSA TABLE on int16: 513 points, 7 interpolated fraction bits. */
+static inline int32_t table_s16(const int16_t *table, int32_t index) {
+  const int32_t i = index + 32768, base = i >> 7, frac = i & 0x7F;
+  return (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
+}
+
+int mcu_softmax_s16(int32_t rows, int32_t row_size, const int16_t *exp_table, const int16_t *input,
+                    int16_t *output) {
+  for (int32_t r = 0; r < rows; ++r) {
+    const int16_t *x = input + r * row_size;
+    int16_t *y = output + r * row_size;
+    int32_t max = x[0];
+    for (int32_t i = 1; i < row_size; ++i)
+      if (x[i] > max) max = x[i];
+    int32_t total = 0;
+    for (int32_t i = 0; i < row_size; ++i)
+      total = mcu_wrap_add(total, table_s16(exp_table, (int32_t)(int16_t)(max - x[i] - 32768)));
+    const int32_t den = total >> 7, half = den >> 1;
+    if (den <= 0) return MCU_STATUS_BAD_ARGUMENT;
+    for (int32_t i = 0; i < row_size; ++i) {
+      const int32_t e = table_s16(exp_table, (int32_t)(int16_t)(max - x[i] - 32768));
+      y[i] = (int16_t)mcu_clip((e * 256 + half) / den, -32768, 32767);
+    }
+  }
+  return MCU_STATUS_OK;
+}

@@ -179,3 +179,40 @@
     %72 = tosa.rescale %71, %4, %3, %2, %1 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<3x10xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<3x10xi8>
     return %72 : tensor<3x10xi8>
   }
+
+// -----
+
+// The frontend's int16 softmax (interpolated exponential table, rounded division by the row sum)
+// on one portable kernel, whatever the backend.
+// CHECK-LABEL: func.func @softmax_s16
+// CHECK: "portable.softmax_s16"(%arg0, %{{.*}}) {mcu.source_op = "softmax", num_rows = 3 : i32, row_size = 10 : i32}
+// CHECK-SAME: (tensor<3x10xi16>, tensor<513xi16>) -> tensor<3x10xi16>
+// CHECK-NEXT: return
+// TABLE-LABEL: func.func @softmax_s16
+// TABLE: "portable.softmax_s16"
+  func.func @softmax_s16(%arg0: tensor<3x10xi16>) -> (tensor<3x10xi16>) {
+    %0 = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+    %1 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %2 = "tosa.const"() <{values = dense<30> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %3 = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+    %4 = "tosa.const"() <{values = dense<1> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+    %5 = "tosa.const"() <{values = dense<7> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+    %6 = "tosa.const"() <{values = dense<256> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+    %7 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %8 = "tosa.const"() <{values = dense<"0x0040DA3EBA3D9E3C883B773A6A396338603762366835733482339632AE31C930EA2F0E2F362E612D912CC52BFC2A362A7529B628FB2744279026DF2531258624DE233A239822F9215D21C4202E209A1F091F7A1EEE1D651DDE1C5A1CD71B581BDA1A5F1AE6196F19FA1887181718A8173C17D116681601169C153915D81478141A14BE1363130A13B3125D120912B61165111511C61079102E10E30F9B0F530F0D0FC70E840E410E000EBF0D800D420D050DCA0C8F0C550C1D0CE50BAE0B790B440B100BDE0AAC0A7B0A4B0A1B0AED09BF09930967093C091109E808BF0897086F0848082208FD07D807B40791076E074C072B070A07E906CA06AB068C066E06500633061706FB05E005C505AA05900577055D0545052D051505FE04E704D004BA04A4048F047A04660451043E042A0417040404F203E003CE03BC03AB039A038A037A036A035A034B033C032D031E0310030203F402E602D902CC02BF02B302A6029A028E02820277026C02600255024B02400236022C02220218020E020502FC01F301EA01E101D801D001C701BF01B701AF01A801A001990191018A0183017C0175016F01680162015B0155014F01490143013D01370132012C01270122011D01170112010E0109010401FF00FB00F600F200ED00E900E500E100DD00D900D500D100CD00CA00C600C300BF00BC00B800B500B200AF00AB00A800A500A2009F009D009A009700940092008F008C008A0088008500830080007E007C007A0077007500730071006F006D006B006900670065006400620060005E005D005B0059005800560055005300520050004F004D004C004B00490048004700450044004300420041003F003E003D003C003B003A0039003800370036003500340033003200310030002F002F002E002D002C002B002B002A002900280028002700260025002500240024002300220022002100200020001F001F001E001E001D001D001C001C001B001B001A001A001900190018001800170017001700160016001500150015001400140014001300130013001200120012001100110011001000100010000F000F000F000F000E000E000E000E000D000D000D000D000C000C000C000C000C000B000B000B000B000B000A000A000A000A000A0009000900090009000900090009000800080008000800080008000700070007000700070007000700070006000600060006000600060006000600060006000500050005000500050005000500050005000500050004000400040004000400040004000400040004000400040004000400030003000300030003000300030003000300030003000300030003000300030003000300020002000200020002000200020002000200020002000200020002000200020002000200020002000200020002000200020002000200"> : tensor<513xi16>}> : () -> tensor<513xi16>
+    %9 = "tosa.const"() <{values = dense<32768> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+    %10 = tosa.cast %arg0 : (tensor<3x10xi16>) -> tensor<3x10xi32>
+    %11 = tosa.reduce_max %10 {axis = 1 : i32} : (tensor<3x10xi32>) -> tensor<3x1xi32>
+    %12 = tosa.sub %11, %10 : (tensor<3x1xi32>, tensor<3x10xi32>) -> tensor<3x10xi32>
+    %13 = tosa.sub %12, %9 : (tensor<3x10xi32>, tensor<1x1xi32>) -> tensor<3x10xi32>
+    %14 = tosa.cast %13 : (tensor<3x10xi32>) -> tensor<3x10xi16>
+    %15 = tosa.table %14, %8 : (tensor<3x10xi16>, tensor<513xi16>) -> tensor<3x10xi32>
+    %16 = tosa.reduce_sum %15 {axis = 1 : i32} : (tensor<3x10xi32>) -> tensor<3x1xi32>
+    %17 = tosa.mul %15, %6, %7 : (tensor<3x10xi32>, tensor<1x1xi32>, tensor<1xi8>) -> tensor<3x10xi32>
+    %18 = tosa.arithmetic_right_shift %16, %5 {round = false} : (tensor<3x1xi32>, tensor<1x1xi32>) -> tensor<3x1xi32>
+    %19 = tosa.arithmetic_right_shift %18, %4 {round = false} : (tensor<3x1xi32>, tensor<1x1xi32>) -> tensor<3x1xi32>
+    %20 = tosa.add %17, %19 : (tensor<3x10xi32>, tensor<3x1xi32>) -> tensor<3x10xi32>
+    %21 = tosa.intdiv %20, %18 : (tensor<3x10xi32>, tensor<3x1xi32>) -> tensor<3x10xi32>
+    %22 = tosa.rescale %21, %3, %2, %1, %0 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<3x10xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi16>) -> tensor<3x10xi16>
+    return %22 : tensor<3x10xi16>
+  }

@@ -101,7 +101,7 @@ def test_int16_encoder_on_s16_kernels(model, target, tmp_path):
     if target != "host" and (shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None):
         pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     calls = _compile(model, target, tmp_path, quantize="int16")
-    assert calls["arm_batch_matmul_s16"] == 4 and calls["mcu_norm"] == 5, calls
+    assert calls["arm_batch_matmul_s16"] == 4 and calls["mcu_norm"] == 5 and calls["mcu_softmax_s16"] == 2, calls
     assert _bit_exact(tmp_path, target)
 
 

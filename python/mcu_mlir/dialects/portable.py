@@ -333,6 +333,26 @@ class SoftmaxOp(KernelOp, dialect=Portable, name="softmax"):
         return None
 
 
+class Softmax16Op(KernelOp, dialect=Portable, name="softmax_s16"):
+    """The frontend's int16 softmax over consecutive rows of `row_size` values, fused: the
+    exponential from a 513-point interpolated int16 table of max - x, then a rounded division
+    by the row sum; output 1/32768, 0."""
+    input: Operand[ir.RankedTensorType]
+    exp_table: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    num_rows: ir.IntegerAttr
+    row_size: ir.IntegerAttr
+    KERNEL = "softmax_s16"
+
+    def check(self):
+        n = self.int("num_rows") * self.int("row_size")
+        if n != numel(self.operation.operands[0].type) or n != numel(self.operation.results[0].type):
+            return "needs an input and output of num_rows x row_size elements"
+        if numel(self.operation.operands[1].type) != 513:
+            return "takes a table of 513 entries"
+        return None
+
+
 class NormOp(KernelOp, dialect=Portable, name="norm"):
     """The frontend's integer LayerNorm / RMSNorm / GroupNorm (int8, int16 or int32 input; int8 or
     int16 output), fused. The input is viewed as batch x spatial x groups x group_size; each

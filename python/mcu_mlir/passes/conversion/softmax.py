@@ -295,6 +295,58 @@ def convert_softmax(op, rw):
     return CONVERTED
 
 
+def _softmax16_pattern() -> dict:
+    """The frontend's int16 softmax (frontend/lowering/softmax.py, lower_softmax)."""
+    N, s = dag.Node, dag.scalar
+    return {
+        "mx": N(tosa.ReduceMaxOp, ("$x",)),
+        "d": N(tosa.SubOp, ("mx", "$x")),
+        "centred": N(tosa.SubOp, ("d", s(32768))),
+        "index": N(tosa.CastOp, ("centred",), lambda op: elem(op.results[0]) == "i16"),
+        "e": N(tosa.TableOp, ("index", dag.table("exp_table"))),
+        "total": N(tosa.ReduceSumOp, ("e",)),
+        "scaled": N(tosa.MulOp, ("e", s(256), s(0))),
+        "den": N(tosa.ArithmeticRightShiftOp, ("total", s(7)), lambda op: not dag.rounds(op)),
+        "half": N(tosa.ArithmeticRightShiftOp, ("den", s(1)), lambda op: not dag.rounds(op)),
+        "num": N(tosa.AddOp, ("scaled", "half")),
+        "r": N(tosa.IntDivOp, ("num", "den")),
+        "out": N(tosa.RescaleOp, ("r", s(1 << 30), s(30), s(0), s(0)),
+                 lambda op: read_rescale(op) is not None and not read_rescale(op).per_channel
+                 and elem(op.results[0]) == "i16"),
+    }
+
+
+_SOFTMAX16 = _softmax16_pattern()
+
+
+def convert_softmax_s16(op, rw):
+    """The int16 softmax on one portable kernel (mcu_softmax_s16), where its tables keep the
+    arithmetic in range (non-negative exponentials, e(0) > 0: a row sum >= 2**7)."""
+    m = dag.match(_SOFTMAX16, "out", op)
+    if m is None:
+        return NO_MATCH
+    x = m.values["$x"]
+    dims = shape(m.ops["mx"].operands[0])
+    axis = dag.attr_int(m.ops["mx"], "axis")
+    if axis != len(dims) - 1 or dag.attr_int(m.ops["total"], "axis") != axis:
+        return NO_MATCH
+    table = m.consts["exp_table"].reshape(-1)
+    cast = producer(x)
+    if table.size != 513 or (table < 0).any() or int(table[256]) * 128 < 1 << 8 or \
+            int(table.max()) * 128 * dims[-1] >= 1 << 31:
+        return NO_MATCH
+    if not isinstance(cast, tosa.CastOp) or elem(cast.operands[0]) != "i16" or \
+            not dag.inside_only(m, "out", extra=[cast]):
+        return NO_MATCH
+    ops = dag.absorbed(m, extra=[cast])
+    new = make_op(portable.Softmax16Op, [cast.operands[0], m.ops["e"].operands[1]], op.results[0].type,
+                  {"num_rows": int(np.prod(dims[:-1], dtype=np.int64)), "row_size": dims[-1]}, before=op,
+                  loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
+    rw.replace(ops, op, new)
+    return CONVERTED
+
+
 PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax),
+            ("softmax-s16", tosa.RescaleOp, convert_softmax_s16),
             ("softmax-table", tosa.RescaleOp, convert_softmax_table),
             ("softmax-s8", tosa.RescaleOp, convert_softmax)]
