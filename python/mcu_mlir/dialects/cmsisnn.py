@@ -14,7 +14,8 @@ Calls into the project's own C kernels are the `portable` dialect.
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
 from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields, PoolFields,
-                        UnaryFields, WeightedFields, numel, per_channel_check, same_or_leading_repeat)
+                        UnaryFields, WeightedFields, numel, per_channel_check, rows_check,
+                        same_or_leading_repeat)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
@@ -121,9 +122,9 @@ class SoftmaxOp(KernelOp, dialect=CmsisNN, name="softmax"):
     diff_min: ir.IntegerAttr
 
     def check(self):
-        n = self.int("num_rows") * self.int("row_size")
-        if n != numel(self.operation.operands[0].type) or n != numel(self.operation.results[0].type):
-            return "needs an input and output of num_rows x row_size elements"
+        problem = rows_check(self)
+        if problem:
+            return problem
         if self.elem(0) != "i8" or self.elem(0, result=True) != "i8":
             return "takes and returns int8"
         return None

@@ -111,6 +111,15 @@ class KernelOp(Operation):
         return str(ir.RankedTensorType(value.type).element_type)
 
 
+def rows_check(op):
+    """num_rows x row_size must be the element count of the input (operand 0) and the result: a
+    kernel over consecutive rows (both may be different views of those bytes)."""
+    n = op.int("num_rows") * op.int("row_size")
+    if n != numel(op.operation.operands[0].type) or n != numel(op.operation.results[0].type):
+        return "needs an input and output of num_rows x row_size elements"
+    return None
+
+
 def per_channel_check(op, allow_none: bool = False):
     """multiplier / shift: as many of each, one or one per output channel (or none, where the
     kernel may leave its accumulators unscaled)."""

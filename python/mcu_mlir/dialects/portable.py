@@ -9,7 +9,7 @@ types, shapes, counts) is not repeated. The C emitter maps each op class to one 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
 from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields, numel,
-                        PoolFields, UnaryFields, WeightedFields, per_channel_check)
+                        PoolFields, rows_check, UnaryFields, WeightedFields, per_channel_check)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
@@ -324,9 +324,9 @@ class SoftmaxOp(KernelOp, dialect=Portable, name="softmax"):
     KERNEL = "softmax_s8"
 
     def check(self):
-        n = self.int("num_rows") * self.int("row_size")
-        if n != numel(self.operation.operands[0].type) or n != numel(self.operation.results[0].type):
-            return "needs an input and output of num_rows x row_size elements"
+        problem = rows_check(self)
+        if problem:
+            return problem
         for i in (1, 2):
             if numel(self.operation.operands[i].type) != 256:
                 return "takes tables of 256 entries"
@@ -345,9 +345,9 @@ class Softmax16Op(KernelOp, dialect=Portable, name="softmax_s16"):
     KERNEL = "softmax_s16"
 
     def check(self):
-        n = self.int("num_rows") * self.int("row_size")
-        if n != numel(self.operation.operands[0].type) or n != numel(self.operation.results[0].type):
-            return "needs an input and output of num_rows x row_size elements"
+        problem = rows_check(self)
+        if problem:
+            return problem
         if numel(self.operation.operands[1].type) != 513:
             return "takes a table of 513 entries"
         return None

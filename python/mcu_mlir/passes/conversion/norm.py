@@ -36,9 +36,11 @@ def _need(cond):
 
 
 class _Views:
-    """The reshapes the pattern looks through (a reshape is a view: the layout passes move them
-    between the pattern's elementwise ops)."""
-    ops: list = []
+    """The reshapes one match looks through (a reshape is a view: the layout passes move them
+    between the pattern's elementwise ops); they are absorbed with the pattern."""
+
+    def __init__(self):
+        self.ops = []
 
 
 def _root(value, seen=None):
@@ -50,8 +52,8 @@ def _root(value, seen=None):
     return value
 
 
-def _same(a, b) -> bool:
-    return _root(a, _Views.ops) == _root(b, _Views.ops)
+def _same(v, a, b) -> bool:
+    return _root(a, v.ops) == _root(b, v.ops)
 
 
 def _unique(ops) -> list:
@@ -63,13 +65,13 @@ def _unique(ops) -> list:
     return out
 
 
-def _op(value, cls):
-    op = producer(_root(value, _Views.ops))
+def _op(v, value, cls):
+    op = producer(_root(value, v.ops))
     _need(isinstance(op, cls))
     return op
 
 
-def _next(op, cls):
+def _next(v, op, cls):
     """The only user of `op` (through reshapes) if it is a `cls`."""
     cur, views = op, []
     while True:
@@ -79,7 +81,7 @@ def _next(op, cls):
             cur = user
             continue
         if isinstance(user, cls):
-            _Views.ops.extend(views)
+            v.ops.extend(views)
             return user
         return None
 
@@ -94,10 +96,10 @@ def _round(op) -> bool:
     return "round" in op.attributes and ir.BoolAttr(op.attributes["round"]).value
 
 
-def _reductions(value, ops):
+def _reductions(v, value, ops):
     """reduce_sum(...reduce_sum(v)) -> (v, sorted axes)."""
     axes = []
-    value = _root(value, _Views.ops)
+    value = _root(value, v.ops)
     while isinstance(producer(value), tosa.ReduceSumOp):
         op = producer(value)
         axes.append(int(ir.IntegerAttr(op.attributes["axis"]).value))
@@ -107,42 +109,42 @@ def _reductions(value, ops):
     return value, sorted(axes)
 
 
-def _match(table_op):
+def _match(table_op, v):
     ops = [table_op]
     index, rsqrt_table = table_op.operands
     _need(elem(index) == "i16" and const_array(rsqrt_table) is not None and shape(rsqrt_table) == [513])
-    cast = _op(index, tosa.CastOp)
-    centre_m = _op(cast.operands[0], tosa.SubOp)
+    cast = _op(v, index, tosa.CastOp)
+    centre_m = _op(v, cast.operands[0], tosa.SubOp)
     _need(_scalar(centre_m.operands[1]) == 1 << 15)
-    down = _op(centre_m.operands[0], tosa.ArithmeticRightShiftOp)
+    down = _op(v, centre_m.operands[0], tosa.ArithmeticRightShiftOp)
     _need(not _round(down))
-    up = _op(down.operands[0], tosa.LogicalLeftShiftOp)
+    up = _op(v, down.operands[0], tosa.LogicalLeftShiftOp)
     var = up.operands[0]
-    up_max = _op(up.operands[1], tosa.MaximumOp)
-    down_max = _op(down.operands[1], tosa.MaximumOp)
-    neg = _op(up_max.operands[0], tosa.SubOp)
+    up_max = _op(v, up.operands[1], tosa.MaximumOp)
+    down_max = _op(v, down.operands[1], tosa.MaximumOp)
+    neg = _op(v, up_max.operands[0], tosa.SubOp)
     _need(_scalar(up_max.operands[1]) == 0 and _scalar(down_max.operands[1]) == 0 and _scalar(neg.operands[0]) == 0)
     e = down_max.operands[0]
-    _need(_same(neg.operands[1], e))
-    even = _op(e, tosa.BitwiseAndOp)
+    _need(_same(v, neg.operands[1], e))
+    even = _op(v, e, tosa.BitwiseAndOp)
     _need(_scalar(even.operands[1]) == -2)
-    lead = _op(even.operands[0], tosa.SubOp)
+    lead = _op(v, even.operands[0], tosa.SubOp)
     _need(_scalar(lead.operands[0]) == 17)
-    clz = _op(lead.operands[1], tosa.ClzOp)
-    _need(_same(clz.operands[0], var))
+    clz = _op(v, lead.operands[1], tosa.ClzOp)
+    _need(_same(v, clz.operands[0], var))
     ops += [cast, centre_m, down, up, up_max, down_max, neg, even, lead, clz]
-    var_add = _op(var, tosa.AddOp)
+    var_add = _op(v, var, tosa.AddOp)
     eps = _scalar(var_add.operands[1])
     ops.append(var_add)
-    square_v, axes = _reductions(var_add.operands[0], ops)
-    square = _op(square_v, tosa.MulOp)
+    square_v, axes = _reductions(v, var_add.operands[0], ops)
+    square = _op(v, square_v, tosa.MulOp)
     d = square.operands[0]
-    _need(_same(square.operands[1], d))
+    _need(_same(v, square.operands[1], d))
     s1 = _scalar(square.operands[2])
     ops.append(square)
     s0 = 0
     if isinstance(producer(_root(d)), tosa.ArithmeticRightShiftOp):
-        shift0 = _op(d, tosa.ArithmeticRightShiftOp)
+        shift0 = _op(v, d, tosa.ArithmeticRightShiftOp)
         _need(_round(shift0))
         s0 = _scalar(shift0.operands[1])
         d0 = shift0.operands[0]
@@ -153,17 +155,17 @@ def _match(table_op):
     if not isinstance(producer(_root(d0)), tosa.SubOp):     # x - 0, folded away
         x = d0
     elif isinstance(producer(_root(producer(_root(d0)).operands[0])), tosa.MulOp):     # n * x - sum(x)
-        centre = _op(d0, tosa.SubOp)
-        scaled = _op(centre.operands[0], tosa.MulOp)
+        centre = _op(v, d0, tosa.SubOp)
+        scaled = _op(v, centre.operands[0], tosa.MulOp)
         x = scaled.operands[0]
         count = _scalar(scaled.operands[1])
         _need(_scalar(scaled.operands[2]) == 0)
-        summed, sum_axes = _reductions(centre.operands[1], ops)
-        _need(_same(summed, x) and sum_axes == axes)
+        summed, sum_axes = _reductions(v, centre.operands[1], ops)
+        _need(_same(v, summed, x) and sum_axes == axes)
         x = summed
         ops += [centre, scaled]
     else:                                                       # x - zp
-        centre = _op(d0, tosa.SubOp)
+        centre = _op(v, d0, tosa.SubOp)
         x = centre.operands[0]
         zp = _scalar(centre.operands[1])
         ops.append(centre)
@@ -172,19 +174,19 @@ def _match(table_op):
     _need(elem(x) == "i32" and int(np.prod(shape(x))) == int(np.prod(dims)) and (axes == [rank - 1] or (rank == 4 and axes == [1, 3])))
     # Forward: Z, then the affine rescales.
     rsqrt = table_op.results[0]
-    product = _next(table_op, tosa.MulOp)
-    _need(product is not None and _same(product.operands[0], d) and _same(product.operands[1], rsqrt)
+    product = _next(v, table_op, tosa.MulOp)
+    _need(product is not None and _same(v, product.operands[0], d) and _same(v, product.operands[1], rsqrt)
           and _scalar(product.operands[2]) == 7)
-    z_op = _next(product, tosa.ArithmeticRightShiftOp)
-    _need(z_op is not None and _round(z_op) and _same(z_op.operands[0], product.results[0]))
-    amount = _op(z_op.operands[1], tosa.AddOp)
-    half = _op(amount.operands[0], tosa.ArithmeticRightShiftOp)
-    _need(_same(half.operands[0], e) and _scalar(half.operands[1]) == 1 and not _round(half)
+    z_op = _next(v, product, tosa.ArithmeticRightShiftOp)
+    _need(z_op is not None and _round(z_op) and _same(v, z_op.operands[0], product.results[0]))
+    amount = _op(v, z_op.operands[1], tosa.AddOp)
+    half = _op(v, amount.operands[0], tosa.ArithmeticRightShiftOp)
+    _need(_same(v, half.operands[0], e) and _scalar(half.operands[1]) == 1 and not _round(half)
           and _scalar(amount.operands[1]) == 7)
     ops += [product, z_op, amount, half]
     cur = z_op
     signs = None
-    sign_op = _next(cur, tosa.MulOp)
+    sign_op = _next(v, cur, tosa.MulOp)
     if sign_op is not None:
         arr = const_array(sign_op.operands[1])
         channels = shape(sign_op.results[0])[-1]
@@ -193,7 +195,7 @@ def _match(table_op):
         _need(set(signs.tolist()) <= {-1, 1})
         ops.append(sign_op)
         cur = sign_op
-    first = read_rescale(_next(cur, tosa.RescaleOp))
+    first = read_rescale(_next(v, cur, tosa.RescaleOp))
     _need(first is not None)
     channels = shape(first.op.results[0])[-1]
     _need(channels == dims[-1] * (dims[2] if len(axes) == 2 else 1))
@@ -203,15 +205,15 @@ def _match(table_op):
     ops.append(first.op)
     cur = first.op
     offsets = np.zeros(channels, np.int64)
-    add = _next(cur, tosa.AddOp)
+    add = _next(v, cur, tosa.AddOp)
     if add is not None:
-        _need(_same(add.operands[0], cur.results[0]))
+        _need(_same(v, add.operands[0], cur.results[0]))
         arr = const_array(add.operands[1])
         _need(arr is not None and arr.size == channels)
         offsets = np.asarray(arr).reshape(-1).astype(np.int64)
         ops.append(add)
         cur = add
-    last_rs = read_rescale(_next(cur, tosa.RescaleOp))
+    last_rs = read_rescale(_next(v, cur, tosa.RescaleOp))
     out_elem = elem(last_rs.op.results[0]) if last_rs is not None else None
     _need(last_rs is not None and out_elem in ("i8", "i16") and not last_rs.per_channel
           and last_rs.input_zp == 0 and last_rs.scale32 and not last_rs.input_unsigned
@@ -219,14 +221,14 @@ def _match(table_op):
     ops.append(last_rs.op)
     last = last_rs.op
     act = list(LIMITS[out_elem])
-    clamp = _next(last, tosa.ClampOp)
+    clamp = _next(v, last, tosa.ClampOp)
     if clamp is not None:
         lo, hi = clamp_bounds(clamp)
         act = [max(act[0], lo), min(act[1], hi)]
         ops.append(clamp)
         last = clamp
     # Nothing outside the pattern may read an intermediate (x is the pattern's input).
-    ops = _unique(ops + _Views.ops)
+    ops = _unique(ops + v.ops)
     inside = {o.operation for o in ops}
     for o in ops:
         if o.operation != last.operation:
@@ -264,9 +266,8 @@ def _match(table_op):
 
 
 def convert_norm(op, rw):
-    _Views.ops = []
     try:
-        ops, last, source, table, params, channel_params = _match(op)
+        ops, last, source, table, params, channel_params = _match(op, _Views())
     except _NoMatch:
         return NO_MATCH
     per_channel = make_const(channel_params.astype(np.int32), op, op.location)
