@@ -458,3 +458,28 @@ func.func @int48_stays(%a: tensor<1x4x8xi16>, %b: tensor<1x8x6xi16>) -> (tensor<
   %t2 = tosa.transpose %c {perms = array<i32: 0, 2, 1>} : (tensor<1x4x6xi16>) -> tensor<1x6x4xi16>
   return %t1, %t2 : tensor<1x6x4xi16>, tensor<1x6x4xi16>
 }
+
+// -----
+
+// A matmul's int32 accumulator keeps its layout up to its rescale: a transpose there would move
+// 32-bit values and split the matmul from its requantisation (one kernel call).
+// CHECK-LABEL: func.func @accumulator_stays
+// CHECK: %[[ACC:.*]] = tosa.matmul
+// CHECK-NOT: tosa.transpose
+// CHECK: tosa.rescale %[[ACC]]
+// CHECK-SAME: -> tensor<1x4x6xi8>
+// CHECK: tosa.transpose
+// CHECK-SAME: (tensor<1x4x6xi8>) -> tensor<1x6x4xi8>
+func.func @accumulator_stays(%a: tensor<1x4x8xi8>, %b: tensor<1x8x6xi8>) -> (tensor<1x6x4xi8>, tensor<1x6x4xi8>) {
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %a, %b, %zp, %zp : (tensor<1x4x8xi8>, tensor<1x8x6xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x6xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<38> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x6xi8>
+  %t1 = tosa.transpose %r {perms = array<i32: 0, 2, 1>} : (tensor<1x4x6xi8>) -> tensor<1x6x4xi8>
+  %c = tosa.clamp %r {max_val = 100 : i8, min_val = -100 : i8} : (tensor<1x4x6xi8>) -> tensor<1x4x6xi8>
+  %t2 = tosa.transpose %c {perms = array<i32: 0, 2, 1>} : (tensor<1x4x6xi8>) -> tensor<1x6x4xi8>
+  return %t1, %t2 : tensor<1x6x4xi8>, tensor<1x6x4xi8>
+}

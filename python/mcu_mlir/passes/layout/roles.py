@@ -80,6 +80,12 @@ def data_operands(op) -> tuple[int, ...] | None:
         # TOSA cannot transpose int48 (an int16 accumulator): its layout stays where it is made.
         if str(v.type.element_type) == "i48":
             return None
+    # The rescale of a matmul's accumulator stays with the matmul: a transpose there would move
+    # 32-bit values and keep the kernel from requantizing its own output.
+    if name == "tosa.rescale":
+        src = op.operands[0].owner
+        if not isinstance(src, ir.Block) and isa(src, tosa.MatMulOp):
+            return None
     for i in SHAPE_OPERANDS.get(name, {}):
         if shape_values(op.operands[i]) is None:
             return None
