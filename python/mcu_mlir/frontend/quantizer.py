@@ -66,10 +66,10 @@ class FiniteMinMaxObserver(MinMaxObserver):
         return super().forward(x_orig)
 
 
-def _act_spec(dtype: str, observer=None) -> QuantizationSpec:
+def _act_spec(dtype: str) -> QuantizationSpec:
     # Every activation observer ignores non-finite values: PT2E may merge a masked fill's observer
     # with its producer's, so the filter must hold wherever the group's observer comes from.
-    observer = observer or FiniteMinMaxObserver
+    observer = FiniteMinMaxObserver
     if dtype == "int16":
         return QuantizationSpec(dtype=torch.int16, quant_min=-32767, quant_max=32767,
                                 qscheme=torch.per_tensor_symmetric,
