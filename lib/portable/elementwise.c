@@ -249,11 +249,7 @@ int mcu_table_s8(int32_t count, const int8_t *table, const int8_t *input, int8_t
 }
 
 int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int32_t *output) {
-  for (int32_t i = 0; i < count; ++i) {
-    const int32_t index = (int32_t)input[i] + 32768;
-    const int32_t base = index >> 7, frac = index & 0x7F;
-    output[i] = (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
-  }
+  for (int32_t i = 0; i < count; ++i) output[i] = mcu_tosa_table_s16(table, input[i]);
   return MCU_STATUS_OK;
 }
 
@@ -288,12 +284,8 @@ static int elementwise_s8(const mcu_elementwise_params_t *p, const int8_t *in1, 
 
 int mcu_table_s16_rescale(int32_t count, const int16_t *table, const mcu_rescale_params_t *rescale,
                           const int16_t *input, int16_t *output) {
-  for (int32_t i = 0; i < count; ++i) {
-    const int32_t index = (int32_t)input[i] + 32768;
-    const int32_t base = index >> 7, frac = index & 0x7F;
-    const int32_t v = (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
-    output[i] = (int16_t)rescale_value(rescale, v, i);
-  }
+  for (int32_t i = 0; i < count; ++i)
+    output[i] = (int16_t)rescale_value(rescale, mcu_tosa_table_s16(table, input[i]), i);
   return MCU_STATUS_OK;
 }
 

@@ -3,21 +3,9 @@
    body per input / output type pair, so the element loops do not dispatch on types. */
 #include "portable_internal.h"
 
-/* TOSA ARITHMETIC_RIGHT_SHIFT with round = true. */
-static inline int32_t shift_round(int32_t a, int32_t shift) {
-  if (shift <= 0) return a;
-  return (a >> shift) + ((a >> (shift - 1)) & 1);
-}
-
-/* TOSA TABLE on int16: 513 points, 7 interpolated fraction bits. */
-static inline int32_t table_s16(const int16_t *table, int32_t index) {
-  const int32_t i = index + 32768, base = i >> 7, frac = i & 0x7F;
-  return (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
-}
-
 static inline int32_t deviation(const mcu_norm_params_t *p, int32_t x, int32_t sum) {
   const int32_t d = p->centre ? mcu_wrap_sub((int32_t)((int64_t)x * p->count), sum) : mcu_wrap_sub(x, p->input_zp);
-  return shift_round(d, p->s0);
+  return mcu_tosa_shift_round(d, p->s0);
 }
 
 /* 1 / sqrt(var) as TOSA computes it: the table at var's mantissa, and the shift that goes with it. */
@@ -26,7 +14,7 @@ static inline int32_t rsqrt_of(const int16_t *table, int32_t var, int32_t *amoun
   const int32_t up = -e > 0 ? -e : 0, down = e > 0 ? e : 0;
   const int32_t m = (int32_t)((uint32_t)var << up) >> down;
   *amount = (e >> 1) + 7;
-  return table_s16(table, (int32_t)(int16_t)(m - 32768));
+  return mcu_tosa_table_s16(table, (int32_t)(int16_t)(m - 32768));
 }
 
 #define NORM_LOOPS(IN_T, OUT_T)                                                                          \
@@ -57,7 +45,7 @@ static inline int32_t rsqrt_of(const int16_t *table, int32_t var, int32_t *amoun
           const int32_t c0 = g * size;                                                                   \
           for (int32_t k = 0; k < size; ++k) {                                                           \
             const int32_t c = c0 + k;                                                                    \
-            const int32_t z = shift_round(mcu_tosa_mul_i32(deviation(p, row[k], sum), rsqrt, 7), amount) * sign[c]; \
+            const int32_t z = mcu_tosa_shift_round(mcu_tosa_mul_i32(deviation(p, row[k], sum), rsqrt, 7), amount) * sign[c]; \
             const int32_t v = mcu_wrap_add(mcu_tosa_apply_scale_32(z, mult[c], shift[c], p->double_round), offset[c]); \
             const int64_t q = (int64_t)mcu_tosa_apply_scale_32(v, p->output_multiplier, p->output_shift,        \
                                                                p->output_double_round) + p->output_zp;         \

@@ -100,6 +100,18 @@ static inline int32_t mcu_clz32(uint32_t v) {
   return n;
 }
 
+/* TOSA TABLE on int16: 513 points, 7 interpolated fraction bits (an int32 result). */
+static inline int32_t mcu_tosa_table_s16(const int16_t *table, int32_t value) {
+  const int32_t index = value + 32768, base = index >> 7, frac = index & 0x7F;
+  return (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
+}
+
+/* TOSA ARITHMETIC_RIGHT_SHIFT with round = true. */
+static inline int32_t mcu_tosa_shift_round(int32_t a, int32_t shift) {
+  if (shift <= 0) return a;
+  return (a >> shift) + ((a >> (shift - 1)) & 1);
+}
+
 /* Two's complement wrap without signed overflow (TOSA forbids the overflow anyway). */
 static inline int32_t mcu_wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 static inline int32_t mcu_wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }

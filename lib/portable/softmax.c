@@ -21,11 +21,6 @@ static int32_t reciprocal(int32_t val) {
   return capped * 2 + (r > capped);
 }
 
-static inline int32_t shift_round(int32_t a, int32_t shift) {
-  if (shift <= 0) return a;
-  return (a >> shift) + ((a >> (shift - 1)) & 1);
-}
-
 int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, const int32_t *sum_table,
                    const int8_t *input, int8_t *output) {
   for (int32_t r = 0; r < rows; ++r) {
@@ -41,17 +36,11 @@ int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, con
     const int32_t bits = 35 - headroom;
     const int32_t scale = reciprocal((int32_t)(((uint32_t)total << headroom) & 0x7FFFFFFFu));
     for (int32_t i = 0; i < row_size; ++i) {
-      const int32_t v = shift_round(mul31(exp_table[max - x[i]], scale), bits) - 128;
+      const int32_t v = mcu_tosa_shift_round(mul31(exp_table[max - x[i]], scale), bits) - 128;
       y[i] = (int8_t)mcu_clip(v, -128, 127);
     }
   }
   return MCU_STATUS_OK;
-}
-
-/* TOSA TABLE on int16: 513 points, 7 interpolated fraction bits. */
-static inline int32_t table_s16(const int16_t *table, int32_t index) {
-  const int32_t i = index + 32768, base = i >> 7, frac = i & 0x7F;
-  return (int32_t)table[base] * 128 + ((int32_t)table[base + 1] - table[base]) * frac;
 }
 
 int mcu_softmax_s16(int32_t rows, int32_t row_size, const int16_t *exp_table, const int16_t *input,
@@ -64,11 +53,11 @@ int mcu_softmax_s16(int32_t rows, int32_t row_size, const int16_t *exp_table, co
       if (x[i] > max) max = x[i];
     int32_t total = 0;
     for (int32_t i = 0; i < row_size; ++i)
-      total = mcu_wrap_add(total, table_s16(exp_table, (int32_t)(int16_t)(max - x[i] - 32768)));
+      total = mcu_wrap_add(total, mcu_tosa_table_s16(exp_table, (int32_t)(int16_t)(max - x[i] - 32768)));
     const int32_t den = total >> 7, half = den >> 1;
     if (den <= 0) return MCU_STATUS_BAD_ARGUMENT;
     for (int32_t i = 0; i < row_size; ++i) {
-      const int32_t e = table_s16(exp_table, (int32_t)(int16_t)(max - x[i] - 32768));
+      const int32_t e = mcu_tosa_table_s16(exp_table, (int32_t)(int16_t)(max - x[i] - 32768));
       y[i] = (int16_t)mcu_clip((e * 256 + half) / den, -32768, 32767);
     }
   }

@@ -92,6 +92,7 @@ def l2_normalize_as_rms_norm(gm: torch.fx.GraphModule) -> None:
     division of two activations. x / sqrt(|x|^2 + eps^2) replaces x / max(|x|, eps): equal unless
     |x| is within a few eps (1e-12 by default) of zero."""
     graph = gm.graph
+    rewritten = False
     for div in list(graph.nodes):
         if div.op != "call_function" or div.target is not aten.div.Tensor or len(div.args) != 2:
             continue
@@ -125,5 +126,7 @@ def l2_normalize_as_rms_norm(gm: torch.fx.GraphModule) -> None:
             node.meta["val"] = div.meta.get("val")
         div.replace_all_uses_with(out)
         graph.erase_node(div)
-    graph.eliminate_dead_code()
-    gm.recompile()
+        rewritten = True
+    if rewritten:
+        graph.eliminate_dead_code()
+        gm.recompile()

@@ -135,6 +135,10 @@ class TosaBuilder:
     def zp(self, value: int, elem: str) -> Value:
         return self.const(np.array([value]), elem, (1,))
 
+    def scalar(self, value: int, rank: int, elem: str = "i32") -> Value:
+        """One value shaped [1, ..., 1] (`rank` ones): an operand every elementwise op broadcasts."""
+        return self.const(np.array([value]), elem, (1,) * rank)
+
     # -- generic op ----------------------------------------------------------------------------
     def op(self, name: str, operands: list, shape, elem: str, attrs: str = "") -> Value:
         """`name` on `operands` (Values, or (shape value, type text) pairs); `attrs` as MLIR

@@ -153,8 +153,7 @@ def _lower_where(self, node, ins, scale, zp, elem, clamp):
     q = self.requantize(x.q, scale, zp, elem)
     mask = np.broadcast_to(np.asarray(cond.data).astype(bool), q.shape)
     cond_v = self.w.const(mask.astype(np.int64), "i1")
-    out = self.w.op("tosa.select", [cond_v, q.v, self.w.const(np.array([fill]), elem, (1,) * len(q.shape))],
-                    q.shape, elem)
+    out = self.w.op("tosa.select", [cond_v, q.v, self.w.scalar(fill, len(q.shape), elem)], q.shape, elem)
     self.record_layer(node, "where", x.q, None, scale, zp)
     return self.apply_clamp(Q(out, scale, zp), clamp)
 

@@ -32,10 +32,6 @@ _RSQRT_TABLE = np.array([_RSQRT_ONE if j <= 128 else round(_RSQRT_ONE * math.sqr
                          for j in range(513)], np.int64)
 
 
-def _scalar(w, value: int, rank: int):
-    return w.const(np.array([value]), "i32", (1,) * rank)
-
-
 def _bits(value: int) -> int:
     return max(int(value), 0).bit_length()
 
@@ -63,15 +59,15 @@ def normalize(self, x, q: Q, axes, centre: bool, eps_lsb: float):
     zp = q.zp
     if centre:
         total = reduce_sum(x)
-        d = w.op("tosa.sub", [w.op("tosa.mul", [x, _scalar(w, n, rank), w.zp(0, "i8")], shape, "i32"), total],
+        d = w.op("tosa.sub", [w.op("tosa.mul", [x, w.scalar(n, rank), w.zp(0, "i8")], shape, "i32"), total],
                  shape, "i32")
         reach, c = (n - 1) * span, n
     else:
-        d = w.op("tosa.sub", [x, _scalar(w, zp, rank)], shape, "i32")
+        d = w.op("tosa.sub", [x, w.scalar(zp, rank)], shape, "i32")
         reach, c = span, 1
     s0 = max(0, _bits(reach) - 15)
     if s0:
-        d = w.op("tosa.arithmetic_right_shift", [d, _scalar(w, s0, rank)], shape, "i32", "round = true")
+        d = w.op("tosa.arithmetic_right_shift", [d, w.scalar(s0, rank)], shape, "i32", "round = true")
     d_max = (reach >> s0) + 1
     # var (input LSB squared) = W * 2**(2 s0 + s1) / (c**2 n): E is eps in W's units.
     eps_units = eps_lsb * c * c * n / 2.0 ** (2 * s0)
@@ -82,21 +78,21 @@ def normalize(self, x, q: Q, axes, centre: bool, eps_lsb: float):
         raise UserError(f"{describe(self.node)}: a normalisation over {n} values is too long for int32 statistics")
     square = w.op("tosa.mul", [d, d, w.zp(s1, "i8")], shape, "i32")
     eps_term = max(1, round(eps_units / 2.0 ** s1))
-    var = w.op("tosa.add", [reduce_sum(square), _scalar(w, eps_term, rank)], red, "i32")
+    var = w.op("tosa.add", [reduce_sum(square), w.scalar(eps_term, rank)], red, "i32")
     # var = m * 2**e, e even, m in [2**14, 2**16): e = (17 - clz) & -2.
     clz = w.op("tosa.clz", [var], red, "i32")
-    e = w.op("tosa.bitwise_and", [w.op("tosa.sub", [_scalar(w, 17, rank), clz], red, "i32"), _scalar(w, -2, rank)],
+    e = w.op("tosa.bitwise_and", [w.op("tosa.sub", [w.scalar(17, rank), clz], red, "i32"), w.scalar(-2, rank)],
              red, "i32")
-    zero = _scalar(w, 0, rank)
+    zero = w.scalar(0, rank)
     up = w.op("tosa.maximum", [w.op("tosa.sub", [zero, e], red, "i32"), zero], red, "i32")
     down = w.op("tosa.maximum", [e, zero], red, "i32")
     m = w.op("tosa.logical_left_shift", [var, up], red, "i32")
     m = w.op("tosa.arithmetic_right_shift", [m, down], red, "i32", "round = false")
-    index = w.op("tosa.cast", [w.op("tosa.sub", [m, _scalar(w, 1 << 15, rank)], red, "i32")], red, "i16")
+    index = w.op("tosa.cast", [w.op("tosa.sub", [m, w.scalar(1 << 15, rank)], red, "i32")], red, "i16")
     rsqrt = w.op("tosa.table", [index, w.const(_RSQRT_TABLE, "i16", (513,))], red, "i32")
     product = w.op("tosa.mul", [d, rsqrt, w.zp(7, "i8")], shape, "i32")
-    half_e = w.op("tosa.arithmetic_right_shift", [e, _scalar(w, 1, rank)], red, "i32", "round = false")
-    amount = w.op("tosa.add", [half_e, _scalar(w, 7, rank)], red, "i32")
+    half_e = w.op("tosa.arithmetic_right_shift", [e, w.scalar(1, rank)], red, "i32", "round = false")
+    amount = w.op("tosa.add", [half_e, w.scalar(7, rank)], red, "i32")
     z = w.op("tosa.arithmetic_right_shift", [product, amount], shape, "i32", "round = true")
     return z, s1, n
 

@@ -33,10 +33,6 @@ def _gather(self, table: np.ndarray, idx):
     return w.reshape(out, idx.shape)
 
 
-def _scalar(self, value: int, rank: int):
-    return self.w.const(np.array([value]), "i32", (1,) * rank)
-
-
 def cmsis_softmax(self, q, axis: int, params):
     """int8 softmax (output 1/256, -128) computing arm_softmax_s8's integers (cmsis_softmax.py):
     the exponentials and their row-sum terms from 256-entry tables indexed by max - x, the
@@ -53,31 +49,31 @@ def cmsis_softmax(self, q, axis: int, params):
     total = w.op("tosa.reduce_sum", [_gather(self, cmsis_softmax_math.sum_table(exp), d)], red_shape, "i32",
                  f"axis = {axis} : i32")
     headroom = w.op("tosa.clz", [total], red_shape, "i32")
-    bits = w.op("tosa.sub", [_scalar(self, 35, rank), headroom], red_shape, "i32")
+    bits = w.op("tosa.sub", [self.w.scalar(35, rank), headroom], red_shape, "i32")
     val = w.op("tosa.bitwise_and", [w.op("tosa.logical_left_shift", [total, headroom], red_shape, "i32"),
-                                    _scalar(self, (1 << 31) - 1, rank)], red_shape, "i32")
+                                    self.w.scalar((1 << 31) - 1, rank)], red_shape, "i32")
     # ONE_OVER1(val): Newton steps for 1 / (1 + val / 2**31). MUL_SAT rounds half away from zero,
     # TOSA's MUL (shift 31) half up: equal for products >= 0, so signs are taken out first.
-    zero = _scalar(self, 0, rank)
+    zero = self.w.scalar(0, rank)
 
     def mul_sat(a, b_value, shape):
         return w.op("tosa.mul", [a, b_value, w.zp(31, "i8")], shape, "i32")
-    half = w.op("tosa.add", [w.op("tosa.arithmetic_right_shift", [val, _scalar(self, 1, rank)], red_shape, "i32",
-                                  "round = false"), _scalar(self, 1 << 30, rank)], red_shape, "i32")
-    r = w.op("tosa.sub", [_scalar(self, 1515870810, rank), mul_sat(half, _scalar(self, 1010580540, rank), red_shape)],
+    half = w.op("tosa.add", [w.op("tosa.arithmetic_right_shift", [val, self.w.scalar(1, rank)], red_shape, "i32",
+                                  "round = false"), self.w.scalar(1 << 30, rank)], red_shape, "i32")
+    r = w.op("tosa.sub", [self.w.scalar(1515870810, rank), mul_sat(half, self.w.scalar(1010580540, rank), red_shape)],
              red_shape, "i32")
     for _ in range(3):
-        u = w.op("tosa.sub", [_scalar(self, 1 << 29, rank), mul_sat(half, r, red_shape)], red_shape, "i32")
+        u = w.op("tosa.sub", [self.w.scalar(1 << 29, rank), mul_sat(half, r, red_shape)], red_shape, "i32")
         step = mul_sat(r, w.op("tosa.abs", [u], red_shape, "i32"), red_shape)
         negative = w.op("tosa.greater", [zero, u], red_shape, "i1")
         step = w.op("tosa.select", [negative, w.op("tosa.sub", [zero, step], red_shape, "i32"), step], red_shape,
                     "i32")
-        r = w.op("tosa.add", [r, w.op("tosa.mul", [step, _scalar(self, 4, rank), w.zp(0, "i8")], red_shape, "i32")],
+        r = w.op("tosa.add", [r, w.op("tosa.mul", [step, self.w.scalar(4, rank), w.zp(0, "i8")], red_shape, "i32")],
                  red_shape, "i32")
     # MUL_POW2(r, 1) saturates r >= 2**30 (a sum of one exponential) to INT32_MAX = 2 * (2**30 - 1) + 1.
-    capped = w.op("tosa.minimum", [r, _scalar(self, (1 << 30) - 1, rank)], red_shape, "i32")
+    capped = w.op("tosa.minimum", [r, self.w.scalar((1 << 30) - 1, rank)], red_shape, "i32")
     over = w.op("tosa.cast", [w.op("tosa.greater", [r, capped], red_shape, "i1")], red_shape, "i32")
-    reciprocal = w.op("tosa.add", [w.op("tosa.mul", [capped, _scalar(self, 2, rank), w.zp(0, "i8")], red_shape,
+    reciprocal = w.op("tosa.add", [w.op("tosa.mul", [capped, self.w.scalar(2, rank), w.zp(0, "i8")], red_shape,
                                         "i32"), over], red_shape, "i32")
     e = _gather(self, exp, d)
     y = w.op("tosa.arithmetic_right_shift", [mul_sat(e, reciprocal, q.shape), bits], q.shape, "i32", "round = true")
@@ -128,7 +124,7 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
         frac_bits, d_max = 21, 65535
         if count > 1023:
             raise UserError(f"{describe(node)}: int16 softmax over {count} > 1023 elements")
-        centred = w.op("tosa.sub", [d, _scalar(self, 32768, rank)], q.shape, "i32")
+        centred = w.op("tosa.sub", [d, self.w.scalar(32768, rank)], q.shape, "i32")
         idx16 = w.op("tosa.cast", [centred], q.shape, "i16")
         points = np.arange(513) * 128
         table = np.round(np.exp(-points * q.scale) * (1 << 14)).astype(np.int64)
@@ -141,7 +137,7 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
         exp_table = np.round(np.exp(-np.arange(256) * q.scale) * (1 << frac_bits))
         e = _gather(self, exp_table, d)
     if mask is not None:
-        e = w.op("tosa.select", [w.const(mask.astype(np.int64), "i1"), e, _scalar(self, 0, rank)], q.shape, "i32")
+        e = w.op("tosa.select", [w.const(mask.astype(np.int64), "i1"), e, self.w.scalar(0, rank)], q.shape, "i32")
     total = w.op("tosa.reduce_sum", [e], red_shape, "i32", f"axis = {axis} : i32")
     shift0 = w.zp(0, "i8")
     if not log:
@@ -152,16 +148,16 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
             # e * 2**15 / S without overflow: (e << 8) / (S >> 7).
             if k != 1 << 15:
                 raise UserError(f"{describe(node)}: int16 softmax output scale must be 1/32768")
-            num = w.op("tosa.mul", [e, _scalar(self, 1 << 8, rank), shift0], q.shape, "i32")
-            den = w.op("tosa.arithmetic_right_shift", [total, _scalar(self, 7, rank)], red_shape, "i32",
+            num = w.op("tosa.mul", [e, self.w.scalar(1 << 8, rank), shift0], q.shape, "i32")
+            den = w.op("tosa.arithmetic_right_shift", [total, self.w.scalar(7, rank)], red_shape, "i32",
                        "round = false")
-            half = w.op("tosa.arithmetic_right_shift", [den, _scalar(self, 1, rank)], red_shape, "i32",
+            half = w.op("tosa.arithmetic_right_shift", [den, self.w.scalar(1, rank)], red_shape, "i32",
                         "round = false")
             num = w.op("tosa.add", [num, half], q.shape, "i32")
         else:
             if k * 2 * (1 << frac_bits) >= 1 << 31:
                 raise UserError(f"{describe(node)}: softmax output scale must be 1/256 (got {scale})")
-            num = w.op("tosa.mul", [e, _scalar(self, 2 * k, rank), shift0], q.shape, "i32")
+            num = w.op("tosa.mul", [e, self.w.scalar(2 * k, rank), shift0], q.shape, "i32")
             num = w.op("tosa.add", [num, total], q.shape, "i32")
             den = w.op("tosa.add", [total, total], red_shape, "i32")
         r = w.op("tosa.intdiv", [num, den], q.shape, "i32")
@@ -174,21 +170,21 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
     r2 = round(math.log(2) / scale * (1 << p))
     mant = 10 if wide16 else 8     # bits of S after its leading one that index the log table
     log_table = np.round(np.log1p((np.arange(1 << mant) + 0.5) / (1 << mant)) / scale * (1 << p))
-    a = w.op("tosa.mul", [d, _scalar(self, r1, rank), shift0], q.shape, "i32")        # d * s_in / s_out
+    a = w.op("tosa.mul", [d, self.w.scalar(r1, rank), shift0], q.shape, "i32")        # d * s_in / s_out
     clz = w.op("tosa.clz", [total], red_shape, "i32")
-    amount = w.op("tosa.sub", [_scalar(self, 31 - mant, rank), clz], red_shape, "i32")   # top bit - mant
+    amount = w.op("tosa.sub", [self.w.scalar(31 - mant, rank), clz], red_shape, "i32")   # top bit - mant
     top = w.op("tosa.logical_right_shift", [total, amount], red_shape, "i32")
-    idx = w.op("tosa.bitwise_and", [top, _scalar(self, (1 << mant) - 1, rank)], red_shape, "i32")
-    octave = w.op("tosa.sub", [_scalar(self, 31 - frac_bits, rank), clz], red_shape, "i32")
-    b = w.op("tosa.mul", [octave, _scalar(self, r2, rank), shift0], red_shape, "i32")
+    idx = w.op("tosa.bitwise_and", [top, self.w.scalar((1 << mant) - 1, rank)], red_shape, "i32")
+    octave = w.op("tosa.sub", [self.w.scalar(31 - frac_bits, rank), clz], red_shape, "i32")
+    b = w.op("tosa.mul", [octave, self.w.scalar(r2, rank), shift0], red_shape, "i32")
     b = w.op("tosa.add", [b, _gather(self, log_table, idx)], red_shape, "i32")
     neg = w.op("tosa.add", [a, b], q.shape, "i32")                                    # -(result) << p
-    half = _scalar(self, (1 << p) >> 1, rank)
+    half = self.w.scalar((1 << p) >> 1, rank)
     neg = w.op("tosa.sub", [neg, half], q.shape, "i32")
-    zero = _scalar(self, 0, rank)
+    zero = self.w.scalar(0, rank)
     val = w.op("tosa.sub", [zero, neg], q.shape, "i32")
     if p:
-        val = w.op("tosa.arithmetic_right_shift", [val, _scalar(self, p, rank)], q.shape, "i32",
+        val = w.op("tosa.arithmetic_right_shift", [val, self.w.scalar(p, rank)], q.shape, "i32",
                    "round = false")
     out = w.rescale(val, [1 << 30], [30], 0, zp, elem)
     return Q(out, scale, zp)

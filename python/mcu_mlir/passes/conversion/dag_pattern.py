@@ -50,9 +50,11 @@ class Match:
     views: list           # reshapes looked through
 
 
-def _strip(value, views):
+def strip_views(value, views=None):
+    """`value` before any reshapes; those passed are appended to `views` when given."""
     while isinstance(producer(value), tosa.ReshapeOp):
-        views.append(producer(value))
+        if views is not None:
+            views.append(producer(value))
         value = producer(value).operands[0]
     return value
 
@@ -61,7 +63,7 @@ def match(nodes: dict, root: str, root_op) -> Match | None:
     m = Match({}, {}, {}, [])
 
     def bind(name, value) -> bool:
-        value = _strip(value, m.views)
+        value = strip_views(value, m.views)
         if name in m.values:
             return m.values[name] == value
         if name.startswith("$"):
@@ -78,7 +80,7 @@ def match(nodes: dict, root: str, root_op) -> Match | None:
         m.values[name], m.ops[name] = value, op
         for operand, ref in zip(op.operands, spec.operands):
             if isinstance(ref, Const):
-                arr = const_array(_strip(operand, []))
+                arr = const_array(strip_views(operand, []))
                 if arr is None or not ref.test(np.asarray(arr)):
                     return False
                 if ref.name:

@@ -24,6 +24,7 @@ from ..._mlir import ir, tosa
 from ...dialects import portable
 from .common import (CONVERTED, NO_MATCH, clamp_bounds, const_array, elem, make_const, make_op, producer, read_rescale,
                      shape, single_user, users, LIMITS)
+from .dag_pattern import rounds, strip_views
 
 
 class _NoMatch(Exception):
@@ -43,17 +44,8 @@ class _Views:
         self.ops = []
 
 
-def _root(value, seen=None):
-    """`value` before any reshapes."""
-    while isinstance(producer(value), tosa.ReshapeOp):
-        if seen is not None:
-            seen.append(producer(value))
-        value = producer(value).operands[0]
-    return value
-
-
 def _same(v, a, b) -> bool:
-    return _root(a, v.ops) == _root(b, v.ops)
+    return strip_views(a, v.ops) == strip_views(b, v.ops)
 
 
 def _unique(ops) -> list:
@@ -66,7 +58,7 @@ def _unique(ops) -> list:
 
 
 def _op(v, value, cls):
-    op = producer(_root(value, v.ops))
+    op = producer(strip_views(value, v.ops))
     _need(isinstance(op, cls))
     return op
 
@@ -92,14 +84,10 @@ def _scalar(value) -> int:
     return int(np.asarray(arr).reshape(-1)[0])
 
 
-def _round(op) -> bool:
-    return "round" in op.attributes and ir.BoolAttr(op.attributes["round"]).value
-
-
 def _reductions(v, value, ops):
     """reduce_sum(...reduce_sum(v)) -> (v, sorted axes)."""
     axes = []
-    value = _root(value, v.ops)
+    value = strip_views(value, v.ops)
     while isinstance(producer(value), tosa.ReduceSumOp):
         op = producer(value)
         axes.append(int(ir.IntegerAttr(op.attributes["axis"]).value))
@@ -117,7 +105,7 @@ def _match(table_op, v):
     centre_m = _op(v, cast.operands[0], tosa.SubOp)
     _need(_scalar(centre_m.operands[1]) == 1 << 15)
     down = _op(v, centre_m.operands[0], tosa.ArithmeticRightShiftOp)
-    _need(not _round(down))
+    _need(not rounds(down))
     up = _op(v, down.operands[0], tosa.LogicalLeftShiftOp)
     var = up.operands[0]
     up_max = _op(v, up.operands[1], tosa.MaximumOp)
@@ -143,18 +131,18 @@ def _match(table_op, v):
     s1 = _scalar(square.operands[2])
     ops.append(square)
     s0 = 0
-    if isinstance(producer(_root(d)), tosa.ArithmeticRightShiftOp):
+    if isinstance(producer(strip_views(d)), tosa.ArithmeticRightShiftOp):
         shift0 = _op(v, d, tosa.ArithmeticRightShiftOp)
-        _need(_round(shift0))
+        _need(rounds(shift0))
         s0 = _scalar(shift0.operands[1])
         d0 = shift0.operands[0]
         ops.append(shift0)
     else:
         d0 = d
     count, zp = 0, 0
-    if not isinstance(producer(_root(d0)), tosa.SubOp):     # x - 0, folded away
+    if not isinstance(producer(strip_views(d0)), tosa.SubOp):     # x - 0, folded away
         x = d0
-    elif isinstance(producer(_root(producer(_root(d0)).operands[0])), tosa.MulOp):     # n * x - sum(x)
+    elif isinstance(producer(strip_views(producer(strip_views(d0)).operands[0])), tosa.MulOp):     # n * x - sum(x)
         centre = _op(v, d0, tosa.SubOp)
         scaled = _op(v, centre.operands[0], tosa.MulOp)
         x = scaled.operands[0]
@@ -178,10 +166,10 @@ def _match(table_op, v):
     _need(product is not None and _same(v, product.operands[0], d) and _same(v, product.operands[1], rsqrt)
           and _scalar(product.operands[2]) == 7)
     z_op = _next(v, product, tosa.ArithmeticRightShiftOp)
-    _need(z_op is not None and _round(z_op) and _same(v, z_op.operands[0], product.results[0]))
+    _need(z_op is not None and rounds(z_op) and _same(v, z_op.operands[0], product.results[0]))
     amount = _op(v, z_op.operands[1], tosa.AddOp)
     half = _op(v, amount.operands[0], tosa.ArithmeticRightShiftOp)
-    _need(_same(v, half.operands[0], e) and _scalar(half.operands[1]) == 1 and not _round(half)
+    _need(_same(v, half.operands[0], e) and _scalar(half.operands[1]) == 1 and not rounds(half)
           and _scalar(amount.operands[1]) == 7)
     ops += [product, z_op, amount, half]
     cur = z_op
@@ -236,7 +224,7 @@ def _match(table_op, v):
     # The input before views, and before an int8 / int16 -> int32 CAST: the kernel reads the
     # narrow values. Views and the cast are absorbed where only the pattern reads them.
     views = []
-    source = _root(x, views)
+    source = strip_views(x, views)
     chain = views[::-1]
     if isinstance(producer(source), tosa.CastOp) and elem(producer(source).operands[0]) in ("i8", "i16"):
         chain.insert(0, producer(source))
