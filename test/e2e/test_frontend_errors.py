@@ -81,10 +81,15 @@ def test_training_mode_is_refused():
         _import(WithBody(), torch.randn(1, 3, 8, 8))
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.int32])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.int8])
 def test_unsupported_input_dtype(dtype):
     with pytest.raises(UserError, match=f"dtype {dtype}"):
         _import(WithBody().eval(), torch.ones(1, 3, 8, 8, dtype=dtype))
+
+
+def test_integer_input_into_a_conv_says_what_integer_inputs_are():
+    with pytest.raises(UserError, match=r"input 0 is torch.int32: integer inputs are indices"):
+        _import(WithBody().eval(), torch.ones(1, 3, 8, 8, dtype=torch.int32))
 
 
 def test_data_dependent_shape_is_refused():

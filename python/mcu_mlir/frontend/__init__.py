@@ -42,19 +42,21 @@ if not _diagnostics.verbose:   # a tool's -v shows them
 @dataclass
 class TensorQuant:
     shape: tuple
-    dtype: str            # "int8" | "int16" | "float32"
+    dtype: str            # "int8" | "int16" | "float32" | "int32" (token ids and other indices: no scale)
     scale: float = 1.0
     zero_point: int = 0
 
     def quantize(self, x: np.ndarray) -> np.ndarray:
         if self.dtype == "float32":
             return np.asarray(x, np.float32)
+        if self.dtype == "int32":
+            return np.asarray(x).astype(np.int32)
         info = np.iinfo(self.dtype)
         q = np.round(np.asarray(x, np.float64) / self.scale) + self.zero_point
         return np.clip(q, info.min, info.max).astype(self.dtype)
 
     def dequantize(self, q: np.ndarray) -> np.ndarray:
-        if self.dtype == "float32":
+        if self.dtype in ("float32", "int32"):
             return np.asarray(q, np.float32)
         return ((np.asarray(q, np.float64) - self.zero_point) * self.scale).astype(np.float32)
 
@@ -72,7 +74,8 @@ class FrontendResult:
     layer_sqnr: list[dict] = field(default_factory=list)   # frontend/layer_sqnr.py, per quantized op
 
 
-_DTYPE_NAME = {"i8": "int8", "i16": "int16", "f32": "float32"}
+_DTYPE_NAME = {"i8": "int8", "i16": "int16", "i32": "int32", "f32": "float32"}
+_INDEX_DTYPES = ("torch.int32", "torch.int64")
 
 
 # torch modules that torch.export and PT2E import on first use (module or function level).
@@ -157,13 +160,37 @@ def _check_model(model, example_inputs):
             x = torch.from_numpy(x)
         if not isinstance(x, torch.Tensor):
             raise UserError(f"example input {i} is a {type(x).__name__}, not a tensor")
-        if x.dtype != torch.float32:
-            raise UserError(f"example input {i} has dtype {x.dtype}; mcu-mlir models take float32 inputs")
+        if x.dtype != torch.float32 and str(x.dtype) not in _INDEX_DTYPES:
+            raise UserError(f"example input {i} has dtype {x.dtype}; mcu-mlir models take float32 inputs "
+                            "(or int32 / int64 indices such as token ids)")
         out.append(x)
     return tuple(out)
 
 
-def calibration_samples(calibration, example_inputs) -> list[tuple]:
+def random_inputs(example_inputs, generator, index_bounds=None) -> tuple:
+    """One random sample shaped like the example inputs: normal floats; integer inputs (indices)
+    uniform in [0, bound) with the bound of each (lowering/lookup.py's index_bounds), or in the
+    example's own range where no bound is known."""
+    import torch
+    out = []
+    for x, bound in zip(example_inputs, list(index_bounds or []) + [None] * len(example_inputs)):
+        if x.dtype.is_floating_point:
+            out.append(torch.randn(x.shape, generator=generator))
+            continue
+        low, high = (0, bound) if bound else (int(x.min()), int(x.max()) + 1)
+        out.append(torch.randint(low, max(high, low + 1), tuple(x.shape), generator=generator, dtype=x.dtype))
+    return tuple(out)
+
+
+def _as_tensor(x, like):
+    """A calibration / test array as a tensor of the example input's kind (floats, or integer ids)."""
+    import torch
+    if like is not None and not like.dtype.is_floating_point:
+        return torch.as_tensor(np.asarray(x)).to(like.dtype)
+    return torch.as_tensor(np.asarray(x, np.float32))
+
+
+def calibration_samples(calibration, example_inputs, index_bounds=None) -> list[tuple]:
     import torch
     if isinstance(calibration, str) and calibration.strip().isdigit():
         calibration = int(calibration)
@@ -177,7 +204,7 @@ def calibration_samples(calibration, example_inputs) -> list[tuple]:
                           stacklevel=3)
         g = torch.Generator().manual_seed(0)
         samples = [tuple(x for x in example_inputs)]
-        samples += [tuple(torch.randn(x.shape, generator=g) for x in example_inputs) for _ in range(max(0, n - 1))]
+        samples += [random_inputs(example_inputs, g, index_bounds) for _ in range(max(0, n - 1))]
         return samples
     if isinstance(calibration, (str, os.PathLike)):
         if os.path.isdir(calibration):
@@ -193,7 +220,7 @@ def calibration_samples(calibration, example_inputs) -> list[tuple]:
     for s in calibration:
         if not isinstance(s, (tuple, list)):
             s = (s,)
-        samples.append(tuple(torch.as_tensor(np.asarray(x), dtype=torch.float32) for x in s))
+        samples.append(tuple(_as_tensor(x, like) for x, like in zip(s, list(example_inputs) + [None] * len(s))))
     if not samples:
         raise UserError("the calibration data is empty")
     return samples
@@ -203,7 +230,6 @@ def _calibration_file(path, example_inputs) -> list[tuple]:
     """An .npz (input0, input1, ... or its arrays in name order) or an .npy (one input): each array
     one sample of its input, or samples stacked along the batch dimension as users hold them
     (N x C x H x W for a 1 x C x H x W input), or stacked on a new leading dimension."""
-    import torch
     try:
         data = np.load(path)
     except Exception as e:
@@ -219,7 +245,7 @@ def _calibration_file(path, example_inputs) -> list[tuple]:
         raise UserError(f"calibration file '{path}' has {len(named)} arrays, the model takes {len(example_inputs)} inputs")
     arrays = []
     for k, x in zip(keys, example_inputs):
-        a = np.asarray(named[k], np.float32)
+        a = np.asarray(named[k], np.float32 if x.dtype.is_floating_point else None)
         shape = tuple(x.shape)
         if a.ndim == len(shape) and a.shape[1:] == shape[1:] and shape[0] and a.shape[0] % shape[0] == 0:
             a = a.reshape((a.shape[0] // shape[0],) + shape)       # batches of the model's batch size
@@ -230,7 +256,8 @@ def _calibration_file(path, example_inputs) -> list[tuple]:
     if len({a.shape[0] for a in arrays}) != 1:
         raise UserError(f"calibration file '{path}': its arrays hold different numbers of samples "
                         f"({', '.join(str(a.shape[0]) for a in arrays)})")
-    return [tuple(torch.from_numpy(a[i]) for a in arrays) for i in range(arrays[0].shape[0])]
+    return [tuple(_as_tensor(a[i], x) for a, x in zip(arrays, example_inputs))
+            for i in range(arrays[0].shape[0])]
 
 
 @contextlib.contextmanager
@@ -273,18 +300,18 @@ def _flush_denormal_enabled() -> bool:
     return bool((tiny * 1.0).item() == 0.0)
 
 
-def _runner(fn):
+def _runner(fn, example_inputs):
     import torch
 
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
         with torch.no_grad():
-            out = fn(*[torch.as_tensor(np.asarray(x, np.float32)) for x in inputs])
+            out = fn(*[_as_tensor(x, like) for x, like in zip(inputs, example_inputs)])
         import torch.utils._pytree as pytree
         return [o.detach().float().numpy() for o in pytree.tree_leaves(out)]
     return run
 
 
-def sqnr_samples(calibration, example_inputs) -> list[tuple]:
+def sqnr_samples(calibration, example_inputs, index_bounds=None) -> list[tuple]:
     """Inputs the per-layer SQNR is measured on: with random calibration, other random samples than
     the calibration's (ranges fitted to a sample flatter its SQNR); with real data, its first ones."""
     import torch
@@ -293,7 +320,7 @@ def sqnr_samples(calibration, example_inputs) -> list[tuple]:
     if calibration is None or isinstance(calibration, int) or (
             isinstance(calibration, str) and calibration.strip().isdigit()):
         g = torch.Generator().manual_seed(1)
-        return [tuple(torch.randn(x.shape, generator=g) for x in example_inputs) for _ in range(SAMPLES)]
+        return [random_inputs(example_inputs, g, index_bounds) for _ in range(SAMPLES)]
     return calibration_samples(calibration, example_inputs)[:SAMPLES]
 
 
@@ -356,7 +383,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             fold_parameter_subgraphs(gm)
             l2_normalize_as_rms_norm(gm)
     timings["export"] = time.perf_counter() - t0
-    eager = _runner(model)
+    eager = _runner(model, example_inputs)
     if quantize == "none":
         from .float_import import import_float
         t0 = time.perf_counter()
@@ -369,11 +396,13 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
                               torch_text)
 
     from .fx_to_tosa import lower_quantized_graph
-    samples = calibration_samples(calibration, example_inputs)
+    from .lowering.lookup import index_bounds
+    bounds = index_bounds(gm)
+    samples = calibration_samples(calibration, example_inputs, bounds)
     for s in samples:
         if len(s) != len(example_inputs):
             raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
-    quantize_graph = functools.partial(_quantize_graph, measure_on=sqnr_samples(calibration, example_inputs))
+    quantize_graph = functools.partial(_quantize_graph, measure_on=sqnr_samples(calibration, example_inputs, bounds))
     int16 = frozenset()
     if int16_layers and int16_layers != "auto" and quantize == "int8":
         from .mixed_precision import nodes_of_layers
@@ -417,7 +446,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         shape, elem, scale, zp = info
         return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
-                          lowered.layers, _runner(converted), eager, quantize, torch_text, sqnr_rows)
+                          lowered.layers, _runner(converted, example_inputs), eager, quantize, torch_text, sqnr_rows)
 
 
 def _torch_dialect_text(converted, example_inputs) -> str:
@@ -438,4 +467,4 @@ def _torch_dialect_text(converted, example_inputs) -> str:
 
 
 __all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export",
-           "calibration_samples", "preload_torch", "flush_denormals", "one_thread"]
+           "calibration_samples", "random_inputs", "preload_torch", "flush_denormals", "one_thread"]

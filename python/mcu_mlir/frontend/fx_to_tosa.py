@@ -24,8 +24,9 @@ import torch
 
 from ..diagnostics import UserError
 from .lowering import CLAMPS, EAGER, LOWER
-from .lowering.values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, LoweringResult, Pending,
-                              Q, Tup, aten, dequantize_const, describe, fetch_attr, node_location, nodes_of,
+from .lowering.lookup import lower_index_use, reads_indices
+from .lowering.values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, Indices, LoweringResult,
+                              Pending, Q, Tup, aten, dequantize_const, describe, fetch_attr, node_location, nodes_of,
                               op_name, qd, shape_of, source_node, to_numpy)
 from .qmath import quantize_multiplier, quantize_multiplier_16
 from .tosa_builder import TosaBuilder, Value
@@ -52,12 +53,16 @@ class Lowering:
                 val = node.meta.get("val")
                 if not isinstance(val, torch.Tensor):
                     raise UserError(f"graph input '{node.name}' is not a tensor")
-                if not val.dtype.is_floating_point:
-                    raise UserError(f"graph input '{node.name}' has dtype {val.dtype}: quantized models "
-                                    "take float inputs (quantized at the boundary)")
                 fi = FloatInput(len(self.inputs), shape_of(node))
                 self.inputs.append(fi)
                 self.values[node] = fi
+                if not val.dtype.is_floating_point:
+                    if val.dtype not in (torch.int32, torch.int64):
+                        raise UserError(f"graph input '{node.name}' has dtype {val.dtype}: quantized models take "
+                                        "float inputs (quantized at the boundary) or int32 / int64 indices")
+                    # Indices (token ids) enter as int32, whatever integer type the model used.
+                    fi.q = Q(self.w.argument(fi.index, fi.shape, "i32"), 1.0, 0)
+                    self.values[node] = Indices(fi.q.v)
             elif node.op == "get_attr":
                 self.values[node] = Const(to_numpy(fetch_attr(self.gm, node.target)))
             elif node.op == "call_module":
@@ -135,6 +140,8 @@ class Lowering:
         folded = self._fold_constant(node)
         if folded is not None:
             return folded
+        if reads_indices(self, node):
+            return lower_index_use(self, node, ins)
         if t in PASS_RESHAPES and isinstance(ins[0], DQ):
             return DQ(self.pass_reshape(ins[0].q, shape_of(node)))
         handler = EAGER.get(t)

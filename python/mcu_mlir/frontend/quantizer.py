@@ -45,6 +45,7 @@ PASS_THROUGH = {
     aten.pad.default, aten.broadcast_to.default, aten.expand_as.default, aten.repeat.default, aten.tile.default,
     aten.flip.default, aten.roll.default, aten.pixel_shuffle.default, aten.pixel_unshuffle.default,
     aten.index_select.default, aten.index.Tensor, aten.amax.default, aten.amin.default,
+    aten.embedding.default,   # a lookup in a table of constants: the rows keep the table's parameters
 }
 SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, aten.unbind.int,
           aten.tensor_split.sections}

@@ -18,7 +18,11 @@ def export(model, example_inputs):
             return torch.export.export(model, example_inputs, strict=False)
     except Exception as e:
         msg = str(e).strip().split("\n")
-        raise UserError("torch.export failed: " + "\n".join(msg[:12])) from None
+        ints = [f"input {i} is {x.dtype}" for i, x in enumerate(example_inputs)
+                if isinstance(x, torch.Tensor) and not x.dtype.is_floating_point]
+        hint = (f"\n({', '.join(ints)}: integer inputs are indices, read only by lookups such as nn.Embedding)"
+                if ints else "")
+        raise UserError("torch.export failed: " + "\n".join(msg[:12]) + hint) from None
 
 
 def fold_batch_norm(gm):

@@ -16,8 +16,9 @@ def _parser() -> argparse.ArgumentParser:
                                 description="Compile a PyTorch model or TOSA to C calling CMSIS-NN kernels.")
     p.add_argument("model", help="FILE.py:FACTORY (FACTORY() returns an nn.Module), FILE.pt2 (a saved torch.export "
                    "program), FILE.mlir (TOSA) or FILE.tosa")
-    p.add_argument("--input-shape", action="append", default=[], metavar="D0,D1,...",
-                   help="shape of one model input; repeat for several inputs")
+    p.add_argument("--input-shape", action="append", default=[], metavar="D0,D1,...[:int64]",
+                   help="shape of one model input; repeat for several inputs. A ':int64' or ':int32' suffix makes "
+                        "it an integer input (token ids, looked up by an embedding), int32 in the C")
     p.add_argument("--target", choices=TARGETS, default="cortex-m55")
     p.add_argument("--backend", choices=BACKENDS, default="cmsis-nn")
     p.add_argument("--quantize", choices=QUANTIZE, default="int8")
@@ -48,20 +49,31 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _shape(text: str) -> tuple[int, ...]:
+_INPUT_DTYPES = ("float32", "int32", "int64")
+
+
+def _shape(text: str) -> tuple[tuple[int, ...], str]:
+    """`D0,D1,...[:DTYPE]` -> (shape, dtype)."""
+    dims_text, _, dtype = text.partition(":")
+    dtype = dtype or "float32"
+    if dtype not in _INPUT_DTYPES:
+        raise UserError(f"--input-shape {text!r}: the type after ':' is one of {', '.join(_INPUT_DTYPES)}")
     try:
-        dims = tuple(int(d) for d in text.split(","))
+        dims = tuple(int(d) for d in dims_text.split(","))
     except ValueError:
         raise UserError(f"--input-shape {text!r}: expected comma-separated integers like 1,3,96,96") from None
     if not dims or any(d <= 0 for d in dims):
         raise UserError(f"--input-shape {text!r}: every dimension must be a positive integer")
-    return dims
+    return dims, dtype
 
 
 def _random_inputs(shapes: list[str]) -> tuple:
+    """Example inputs: normal floats; integer inputs (indices such as token ids) zeros, valid for
+    any lookup (calibration draws its random ids within each table's size)."""
     import torch
     gen = torch.Generator().manual_seed(0)
-    return tuple(torch.randn(_shape(s), generator=gen) for s in shapes)
+    return tuple(torch.randn(dims, generator=gen) if dtype == "float32"
+                 else torch.zeros(dims, dtype=getattr(torch, dtype)) for dims, dtype in map(_shape, shapes))
 
 
 def _calibration(text):

@@ -152,6 +152,8 @@ def _lower_where(self, node, ins, scale, zp, elem, clamp):
         fill = int(np.clip(np.round(value / scale) + zp, lo, hi))
     q = self.requantize(x.q, scale, zp, elem)
     mask = np.broadcast_to(np.asarray(cond.data).astype(bool), q.shape)
+    if mask.all():    # keeps every value (an attention mask without padding)
+        return self.apply_clamp(q, clamp)
     cond_v = self.w.const(mask.astype(np.int64), "i1")
     out = self.w.op("tosa.select", [cond_v, q.v, self.w.scalar(fill, len(q.shape), elem)], q.shape, elem)
     self.record_layer(node, "where", x.q, None, scale, zp)

@@ -82,7 +82,7 @@ def cmsis_softmax(self, q, axis: int, params):
 
 def input_mask(self, node):
     """The constant mask of a softmax whose input is where(mask, x, -inf) (through PT2E's quantize /
-    dequantize), as booleans of the input's shape; None without one."""
+    dequantize), as booleans of the input's shape; None without one or when it masks nothing."""
     src = node.args[0]
     while isinstance(src, torch.fx.Node) and src.target in (qd.quantize_per_tensor.default,
                                                              qd.dequantize_per_tensor.default):
@@ -91,7 +91,7 @@ def input_mask(self, node):
             and isinstance(src.args[2], float) and math.isinf(src.args[2]) and src.args[2] < 0):
         return None
     mask = np.broadcast_to(np.asarray(self.values[src.args[0]].data).astype(bool), shape_of(src))
-    return mask
+    return None if mask.all() else mask     # a mask that keeps everything (no padding) is none
 
 
 def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str, mask=None):

@@ -4,7 +4,8 @@
   DQ      the float view of a Q (the output of a dequantize);
   Const   a constant (integer with scales, or float);
   Pending a float op not yet lowered: it becomes integer ops when a quantize of it is reached,
-          because only then the output parameters are known (conv -> rescale -> clamp as a unit).
+          because only then the output parameters are known (conv -> rescale -> clamp as a unit);
+  Indices a run-time integer tensor (token ids) that lookups read.
 """
 
 from __future__ import annotations
@@ -65,6 +66,12 @@ class FloatInput:
     index: int
     shape: tuple
     q: Q | None = None
+
+
+@dataclass
+class Indices:
+    """A run-time integer tensor (token ids): an int32 graph input or a view of one; lookups read it."""
+    v: Value
 
 
 @dataclass

@@ -1,0 +1,175 @@
+"""Lookups with run-time indices (token ids as an integer model input): embedding, index_select
+and x[:, ids] as one tosa.gather each, checked in tosa_reference_model against the PT2E model, on
+the host in C, and a BERT-like token encoder on CMSIS-NN (host, Cortex-M55) bit-exact."""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+
+import mcu_mlir  # noqa: E402
+from mcu_mlir.diagnostics import UserError  # noqa: E402
+from mcu_mlir.frontend import import_model  # noqa: E402
+from mcu_mlir.reference import run_reference  # noqa: E402
+from mcu_mlir.target import run  # noqa: E402
+
+if shutil.which("tosa_reference_model") is None:
+    pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)
+
+VOCAB = 50
+
+
+class Lookups(nn.Module):
+    """An embedding (int64 ids, as tokenizers give them), index_select of an activation along its
+    last dim and x[:, ids] of a parameter, all with run-time indices."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, 8)
+        self.table = nn.Parameter(torch.randn(3, VOCAB, 4))
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x, ids):
+        tokens = self.embed(ids)                                      # (1, 6, 8)
+        picked = torch.index_select(self.fc(x), 2, ids.reshape(-1).int())
+        return tokens, picked, self.table[:, ids.reshape(-1)]
+
+
+class TokenEncoder(nn.Module):
+    """A 2-layer BERT-like encoder on 32 tokens: token and learned position embeddings,
+    nn.TransformerEncoder (nn.MultiheadAttention inside), the first token classified."""
+
+    def __init__(self, vocab=300, dim=32, heads=4, layers=2, tokens=32):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(tokens, dim)
+        self.register_buffer("positions", torch.arange(tokens), persistent=False)
+        layer = nn.TransformerEncoderLayer(dim, heads, 2 * dim, activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, 3)
+
+    def forward(self, ids):
+        x = self.tok(ids) + self.pos(self.positions)
+        return self.head(self.norm(self.encoder(x))[:, 0])
+
+
+def _ids(shape, high, seed):
+    return torch.randint(0, high, shape, generator=torch.Generator().manual_seed(seed))
+
+
+def _import(model, example, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return import_model(model, example, calibration=8, **kw)
+
+
+@pytest.mark.parametrize("activations", ["int8", "int16"])
+def test_lookups_match_pt2e_exactly(activations):
+    torch.manual_seed(0)
+    model = Lookups().eval()
+    result = _import(model, (torch.randn(1, 6, 8), _ids((1, 6), 8, 0)), quantize=activations)
+    text = result.module.operation.get_asm()
+    assert text.count("tosa.gather") == 3 and result.inputs[1].dtype == "int32"
+    x, ids = torch.randn(1, 6, 8, generator=torch.Generator().manual_seed(3)).numpy(), _ids((1, 6), 8, 4).numpy()
+    q_in = [result.inputs[0].quantize(x), result.inputs[1].quantize(ids)]
+    assert q_in[1].dtype == np.int32
+    outs = run_reference(text, q_in)
+    want = result.reference([result.inputs[0].dequantize(q_in[0]), ids])
+    # The lookups move integers: exact. The linear before index_select rounds as in every int16
+    # model (PT2E's float linear vs the integer one): within 1 LSB.
+    for out, w, tq, bound in zip(outs, want, result.outputs, (0, 0 if activations == "int8" else 1, 0)):
+        assert np.abs(out.reshape(w.shape).astype(np.int64) - tq.quantize(w)).max() <= bound
+
+
+def test_integer_input_in_arithmetic_is_refused():
+    class Arith(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(VOCAB, 4)
+
+        def forward(self, ids):
+            return self.embed(ids) * ids.unsqueeze(-1).float()
+    with pytest.raises(UserError, match=r"test_lookups.py:\d+ .*reads a run-time integer input"):
+        _import(Arith().eval(), (_ids((1, 5), VOCAB, 0),))
+
+
+def test_float_and_other_integer_dtypes():
+    class Bytes(nn.Module):
+        def forward(self, x):
+            return x.float() * 2
+    with pytest.raises(UserError, match="torch.uint8"):
+        _import(Bytes().eval(), (torch.zeros(1, 4, dtype=torch.uint8),))
+
+
+def test_lookups_c_matches_reference(tmp_path):
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(Lookups().eval(), (torch.randn(1, 6, 8), _ids((1, 6), 8, 0)), target="host",
+                         backend="portable", calibration=8, emit="c", output_dir=str(tmp_path))
+    inputs = [torch.randn(1, 6, 8, generator=torch.Generator().manual_seed(5)).numpy(), _ids((1, 6), 8, 6).numpy()]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target="host")
+    for c, ref in zip(got.outputs_q, want.outputs_q):
+        assert np.array_equal(c, ref.reshape(c.shape))
+    # An index past the table is the kernel's error, not a read outside it.
+    with pytest.raises(UserError, match="the model failed on host"):
+        run.run(tmp_path, [inputs[0], np.full((1, 6), 8, np.int32)], target="host")
+
+
+needs_cmsis = pytest.mark.skipif(not os.environ.get("CMSIS_NN_PATH"),
+                                 reason="CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
+
+
+@needs_cmsis
+@pytest.mark.parametrize("target", ["host", "cortex-m55"])
+def test_token_encoder_on_cmsis_nn_bit_exact(target, tmp_path):
+    if target != "host" and (shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None):
+        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
+    torch.manual_seed(0)
+    model = TokenEncoder().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, (_ids((1, 32), 300, 0),), target=target, backend="cmsis-nn", calibration=16,
+                         emit="c", output_dir=str(tmp_path))
+    calls = collections.Counter(re.findall(r"^\s+(?:status = )?((?:arm|mcu)_\w+)\(",
+                                           (tmp_path / "model.c").read_text(), re.M))
+    assert calls["mcu_gather"] == 1, calls                 # the token lookup; positions folded to a constant
+    assert calls["arm_batch_matmul_s8"] == 4 and calls["mcu_softmax_s8"] == 2, calls
+    assert "mcu_matmul" not in calls and "mcu_binary" not in calls, calls
+    ids = _ids((1, 32), 300, 7).numpy().astype(np.int32)
+    want = run.run_reference_outdir(tmp_path, [ids])
+    got = run.run(tmp_path, [ids], target=target)
+    assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))
+    with torch.no_grad():
+        fl = model(torch.from_numpy(ids).long()).numpy()
+    q = got.outputs_float[0].reshape(fl.shape)
+    assert 10 * np.log10((fl ** 2).sum() / ((fl - q) ** 2).sum()) >= 20
+
+
+def test_cli_integer_input_shape(tmp_path):
+    src = tmp_path / "enc.py"
+    src.write_text("import torch\nfrom torch import nn\n\n"
+                   "def make():\n    torch.manual_seed(0)\n"
+                   "    return nn.Sequential(nn.Embedding(40, 8), nn.Linear(8, 4)).eval()\n")
+    cli = [sys.executable, "-m", "mcu_mlir.tools.mcu_compile", f"{src}:make", "--backend", "portable",
+           "--target", "host", "--calibration", "4"]
+    ok = subprocess.run(cli + ["--input-shape", "1,6:int64", "-o", str(tmp_path / "out")], capture_output=True,
+                        text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert '{"input0", 2, {1, 6}, 4, 0, 1.0f, 0, 24}' in (tmp_path / "out" / "model.c").read_text()
+    bad = subprocess.run(cli + ["--input-shape", "1,6:int8", "-o", str(tmp_path / "bad")], capture_output=True,
+                         text=True)
+    assert bad.returncode == 1 and "float32, int32, int64" in bad.stderr and "Traceback" not in bad.stderr
