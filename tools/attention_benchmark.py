@@ -6,7 +6,8 @@ on Cortex-M55 under QEMU split by layer kind (norm / softmax / matmul of two act
 connected / conv / other), arena and flash, SQNR of the C's output against the float model, and
 whether the C equals tosa_reference_model on that input. Figures, not pass/fail.
 
-Usage: python tools/attention_benchmark.py [--models a,b] [--quantize int8,int16] [--markdown FILE] [--json FILE]
+Usage: python tools/attention_benchmark.py [--models a,b] [--quantize int8,int16] [--m4] [--markdown FILE]
+       [--json FILE]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 MODELS = ("timm_vit_p8_64", "timm_kwt_like", "timm_mobilevit_xxs", "timm_edgenext_xx_small", "timm_convnext_atto",
-          "timm_efficientvit_m0", "timm_test_vit")
+          "timm_efficientvit_m0", "timm_test_vit", "hf_bert_2layer")
 KINDS = ("norm", "softmax", "matmul", "fc", "conv", "other")
 
 
@@ -78,7 +79,7 @@ def macs(cmsisnn_text: str) -> tuple[int, int]:
     return inside, total
 
 
-def bench(name: str, quantize: str, out: str) -> dict:
+def bench(name: str, quantize: str, out: str, m4: bool = False) -> dict:
     import numpy as np
     import torch
 
@@ -88,7 +89,7 @@ def bench(name: str, quantize: str, out: str) -> dict:
 
     entry = public_models.MODELS[name]
     model = entry.model()
-    example = (torch.randn(entry.input_shape, generator=torch.Generator().manual_seed(0)),)
+    example = (entry.sample(0),)
     row = {"model": name, "quantize": quantize}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -99,7 +100,7 @@ def bench(name: str, quantize: str, out: str) -> dict:
                weights=report.get("weights_bytes"), transposes=report.get("interior_transposes"))
     inside, total = macs(open(os.path.join(out, "cmsisnn.mlir")).read())
     row["macs"], row["cmsis_mac_share"] = total, inside / total if total else 0.0
-    x = torch.randn(entry.input_shape, generator=torch.Generator().manual_seed(7))
+    x = entry.sample(7)
     fw = run.run(out, [x.numpy()], target="cortex-m55", count_instructions=True)
     ref = run.run_reference_outdir(out, [x.numpy()])
     row["bit_exact"] = all(np.array_equal(c, r.reshape(c.shape)) for c, r in zip(fw.outputs_q, ref.outputs_q))
@@ -114,12 +115,22 @@ def bench(name: str, quantize: str, out: str) -> dict:
     for layer in ins.get("layers", []):
         per_kind[kind_of(layer.get("kernel", ""))] += layer["instructions"]
     row.update({f"ins_{k}": v for k, v in per_kind.items()})
+    if m4:   # the same model built for Cortex-M4 (DSP, no MVE: CMSIS-NN's other code paths)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mcu_mlir.compile(model, example, target="cortex-m4", backend="cmsis-nn", emit="elf", output_dir=out + "-m4",
+                             quantize=quantize)
+        fw4 = run.run(out + "-m4", [x.numpy()], target="cortex-m4", count_instructions=True)
+        row["m4_instructions"] = (fw4.instructions or {}).get("total")
+        row["bit_exact_m4"] = all(np.array_equal(c, r.reshape(c.shape)) for c, r in zip(fw4.outputs_q, ref.outputs_q))
     return row
 
 
 def markdown(rows: list[dict]) -> str:
+    m4 = any("m4_instructions" in r for r in rows)
     head = ("| model | act | compile s | MACs | on CMSIS-NN | M55 instructions | norm | softmax | matmul | fc | conv "
-            "| other | arena | flash | interior transposes | SQNR dB | bit-exact M55 |")
+            "| other | arena | flash | interior transposes | SQNR dB | bit-exact M55 |"
+            + (" M4 instructions | bit-exact M4 |" if m4 else ""))
     columns = head.count("|") - 1
     lines = [head, "|" + "---|" * columns]
     for r in rows:
@@ -134,7 +145,9 @@ def markdown(rows: list[dict]) -> str:
             f"| {r['model']} | {r['quantize']} | {r['compile_s']:.1f} | {r['macs'] / 1e6:.2f} M "
             f"| {r['cmsis_mac_share']:.0%} | {total / 1e6:.2f} M | " + " | ".join(share(k) for k in KINDS) +
             f" | {r['arena'] / 1024:.1f} kB | {r['flash'] / 1024:.1f} kB | {r['transposes']} | {r['sqnr_db']} "
-            f"| {'yes' if r['bit_exact'] else '**no**'} |")
+            f"| {'yes' if r['bit_exact'] else '**no**'} |" +
+            (f" {r['m4_instructions'] / 1e6:.2f} M | {'yes' if r['bit_exact_m4'] else '**no**'} |"
+             if "m4_instructions" in r else (" - | - |" if m4 else "")))
     return "\n".join(lines) + "\n"
 
 
@@ -144,6 +157,7 @@ def main(argv=None) -> int:
     p.add_argument("--quantize", default="int8,int16")
     p.add_argument("--markdown", default=None)
     p.add_argument("--json", default=None)
+    p.add_argument("--m4", action="store_true", help="also build for Cortex-M4 and check that run too")
     args = p.parse_args(argv)
     if not os.environ.get("CMSIS_NN_PATH"):
         print("attention_benchmark: set CMSIS_NN_PATH to a CMSIS-NN checkout", file=sys.stderr)
@@ -154,7 +168,7 @@ def main(argv=None) -> int:
     for name in args.models.split(","):
         for quantize in args.quantize.split(","):
             try:
-                row = bench(name, quantize, os.path.join(work, f"{name}-{quantize}"))
+                row = bench(name, quantize, os.path.join(work, f"{name}-{quantize}"), args.m4)
             except UserError as e:
                 row = {"model": name, "quantize": quantize, "error": str(e).splitlines()[0]}
             rows.append(row)

@@ -73,7 +73,7 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
     row = {"model": name, "library": entry.library, "family": entry.family,
            "input_shape": list(entry.input_shape), "compiles": False}
     out = os.path.join(outdir, name)
-    shape = ",".join(str(d) for d in entry.input_shape)
+    shape = ",".join(str(d) for d in entry.input_shape) + (":int64" if entry.vocabulary else "")
     t0 = time.perf_counter()
     def compile_for(target: str, path: str) -> tuple[int, str]:
         return _run([_tool("mcu-compile"), f"{MODEL_FILE}:{name}", "--input-shape", shape, "--backend", backend,
@@ -95,8 +95,7 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
                arena_bytes=report["arena_bytes"], bound_bytes=report["arena_lower_bound_bytes"],
                interior_transposes=report.get("interior_transposes"), weights_bytes=report["weights_bytes"])
 
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(entry.input_shape, generator=g)
+    x = entry.sample(seed)
     inputs = os.path.join(out, "inputs.npz")
     np.savez(inputs, input0=x.numpy())
     runs = [("c", out, []), ("reference", out, ["--reference"])]

@@ -35,9 +35,17 @@ class Entry:
     build: Callable[[tuple], torch.nn.Module]    # input shape -> the evaluated model
     input_shape: tuple[int, ...]
     family: str = ""         # "attention" / "recurrent": the op family the model depends on ("" for a CNN)
+    vocabulary: int = 0      # > 0: the input holds int64 token ids below it (a text model), else floats
 
     def model(self) -> torch.nn.Module:
         return self.build(self.input_shape)
+
+    def sample(self, seed: int) -> torch.Tensor:
+        """A random input: token ids below the vocabulary for a text model, normal floats otherwise."""
+        g = torch.Generator().manual_seed(seed)
+        if self.vocabulary:
+            return torch.randint(0, self.vocabulary, self.input_shape, generator=g)
+        return torch.randn(self.input_shape, generator=g)
 
 
 def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], seed: int = 0) -> torch.nn.Module:
@@ -210,6 +218,11 @@ MODELS: dict[str, Entry] = {
                                                            "logits", image_size=64, hidden_sizes=[32, 48, 64],
                                                            neck_hidden_sizes=[8, 8, 16, 16, 24, 32, 64],
                                                            num_labels=10), SMALL_IMAGE, "attention"),
+    # A BERT encoder on 32 token ids (int64 as tokenizers give them): embedding lookups at run time.
+    "hf_bert_2layer": Entry("transformers", _hf("BertConfig", "BertModel", "last_hidden_state", vocab_size=1000,
+                                                hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                                intermediate_size=128, max_position_embeddings=64),
+                            (1, 32), "attention", vocabulary=1000),
     # torchaudio
     "ta_wav2letter_mfcc": Entry("torchaudio", _audio("Wav2Letter", num_classes=12, input_type="mfcc", num_features=40),
                                 (1, 40, 101)),
