@@ -671,3 +671,29 @@ def test_new_ops_c_matches_reference(name, tmp_path):
     if name == "norms":       # each normalisation is one fused kernel call, no per-op arithmetic left
         c_text = (tmp_path / "model.c").read_text()
         assert c_text.count("status = mcu_norm(") == 6 and "mcu_binary(" not in c_text
+
+
+@pytest.mark.parametrize("activations", ["int8", "int16"])
+def test_softmax_over_one_element_is_a_constant(activations):
+    """Attention over a single token (MobileViT's last stage at small inputs): probability 1 and
+    log-probability 0 as constants, equal to PT2E's integers."""
+    class OneToken(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x):
+            s = self.fc(x) @ x.transpose(-1, -2)           # (2, 1, 1) scores
+            return s.softmax(-1) @ x, F.log_softmax(s, -1) + 0.5
+    torch.manual_seed(0)
+    x = torch.randn(2, 1, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(OneToken().eval(), (x,), quantize=activations, calibration=8)
+    text = result.module.operation.get_asm()
+    assert "tosa.reduce_max" not in text and "tosa.clz" not in text
+    q_in = [result.inputs[0].quantize(x.numpy())]
+    outs = run_reference(text, q_in)
+    ref = result.reference([result.inputs[0].dequantize(q_in[0])])
+    for out, want, tq in zip(outs, ref, result.outputs):
+        assert np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64)).max() <= 1

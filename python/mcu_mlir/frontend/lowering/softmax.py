@@ -21,7 +21,7 @@ import torch
 
 from ... import cmsis_softmax as cmsis_softmax_math
 from ...diagnostics import UserError
-from .values import DQ, Q, aten, describe, qd, shape_of
+from .values import DQ, RANGE, Q, aten, describe, qd, shape_of
 
 
 def _gather(self, table: np.ndarray, idx):
@@ -108,6 +108,11 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
             raise UserError(f"{describe(node)}: a masked log_softmax is not supported")
         if not mask.any(axis=axis).all():
             raise UserError(f"{describe(node)}: the mask leaves a row with nothing to attend to")
+    if count == 1 and mask is None:
+        # One element per row (attention over a single token): probability 1, log-probability 0.
+        lo, hi = RANGE[elem]
+        value = zp if log else int(np.clip(round(1.0 / scale) + zp, lo, hi))
+        return Q(w.const(np.array([value]), elem, q.shape), scale, zp)
     if mask is None and not log and elem == "i8" and (scale, zp) == (1 / 256, -128) and count < 512:
         params = cmsis_softmax_math.params(q.scale)
         if params is not None:
