@@ -345,6 +345,11 @@ int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, con
 int mcu_softmax_s16(int32_t rows, int32_t row_size, const int16_t *exp_table, const int16_t *input,
                     int16_t *output);
 
+/* arm_softmax_s16's integers (mcu_mlir/cmsis_softmax.py): the same algorithm and tables (513 int16
+   each: exp on [-10, 0] and 1 / (1 + x) on [0, 1]), for builds without CMSIS-NN. */
+int mcu_softmax_s16_lut(int32_t rows, int32_t row_size, int32_t mult, int32_t shift, const int16_t *exp_lut,
+                        const int16_t *one_by_one_lut, const int16_t *input, int16_t *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,3 +63,37 @@ int mcu_softmax_s16(int32_t rows, int32_t row_size, const int16_t *exp_table, co
   }
   return MCU_STATUS_OK;
 }
+
+/* One interpolated lookup as arm_softmax_s16 does it (TOSA's int16 TABLE, then a rounded >> 7). */
+static inline int32_t lut_s16(const int16_t *table, int32_t v) {
+  const int32_t index = 256 + (v >> 7), offset = v & 0x7f;
+  const int32_t base = table[index];
+  return base + (int16_t)(((int16_t)(table[index + 1] - base) * offset + 64) >> 7);
+}
+
+int mcu_softmax_s16_lut(int32_t rows, int32_t row_size, int32_t mult, int32_t shift, const int16_t *exp_lut,
+                        const int16_t *one_by_one_lut, const int16_t *input, int16_t *output) {
+  const int32_t left = shift > 0 ? shift : 0, right = shift < 0 ? -shift : 0;
+  for (int32_t r = 0; r < rows; ++r) {
+    const int16_t *x = input + r * row_size;
+    int16_t *y = output + r * row_size;
+    int32_t max = x[0];
+    for (int32_t i = 1; i < row_size; ++i)
+      if (x[i] > max) max = x[i];
+    int32_t total = 0;
+    for (int32_t i = 0; i < row_size; ++i) {
+      /* The differences are <= 0: rounding half away from zero is the negated half-up shift. */
+      const int32_t scaled = -mcu_tosa_shift_round(-mcu_tosa_mul_i32((x[i] - max) * (1 << left), mult, 31), right);
+      const int32_t sym = scaled + 32767 < -32768 ? -32768 : scaled + 32767;
+      y[i] = (int16_t)lut_s16(exp_lut, sym);
+      total += y[i];
+    }
+    if (total < 2) return MCU_STATUS_BAD_ARGUMENT;
+    const int32_t headroom = mcu_clz32((uint32_t)total);
+    const int32_t shifted = mcu_tosa_shift_round((int32_t)((uint32_t)total << (headroom - 1)), 14);
+    const int32_t one_by_one = lut_s16(one_by_one_lut, (int16_t)(shifted - 98304));
+    for (int32_t i = 0; i < row_size; ++i)
+      y[i] = (int16_t)((((y[i] * one_by_one) >> (30 - headroom)) + 1) >> 1);
+  }
+  return MCU_STATUS_OK;
+}

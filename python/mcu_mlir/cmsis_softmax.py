@@ -193,3 +193,85 @@ def softmax_s8(x: np.ndarray, mult: int, shift: int, diff_min: int, mve: bool = 
     for idx in np.ndindex(x.shape):
         out[idx] = div_pow2(flat_p[idx], int(flat_b[idx])) - 128
     return np.clip(out, -128, 127).astype(np.int8)
+
+
+# -- arm_softmax_s16 ---------------------------------------------------------------------------
+#
+# arm_softmax_s16(input, rows, row_size, mult, shift, {exp_lut, one_by_one_lut}, output), per row:
+#   diff = x - max(x) (<= 0);  sym = clamp(arm_nn_requantize(diff, mult, shift) + 32767, int16)
+#   e = LUT(exp_lut, sym);     sum = sum(e);     headroom = clz(sum)
+#   r = LUT(one_by_one_lut, int16(((sum << (headroom - 1)) + 2**13 >> 14) - 98304))
+#   y = (((e * r) >> (30 - headroom)) + 1) >> 1
+# with LUT(t, v) = t[i] + (((t[i + 1] - t[i]) * f + 64) >> 7), i = 256 + (v >> 7), f = v & 127:
+# TOSA's int16 TABLE followed by a rounded shift by 7. The tables (513 int16 each) are the
+# caller's; TFLite Micro's gen_lut makes exp on [-10, 0] and 1 / (1 + x) on [0, 1] in Q15.
+
+LUT_SIZE = 513
+
+
+def gen_lut(func, lo: float, hi: float) -> np.ndarray:
+    """TFLite's gen_lut for an int16 -> int16 table (output range [-1, 1]): samples nudged by half
+    the interpolation error at each segment's midpoint."""
+    step = (hi - lo) / (LUT_SIZE - 1)
+    scale = 32768.0
+
+    def rnd(v):
+        return math.floor(v + 0.5) if v >= 0 else -math.floor(-v + 0.5)
+    out = np.zeros(LUT_SIZE, np.int64)
+    for i in range(LUT_SIZE - 1):
+        val, mid, nxt = func(lo + i * step), func(lo + i * step + step / 2), func(lo + (i + 1) * step)
+        sample = rnd(val * scale)
+        interp = rnd((nxt * scale + rnd(val * scale)) / 2)
+        bias = rnd((interp - rnd(mid * scale)) / 2)
+        out[i] = min(max(sample - bias, -32768), 32767)
+    out[-1] = min(max(rnd(func(hi) * scale), -32768), 32767)
+    return out
+
+
+def s16_luts() -> tuple[np.ndarray, np.ndarray]:
+    """(exp_lut, one_by_one_lut) as TFLite Micro builds them for its int16 softmax."""
+    return gen_lut(math.exp, -10.0, 0.0), gen_lut(lambda x: 1.0 / (1.0 + x), 0.0, 1.0)
+
+
+def s16_params(input_scale: float) -> tuple[int, int] | None:
+    """(mult, shift) of arm_softmax_s16 for an int16 input scale (beta 1): differences in [-65535, 0]
+    scaled so that the exp table's [-10, 0] spans them, as TFLite; None when diff << shift could
+    overflow int32."""
+    real = input_scale * 65535.0 / 10.0
+    if not real > 0:
+        return None
+    q, e = math.frexp(real)
+    mult = int(math.floor(q * (1 << 31) + 0.5))
+    if mult == 1 << 31:
+        mult //= 2
+        e += 1
+    if e > 15 or e < -31:
+        return None
+    return mult, e
+
+
+def lut_s16(table: np.ndarray, v):
+    """The kernel's interpolated lookup of int16 values `v` in a 513-entry table."""
+    v = np.asarray(v, np.int64)
+    idx, frac = 256 + (v >> 7), v & 127
+    base = table[idx]
+    return base + (((table[idx + 1] - base) * frac + 64) >> 7)
+
+
+def _wrap16(v):
+    return ((np.asarray(v, np.int64) + 32768) & 0xFFFF) - 32768
+
+
+def softmax_s16(x: np.ndarray, mult: int, shift: int, exp_lut: np.ndarray, obo_lut: np.ndarray) -> np.ndarray:
+    """arm_softmax_s16 over the last axis of int16 `x`, bit for bit."""
+    x = np.asarray(x, np.int64)
+    diff = x - x.max(axis=-1, keepdims=True)
+    left, right = max(shift, 0), max(-shift, 0)
+    scaled = div_pow2(mul_sat(diff * (1 << left), mult, mve=True), right)   # no_sat: half up, either sign
+    e = lut_s16(exp_lut, np.clip(scaled + 32767, -32768, 32767))
+    total = e.sum(axis=-1, keepdims=True)
+    headroom = 32 - np.floor(np.log2(total)).astype(np.int64) - 1
+    shifted = ((total << (headroom - 1)) + (1 << 13)) >> 14
+    r = lut_s16(obo_lut, _wrap16(shifted - 98304))
+    y = (((e * r) >> (30 - headroom)) + 1) >> 1
+    return _wrap16(y).astype(np.int16)

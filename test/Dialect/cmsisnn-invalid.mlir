@@ -103,3 +103,19 @@ func.func @bad_view(%a: tensor<2x3xi8>) -> tensor<7xi8> {
   %0 = "cmsisnn.reshape"(%a) : (tensor<2x3xi8>) -> tensor<7xi8>
   return %0 : tensor<7xi8>
 }
+
+// -----
+
+func.func @softmax_s16_short_table(%x: tensor<2x4xi16>, %e: tensor<512xi16>, %r: tensor<513xi16>) -> tensor<2x4xi16> {
+  // expected-error @below {{takes int16 tables of 513 entries}}
+  %0 = "cmsisnn.softmax_s16"(%x, %e, %r) {num_rows = 2 : i32, row_size = 4 : i32, mult = 1717986918 : i32, shift = 1 : i32} : (tensor<2x4xi16>, tensor<512xi16>, tensor<513xi16>) -> tensor<2x4xi16>
+  return %0 : tensor<2x4xi16>
+}
+
+// -----
+
+func.func @softmax_s16_overflowing_shift(%x: tensor<2x4xi16>, %e: tensor<513xi16>, %r: tensor<513xi16>) -> tensor<2x4xi16> {
+  // expected-error @below {{needs a shift of at most 15}}
+  %0 = "cmsisnn.softmax_s16"(%x, %e, %r) {num_rows = 2 : i32, row_size = 4 : i32, mult = 1717986918 : i32, shift = 16 : i32} : (tensor<2x4xi16>, tensor<513xi16>, tensor<513xi16>) -> tensor<2x4xi16>
+  return %0 : tensor<2x4xi16>
+}

@@ -66,3 +66,12 @@ func.func @data_movement(%a: tensor<1x2x3x4xi8>) -> (tensor<1x4x2x3xi8>, tensor<
   %3 = "cmsisnn.reshape"(%a) : (tensor<1x2x3x4xi8>) -> tensor<24xi8>
   return %0, %1, %2, %3 : tensor<1x4x2x3xi8>, tensor<1x4x3x4xi8>, tensor<1x32x3x4xi8>, tensor<24xi8>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @softmax_s16
+// CHECK: "cmsisnn.softmax_s16"(%arg0, %arg1, %arg2) {mult = 1717986918 : i32, num_rows = 2 : i32, row_size = 4 : i32, shift = 1 : i32}
+func.func @softmax_s16(%x: tensor<2x4xi16>, %e: tensor<513xi16>, %r: tensor<513xi16>) -> tensor<2x4xi16> {
+  %0 = "cmsisnn.softmax_s16"(%x, %e, %r) {num_rows = 2 : i32, row_size = 4 : i32, mult = 1717986918 : i32, shift = 1 : i32} : (tensor<2x4xi16>, tensor<513xi16>, tensor<513xi16>) -> tensor<2x4xi16>
+  return %0 : tensor<2x4xi16>
+}

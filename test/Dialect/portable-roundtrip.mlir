@@ -92,3 +92,12 @@ func.func @scatter(%v: tensor<1x5x3xi8>, %i: tensor<1x2xi32>, %x: tensor<1x2x3xi
   %0 = "portable.scatter"(%v, %i, %x) : (tensor<1x5x3xi8>, tensor<1x2xi32>, tensor<1x2x3xi8>) -> tensor<1x5x3xi8>
   return %0 : tensor<1x5x3xi8>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @softmax_s16_lut
+// CHECK: "portable.softmax_s16_lut"(%arg0, %arg1, %arg2) {mult = 1717986918 : i32, num_rows = 2 : i32, row_size = 4 : i32, shift = -2 : i32}
+func.func @softmax_s16_lut(%x: tensor<2x4xi16>, %e: tensor<513xi16>, %r: tensor<513xi16>) -> tensor<2x4xi16> {
+  %0 = "portable.softmax_s16_lut"(%x, %e, %r) {num_rows = 2 : i32, row_size = 4 : i32, mult = 1717986918 : i32, shift = -2 : i32} : (tensor<2x4xi16>, tensor<513xi16>, tensor<513xi16>) -> tensor<2x4xi16>
+  return %0 : tensor<2x4xi16>
+}

@@ -95,13 +95,14 @@ def test_encoder_on_cmsis_nn_kernels_bit_exact_on_host(model, tmp_path):
     assert _bit_exact(tmp_path, "host")
 
 
-@pytest.mark.parametrize("target", ["host", "cortex-m55"])
+@pytest.mark.parametrize("target", ["host", "cortex-m55", "cortex-m4"])
 def test_int16_encoder_on_s16_kernels(model, target, tmp_path):
-    """a16w8: activation matmuls on arm_batch_matmul_s16, the rest bit-exact too."""
+    """a16w8: activation matmuls on arm_batch_matmul_s16, softmax on arm_softmax_s16 (its integers
+    in the TOSA form), the rest bit-exact too."""
     if target != "host" and (shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None):
         pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
     calls = _compile(model, target, tmp_path, quantize="int16")
-    assert calls["arm_batch_matmul_s16"] == 4 and calls["mcu_norm"] == 5 and calls["mcu_softmax_s16"] == 2, calls
+    assert calls["arm_batch_matmul_s16"] == 4 and calls["mcu_norm"] == 5 and calls["arm_softmax_s16"] == 2, calls
     assert _bit_exact(tmp_path, target)
 
 

@@ -78,10 +78,10 @@ def test_bad_requests_are_named(tmp_path):
 
 
 class LongSoftmax(torch.nn.Module):
-    """A softmax over 1100 values: the int16 form sums at most 1023 of them, the int8 form more."""
+    """A softmax over 40000 values: the int16 forms sum at most 32767 of them, the int8 form more."""
     def __init__(self):
         super().__init__()
-        self.fc = torch.nn.Linear(8, 1100)
+        self.fc = torch.nn.Linear(8, 40000)
 
     def forward(self, x):
         return self.fc(x).softmax(-1)

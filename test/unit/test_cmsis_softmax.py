@@ -54,3 +54,40 @@ def test_tosa_form_is_the_kernel(spread):
     (out,) = run_reference(result.module, [q])
     want = cs.softmax_s8(q, *cs.params(result.inputs[0].scale))
     assert np.array_equal(out, want)
+
+
+@pytest.mark.skipif(shutil.which("tosa_reference_model") is None, reason="tosa-tools not installed")
+@pytest.mark.parametrize("spread,shift_sign", [(0.5, -1), (1.2, 0), (3.0, 1), (20.0, 1)])
+def test_int16_tosa_form_is_arm_softmax_s16(spread, shift_sign):
+    """The three shapes of the requantize (right shift, none, left shift) all compute the kernel's
+    integers; within a few LSB of the float softmax."""
+    torch = pytest.importorskip("torch")
+    from mcu_mlir.frontend import import_model
+    from mcu_mlir.reference import run_reference
+
+    class Softmax(torch.nn.Module):
+        def forward(self, x):
+            return x.softmax(-1)
+    torch.manual_seed(0)
+    x = torch.randn(40, 37) * spread
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(Softmax().eval(), (x,), quantize="int16", calibration=[(x,)])
+    mult, shift = cs.s16_params(result.inputs[0].scale)
+    assert np.sign(shift) == shift_sign
+    q = result.inputs[0].quantize(x.numpy())
+    (out,) = run_reference(result.module, [q])
+    assert np.array_equal(out, cs.softmax_s16(q, mult, shift, *cs.s16_luts()))
+    # Within a few LSB of float, but for the exp table's floor: a difference below -10 (past its
+    # range) still counts exp(-10) as TFLite's table gives it (2 / 32768), taken from the others.
+    xf = result.inputs[0].dequantize(q).astype(np.float64)
+    want = torch.softmax(torch.from_numpy(xf), -1).numpy()
+    far = (xf - xf.max(-1, keepdims=True) < -10).sum(-1, keepdims=True)
+    assert (np.abs(out / 32768 - want) * 32768 <= 8 + 2 * far).all()
+
+
+def test_int16_luts_are_tflite_micros():
+    """gen_lut's tables: exp(0) and 1 / (1 + 0) saturate to 32767, 1 / 2 is 16384, monotone."""
+    exp, obo = cs.s16_luts()
+    assert exp[-1] == 32767 and obo[0] == 32767 and obo[-1] == 16384
+    assert (np.diff(exp) >= 0).all() and (np.diff(obo) <= 0).all() and exp.min() >= 1

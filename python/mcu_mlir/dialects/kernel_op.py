@@ -120,6 +120,22 @@ def rows_check(op):
     return None
 
 
+def softmax16_check(op):
+    """arm_softmax_s16's operands: int16 rows in and out, two 513-entry int16 tables, a left shift
+    of at most 15 (x - max scaled in int32)."""
+    problem = rows_check(op)
+    if problem:
+        return problem
+    if op.elem(0) != "i16" or op.elem(0, result=True) != "i16":
+        return "takes and returns int16"
+    for i in (1, 2):
+        if numel(op.operation.operands[i].type) != 513 or op.elem(i) != "i16":
+            return "takes int16 tables of 513 entries"
+    if op.int("shift") > 15:
+        return "needs a shift of at most 15"
+    return None
+
+
 def per_channel_check(op, allow_none: bool = False):
     """multiplier / shift: as many of each, one or one per output channel (or none, where the
     kernel may leave its accumulators unscaled)."""

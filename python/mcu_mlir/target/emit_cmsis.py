@@ -151,6 +151,14 @@ def softmax(em, i, op):
             f"{op.int('mult')}, {op.int('shift')}, {op.int('diff_min')}, {em.out(op, 'int8_t')});"]
 
 
+def softmax_s16(em, i, op):
+    exp = em.const_name(op.operands[1], f"layer{i}_exp_lut")
+    obo = em.const_name(op.operands[2], f"layer{i}_one_by_one_lut")
+    return [f"const cmsis_nn_softmax_lut_s16 layer{i}_lut = {{.exp_lut = {exp}, .one_by_one_lut = {obo}}};",
+            f"status = arm_softmax_s16({em.ptr(op.operands[0], 'int16_t')}, {op.int('num_rows')}, "
+            f"{op.int('row_size')}, {op.int('mult')}, {op.int('shift')}, &layer{i}_lut, {em.out(op, 'int16_t')});"]
+
+
 def pool(em, i, op):
     fn = op.function_name()
     in_s, out_s = _shape(op.operands[0]), _shape(op.results[0])
@@ -247,7 +255,7 @@ def concat(em, i, op):
 EMITTERS = {
     cmsisnn.ConvOp: conv, cmsisnn.DepthwiseConvOp: depthwise_conv,
     cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.BatchMatmulOp: batch_matmul,
-    cmsisnn.SoftmaxOp: softmax, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
+    cmsisnn.SoftmaxOp: softmax, cmsisnn.Softmax16Op: softmax_s16, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
     cmsisnn.AddOp: add, cmsisnn.MulOp: mul, cmsisnn.TransposeOp: transpose, cmsisnn.PadOp: pad,
     cmsisnn.ConcatOp: concat,
 }

@@ -283,6 +283,13 @@ def softmax_s16(em, i, op):
             f"{em.ptr(op.operands[0], 'int16_t')}, {em.out(op, 'int16_t')});"]
 
 
+def softmax_s16_lut(em, i, op):
+    return [f"status = mcu_softmax_s16_lut({op.int('num_rows')}, {op.int('row_size')}, {op.int('mult')}, "
+            f"{op.int('shift')}, {em.const_name(op.operands[1], f'layer{i}_exp_lut')}, "
+            f"{em.const_name(op.operands[2], f'layer{i}_one_by_one_lut')}, "
+            f"{em.ptr(op.operands[0], 'int16_t')}, {em.out(op, 'int16_t')});"]
+
+
 def norm(em, i, op):
     p = {k: op.int(k) for k in ("batch", "spatial", "groups", "group_size", "centre", "count", "input_zp", "s0",
                                 "s1", "eps", "double_round", "output_multiplier", "output_shift",
@@ -403,7 +410,7 @@ EMITTERS = {
     portable.ElementwiseAddOp: elementwise, portable.ElementwiseMulOp: elementwise,
     portable.BinaryOp: binary, portable.SelectOp: select, portable.UnaryOp: unary,
     portable.RescaleOp: rescale, portable.ClampOp: clamp, portable.CastOp: cast,
-    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.SoftmaxOp: softmax, portable.Softmax16Op: softmax_s16,
+    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.SoftmaxOp: softmax, portable.Softmax16Op: softmax_s16, portable.Softmax16LutOp: softmax_s16_lut,
     portable.TransposeOp: transpose, portable.ConcatOp: concat, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,
     portable.GatherOp: gather, portable.ScatterOp: scatter, portable.ResizeOp: resize, portable.ReduceOp: reduce,

@@ -94,6 +94,56 @@ def input_mask(self, node):
     return None if mask.all() else mask     # a mask that keeps everything (no padding) is none
 
 
+def cmsis_softmax_s16(self, q, axis: int, params):
+    """int16 softmax (output 1/32768, 0) computing arm_softmax_s16's integers (cmsis_softmax.py):
+    its requantize of x - max as TOSA's rounding multiply and a shift rounding half away from zero
+    (the differences are <= 0: negated, shifted half up, negated back), each LUT lookup as the
+    int16 TABLE plus a rounded shift by 7, the int16 wrap-arounds of the C as masks."""
+    w = self.w
+    rank = len(q.shape)
+    mult, shift = params
+    exp_lut, obo_lut = cmsis_softmax_math.s16_luts()
+    red_shape = list(q.shape)
+    red_shape[axis] = 1
+
+    def s(v):
+        return w.scalar(v, rank)
+
+    def lut(v16, table, shape):
+        looked = w.op("tosa.table", [v16, w.const(table, "i16", (513,))], shape, "i32")
+        return w.op("tosa.arithmetic_right_shift", [looked, s(7)], shape, "i32", "round = true")
+
+    def wrap16(v, shape):      # (int16_t)v
+        low = w.op("tosa.bitwise_and", [w.op("tosa.add", [v, s(32768)], shape, "i32"), s(0xFFFF)], shape, "i32")
+        return w.op("tosa.sub", [low, s(32768)], shape, "i32")
+    x = w.op("tosa.cast", [q.v], q.shape, "i32")
+    mx = w.op("tosa.reduce_max", [x], red_shape, "i32", f"axis = {axis} : i32")
+    diff = w.op("tosa.sub", [x, mx], q.shape, "i32")
+    if shift > 0:
+        diff = w.op("tosa.mul", [diff, s(1 << shift), w.zp(0, "i8")], q.shape, "i32")
+    scaled = w.op("tosa.mul", [diff, s(mult), w.zp(31, "i8")], q.shape, "i32")
+    if shift < 0:
+        neg = w.op("tosa.sub", [s(0), scaled], q.shape, "i32")
+        neg = w.op("tosa.arithmetic_right_shift", [neg, s(-shift)], q.shape, "i32", "round = true")
+        scaled = w.op("tosa.sub", [s(0), neg], q.shape, "i32")
+    # scaled <= 0: only the lower bound of the C's clamp to int16 can bite.
+    sym = w.op("tosa.maximum", [w.op("tosa.add", [scaled, s(32767)], q.shape, "i32"), s(-32768)], q.shape, "i32")
+    e = lut(w.op("tosa.cast", [sym], q.shape, "i16"), exp_lut, q.shape)
+    total = w.op("tosa.reduce_sum", [e], red_shape, "i32", f"axis = {axis} : i32")
+    headroom = w.op("tosa.clz", [total], red_shape, "i32")
+    normalised = w.op("tosa.logical_left_shift", [total, w.op("tosa.sub", [headroom, s(1)], red_shape, "i32")],
+                      red_shape, "i32")
+    # ((n + 2**13) >> 14) without the int32 overflow the C may wrap through: the same low 16 bits.
+    shifted = w.op("tosa.arithmetic_right_shift", [normalised, s(14)], red_shape, "i32", "round = true")
+    index = wrap16(w.op("tosa.sub", [shifted, s(98304)], red_shape, "i32"), red_shape)
+    r = lut(w.op("tosa.cast", [index], red_shape, "i16"), obo_lut, red_shape)
+    prod = w.op("tosa.mul", [e, r, w.zp(0, "i8")], q.shape, "i32")
+    y = w.op("tosa.arithmetic_right_shift", [prod, w.op("tosa.sub", [s(30), headroom], red_shape, "i32")],
+             q.shape, "i32", "round = false")
+    y = wrap16(w.op("tosa.arithmetic_right_shift", [y, s(1)], q.shape, "i32", "round = true"), q.shape)
+    return Q(w.rescale(y, [1 << 30], [30], 0, 0, "i16"), 1 / 32768, 0)
+
+
 def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str, mask=None):
     """`mask` (booleans of q's shape; the integers at False are the smallest value): those
     elements' exponentials are 0, so they get probability 0 and take no share of the sum."""
@@ -117,6 +167,10 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
         params = cmsis_softmax_math.params(q.scale)
         if params is not None:
             return cmsis_softmax(self, q, axis, params)
+    if mask is None and not log and elem == "i16" and (scale, zp) == (1 / 32768, 0) and count < 1 << 15:
+        params = cmsis_softmax_math.s16_params(q.scale)
+        if params is not None:
+            return cmsis_softmax_s16(self, q, axis, params)
     wide16 = q.elem == "i16"
     x = w.op("tosa.cast", [q.v], q.shape, "i32")
     red_shape = list(q.shape)

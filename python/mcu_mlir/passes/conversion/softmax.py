@@ -346,7 +346,139 @@ def convert_softmax_s16(op, rw):
     return CONVERTED
 
 
+# -- int16 softmax in arm_softmax_s16's arithmetic ----------------------------------------------
+
+def _softmax16_cmsis_pattern(scaling: str) -> dict:
+    """The frontend's arm_softmax_s16 form (frontend/lowering/softmax.py, cmsis_softmax_s16); its
+    requantize of x - max has one of three shapes: a left shift first ("left"), none, or the
+    negated half-up right shift after the multiply ("right")."""
+    N, s = dag.Node, dag.scalar
+    nodes = {"mx": N(tosa.ReduceMaxOp, ("$x",)), "diff": N(tosa.SubOp, ("$x", "mx"))}
+    scaled_from = "diff"
+    if scaling == "left":
+        nodes["pre"] = N(tosa.MulOp, ("diff", dag.table("left"), s(0)))
+        scaled_from = "pre"
+    if scaling == "right":
+        nodes.update({
+            "product": N(tosa.MulOp, (scaled_from, dag.table("mult"), s(31))),
+            "negated": N(tosa.SubOp, (s(0), "product")),
+            "negated_shifted": N(tosa.ArithmeticRightShiftOp, ("negated", dag.table("right")), dag.rounds),
+            "scaled": N(tosa.SubOp, (s(0), "negated_shifted")),
+        })
+    else:
+        nodes["scaled"] = N(tosa.MulOp, (scaled_from, dag.table("mult"), s(31)))
+
+    def wrap16(prefix, source):
+        return {f"{prefix}_up": N(tosa.AddOp, (source, s(32768))),
+                f"{prefix}_low": N(tosa.BitwiseAndOp, (f"{prefix}_up", s(0xFFFF))),
+                prefix: N(tosa.SubOp, (f"{prefix}_low", s(32768)))}
+    i16 = lambda op: elem(op.results[0]) == "i16"   # noqa: E731
+    nodes.update({
+        "biased": N(tosa.AddOp, ("scaled", s(32767))),
+        "sym": N(tosa.MaximumOp, ("biased", s(-32768))),
+        "sym16": N(tosa.CastOp, ("sym",), i16),
+        "e_looked": N(tosa.TableOp, ("sym16", dag.table("exp_lut"))),
+        "e": N(tosa.ArithmeticRightShiftOp, ("e_looked", s(7)), dag.rounds),
+        "total": N(tosa.ReduceSumOp, ("e",)),
+        "headroom": N(tosa.ClzOp, ("total",)),
+        "headroom_1": N(tosa.SubOp, ("headroom", s(1))),
+        "normalised": N(tosa.LogicalLeftShiftOp, ("total", "headroom_1")),
+        "shifted": N(tosa.ArithmeticRightShiftOp, ("normalised", s(14)), dag.rounds),
+        "centred": N(tosa.SubOp, ("shifted", s(98304))),
+        **wrap16("index", "centred"),
+        "index16": N(tosa.CastOp, ("index",), i16),
+        "r_looked": N(tosa.TableOp, ("index16", dag.table("one_by_one_lut"))),
+        "r": N(tosa.ArithmeticRightShiftOp, ("r_looked", s(7)), dag.rounds),
+        "product_er": N(tosa.MulOp, ("e", "r", s(0))),
+        "right_shift": N(tosa.SubOp, (s(30), "headroom")),
+        "y_floor": N(tosa.ArithmeticRightShiftOp, ("product_er", "right_shift"), lambda op: not dag.rounds(op)),
+        "y_rounded": N(tosa.ArithmeticRightShiftOp, ("y_floor", s(1)), dag.rounds),
+        **wrap16("y", "y_rounded"),
+        "out": N(tosa.RescaleOp, ("y", s(1 << 30), s(30), s(0), s(0)),
+                 lambda op: read_rescale(op) is not None and not read_rescale(op).per_channel and i16(op)),
+    })
+    return nodes
+
+
+_SOFTMAX16_CMSIS = {kind: _softmax16_cmsis_pattern(kind) for kind in ("left", "none", "right")}
+
+
+def _lut_fits(table: np.ndarray) -> bool:
+    """The kernel's int16 arithmetic equals the TABLE's wider one: int16 entries whose neighbours
+    differ by an int16 (so each interpolated value lies between them)."""
+    t = table.astype(np.int64).reshape(-1)
+    return t.size == 513 and t.min() >= -32768 and t.max() <= 32767 and np.abs(np.diff(t)).max() <= 32767
+
+
+def _match_softmax16_cmsis(op):
+    """(match, the int16 -> int32 cast, rows, row size, mult, shift) of the arm_softmax_s16 form over
+    the last axis, where the kernel computes its integers; else None."""
+    for kind, nodes in _SOFTMAX16_CMSIS.items():
+        m = dag.match(nodes, "out", op)
+        if m is not None:
+            break
+    else:
+        return None
+    dims = shape(m.ops["mx"].operands[0])
+    axis = dag.attr_int(m.ops["mx"], "axis")
+    if axis != len(dims) - 1 or dag.attr_int(m.ops["total"], "axis") != axis or dims[-1] < 2:
+        return None
+    c = m.consts
+    values = [c[k].reshape(-1) for k in ("mult", "left", "right") if k in c]
+    if any(v.size != 1 for v in values):
+        return None
+    mult = int(c["mult"].reshape(-1)[0])
+    shift = 0
+    if kind == "left":
+        left = int(c["left"].reshape(-1)[0])
+        if left <= 1 or left & (left - 1) or left > 1 << 15:
+            return None
+        shift = left.bit_length() - 1
+    elif kind == "right":
+        shift = -int(c["right"].reshape(-1)[0])
+        if not -31 <= shift < 0:
+            return None
+    exp, obo = c["exp_lut"], c["one_by_one_lut"]
+    # Exponentials >= 1 keep a row sum >= 2 (the final shift is >= 0), < 2**31 for rows < 2**16.
+    if mult <= 0 or not (_lut_fits(exp) and _lut_fits(obo)) or exp.min() < 1 or dims[-1] >= 1 << 16:
+        return None
+    cast = producer(m.values["$x"])
+    if not isinstance(cast, tosa.CastOp) or elem(cast.operands[0]) != "i16" or \
+            not dag.inside_only(m, "out", extra=[cast]):
+        return None
+    return m, cast, int(np.prod(dims[:-1], dtype=np.int64)), dims[-1], mult, shift
+
+
+def _convert_softmax16_cmsis(op, rw, kernel):
+    found = _match_softmax16_cmsis(op)
+    if found is None:
+        return NO_MATCH
+    m, cast, rows, row, mult, shift = found
+    ops = dag.absorbed(m, extra=[cast])
+    tables = [m.ops["e_looked"].operands[1], m.ops["r_looked"].operands[1]]
+    new = make_op(kernel, [cast.operands[0], *tables], op.results[0].type,
+                  {"num_rows": rows, "row_size": row, "mult": mult, "shift": shift}, before=op,
+                  loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
+    rw.replace(ops, op, new)
+    return CONVERTED
+
+
+def convert_softmax16_cmsis(op, rw):
+    """arm_softmax_s16 for the frontend's form of it (plain C in CMSIS-NN: the same integers on
+    every core)."""
+    if not rw.use_cmsis:
+        return NO_MATCH
+    return _convert_softmax16_cmsis(op, rw, cmsisnn.Softmax16Op)
+
+
+def convert_softmax16_lut(op, rw):
+    """The same form on mcu_softmax_s16_lut (arm_softmax_s16's algorithm) without CMSIS-NN."""
+    return _convert_softmax16_cmsis(op, rw, portable.Softmax16LutOp)
+
+
 PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax),
+            ("softmax-s16-cmsis", tosa.RescaleOp, convert_softmax16_cmsis),
+            ("softmax-s16-lut", tosa.RescaleOp, convert_softmax16_lut),
             ("softmax-s16", tosa.RescaleOp, convert_softmax_s16),
             ("softmax-table", tosa.RescaleOp, convert_softmax_table),
             ("softmax-s8", tosa.RescaleOp, convert_softmax)]
