@@ -42,8 +42,16 @@ def test_public_model_bit_exact(name, tmp_path):
     assert row["sqnr_db"] >= 20, row
 
 
-def test_unlanded_op_is_named_with_its_source_line(tmp_path):
+def test_recurrent_public_model_bit_exact(tmp_path):
+    """torchaudio's DeepSpeech: its bidirectional ReLU nn.RNN unrolled, bit-exact."""
     row = model_coverage.measure("ta_deepspeech_small", str(tmp_path), BACKEND, m55=False, timeout=600, seed=1)
+    assert row["compiles"] and row.get("bit_exact_host") is True, row
+    assert row["sqnr_db"] >= 25, row
+
+
+def test_unlanded_op_is_named_with_its_source_line(tmp_path):
+    row = model_coverage.measure("hf_convnextv2_small_config", str(tmp_path), BACKEND, m55=False, timeout=600,
+                                 seed=1)
     if row["compiles"]:
         assert row.get("bit_exact_host") is True, row
         return

@@ -1,5 +1,5 @@
-"""Module-level rewrites before export: layers torch.export keeps as one opaque op (LSTM, LSTM/GRU cells,
-PReLU) become the linear / sigmoid / tanh / mul / add / conv they compute, so each part is quantized and lowered.
+"""Module-level rewrites before export: layers torch.export keeps as one opaque op (LSTM, GRU, RNN and
+their cells, PReLU) become the linear / sigmoid / tanh / mul / add / conv they compute, so each part is quantized and lowered.
 The user's model is not modified (a copy is rewritten)."""
 
 from __future__ import annotations
@@ -53,16 +53,27 @@ class GRUCellOps(nn.Module):
         self.hidden_size = cell.hidden_size
         self.ih = nn.Linear(cell.input_size, 3 * cell.hidden_size, bias=cell.bias)
         self.hh = nn.Linear(cell.hidden_size, 3 * cell.hidden_size, bias=cell.bias)
+        self.ih_no_state = nn.Linear(cell.input_size, 3 * cell.hidden_size, bias=cell.bias)
+        hidden = cell.hidden_size
         with torch.no_grad():
             self.ih.weight.copy_(cell.weight_ih)
             self.hh.weight.copy_(cell.weight_hh)
+            self.ih_no_state.weight.copy_(cell.weight_ih)
             if cell.bias:
                 self.ih.bias.copy_(cell.bias_ih)
                 self.hh.bias.copy_(cell.bias_hh)
+                folded = cell.bias_ih.clone()
+                folded[:2 * hidden] += cell.bias_hh[:2 * hidden]
+                self.ih_no_state.bias.copy_(folded)
+        self.register_buffer("bias_hn", cell.bias_hh.detach()[2 * hidden:].clone() if cell.bias else None)
 
     def forward(self, x, h=None):
         if h is None:
-            h = torch.zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
+            # hh(0) is its bias: r and z take theirs in one linear, n's is scaled by r.
+            ri, zi, ni = self.ih_no_state(x).chunk(3, dim=1)
+            r, z = torch.sigmoid(ri), torch.sigmoid(zi)
+            n = torch.tanh(ni + r * self.bias_hn) if self.bias_hn is not None else torch.tanh(ni)
+            return (1 - z) * n
         ri, zi, ni = self.ih(x).chunk(3, dim=1)
         rh, zh, nh = self.hh(h).chunk(3, dim=1)
         r = torch.sigmoid(ri + rh)
@@ -71,60 +82,113 @@ class GRUCellOps(nn.Module):
         return (1 - z) * n + z * h
 
 
-class LSTMOps(nn.Module):
-    """nn.LSTM (unidirectional, no projection) unrolled over its static sequence length."""
+class RNNCellOps(nn.Module):
+    """nn.RNNCell (tanh or relu) written as its linears and activation."""
 
-    def __init__(self, lstm: nn.LSTM):
+    def __init__(self, cell: nn.RNNCell):
         super().__init__()
-        if lstm.bidirectional or lstm.proj_size:
-            raise NotImplementedError("bidirectional or projected LSTM")
-        self.batch_first = lstm.batch_first
-        self.hidden_size = lstm.hidden_size
-        self.num_layers = lstm.num_layers
+        self.hidden_size = cell.hidden_size
+        self.activation = torch.tanh if cell.nonlinearity == "tanh" else torch.relu
+        self.ih = nn.Linear(cell.input_size, cell.hidden_size, bias=cell.bias)
+        self.hh = nn.Linear(cell.hidden_size, cell.hidden_size, bias=False)
+        # Without a state, hh(0) is its bias: one linear with both biases.
+        self.ih_no_state = nn.Linear(cell.input_size, cell.hidden_size, bias=cell.bias)
+        with torch.no_grad():
+            self.ih.weight.copy_(cell.weight_ih)
+            self.hh.weight.copy_(cell.weight_hh)
+            self.ih_no_state.weight.copy_(cell.weight_ih)
+            if cell.bias:
+                self.ih.bias.copy_(cell.bias_ih + cell.bias_hh)
+                self.ih_no_state.bias.copy_(cell.bias_ih + cell.bias_hh)
+
+    def forward(self, x, h=None):
+        if h is None:
+            return self.activation(self.ih_no_state(x))
+        return self.activation(self.ih(x) + self.hh(h))
+
+
+_CELLS = {nn.LSTM: (nn.LSTMCell, LSTMCellOps), nn.GRU: (nn.GRUCell, GRUCellOps), nn.RNN: (nn.RNNCell, RNNCellOps)}
+
+
+class RecurrentOps(nn.Module):
+    """nn.LSTM / nn.GRU / nn.RNN (any layers, batch_first either way, initial state given or not,
+    bidirectional) unrolled over the static sequence length: a cell per layer and direction (the
+    cells above) called once per step; a reverse direction runs from the last step, and a
+    bidirectional layer's output per step is both directions' hidden states concatenated. Returns
+    what the module returns: (output, h_n), or (output, (h_n, c_n)) for an LSTM."""
+
+    def __init__(self, rnn: nn.RNNBase):
+        super().__init__()
+        cell_cls, ops_cls = _CELLS[type(rnn)]
+        self.is_lstm = isinstance(rnn, nn.LSTM)
+        self.batch_first = rnn.batch_first
+        self.hidden_size = rnn.hidden_size
+        self.num_layers = rnn.num_layers
+        self.directions = 2 if rnn.bidirectional else 1
         cells = []
-        for layer in range(lstm.num_layers):
-            cell = nn.LSTMCell(lstm.input_size if layer == 0 else lstm.hidden_size, lstm.hidden_size,
-                               bias=lstm.bias)
-            with torch.no_grad():
-                cell.weight_ih.copy_(getattr(lstm, f"weight_ih_l{layer}"))
-                cell.weight_hh.copy_(getattr(lstm, f"weight_hh_l{layer}"))
-                if lstm.bias:
-                    cell.bias_ih.copy_(getattr(lstm, f"bias_ih_l{layer}"))
-                    cell.bias_hh.copy_(getattr(lstm, f"bias_hh_l{layer}"))
-            cells.append(LSTMCellOps(cell))
+        for layer in range(rnn.num_layers):
+            for direction in range(self.directions):
+                suffix = f"_l{layer}" + ("_reverse" if direction else "")
+                size_in = rnn.input_size if layer == 0 else rnn.hidden_size * self.directions
+                extra = {"nonlinearity": rnn.nonlinearity} if isinstance(rnn, nn.RNN) else {}
+                cell = cell_cls(size_in, rnn.hidden_size, bias=rnn.bias, **extra)
+                with torch.no_grad():
+                    cell.weight_ih.copy_(getattr(rnn, "weight_ih" + suffix))
+                    cell.weight_hh.copy_(getattr(rnn, "weight_hh" + suffix))
+                    if rnn.bias:
+                        cell.bias_ih.copy_(getattr(rnn, "bias_ih" + suffix))
+                        cell.bias_hh.copy_(getattr(rnn, "bias_hh" + suffix))
+                cells.append(ops_cls(cell))
         self.cells = nn.ModuleList(cells)
+
+    def flatten_parameters(self):
+        """nn.RNNBase's cuDNN weight packing, which model code calls before each forward: nothing
+        to pack here."""
 
     def forward(self, x, state=None):
         unbatched = x.dim() == 2
         if unbatched:
-            x = x.unsqueeze(1 if not self.batch_first else 0)
+            x = x.unsqueeze(0 if self.batch_first else 1)
+            if state is not None:
+                state = tuple(s.unsqueeze(1) for s in state) if self.is_lstm else state.unsqueeze(1)
         if self.batch_first:
             x = x.transpose(0, 1)
-        if state is not None and unbatched:
-            state = (state[0].unsqueeze(1), state[1].unsqueeze(1))
-        h_n, c_n = [], []
-        for layer, cell in enumerate(self.cells):
-            layer_state = None if state is None else (state[0][layer], state[1][layer])
-            outputs = []
-            for t in range(x.shape[0]):
-                h, c = cell(x[t], layer_state)
-                layer_state = (h, c)
-                outputs.append(h)
-            x = torch.stack(outputs, 0)
-            h_n.append(layer_state[0])
-            c_n.append(layer_state[1])
+        finals = []
+        for layer in range(self.num_layers):
+            per_direction = []
+            for direction in range(self.directions):
+                index = layer * self.directions + direction
+                cell = self.cells[index]
+                if state is None:
+                    s = None
+                else:
+                    s = (state[0][index], state[1][index]) if self.is_lstm else state[index]
+                outputs = [None] * x.shape[0]
+                steps = range(x.shape[0]) if direction == 0 else range(x.shape[0] - 1, -1, -1)
+                for t in steps:
+                    s = cell(x[t], s)
+                    outputs[t] = s[0] if self.is_lstm else s
+                per_direction.append(outputs)
+                finals.append(s)
+            x = torch.stack([torch.cat([o[t] for o in per_direction], -1) if self.directions > 1
+                             else per_direction[0][t] for t in range(x.shape[0])], 0)
         out = x.transpose(0, 1) if self.batch_first else x
-        h_n, c_n = torch.stack(h_n, 0), torch.stack(c_n, 0)
+        if self.is_lstm:
+            h_n, c_n = torch.stack([f[0] for f in finals], 0), torch.stack([f[1] for f in finals], 0)
+        else:
+            h_n = torch.stack(finals, 0)
         if unbatched:
-            out = out.squeeze(1 if not self.batch_first else 0)
-            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
-        return out, (h_n, c_n)
+            out = out.squeeze(0 if self.batch_first else 1)
+            h_n = h_n.squeeze(1)
+            if self.is_lstm:
+                c_n = c_n.squeeze(1)
+        return (out, (h_n, c_n)) if self.is_lstm else (out, h_n)
 
 
-def _lstm(module: nn.LSTM):
-    if module.bidirectional or module.proj_size:
+def _recurrent(module: nn.RNNBase):
+    if getattr(module, "proj_size", 0):
         return None     # left alone: the lowering names it as unsupported
-    return LSTMOps(module)
+    return RecurrentOps(module)
 
 
 def prelu_by_depthwise(x, slopes):
@@ -160,7 +224,8 @@ class PReLUOps(nn.Module):
         return prelu_by_depthwise(x, self.slopes)
 
 
-_REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps, nn.LSTM: _lstm, nn.PReLU: PReLUOps}
+_REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps, nn.RNNCell: RNNCellOps, nn.LSTM: _recurrent,
+             nn.GRU: _recurrent, nn.RNN: _recurrent, nn.PReLU: PReLUOps}
 
 
 def decompose_modules(model: nn.Module) -> nn.Module:
@@ -262,5 +327,5 @@ def sequential_folds_hold(graph: torch.fx.Graph, folds: dict) -> bool:
     return held
 
 
-__all__ = ["decompose_modules", "LSTMCellOps", "GRUCellOps", "LSTMOps", "F", "fold_sequential_batch_norms",
+__all__ = ["decompose_modules", "LSTMCellOps", "GRUCellOps", "RNNCellOps", "RecurrentOps", "F", "fold_sequential_batch_norms",
            "sequential_folds_hold", "FoldedBatchNorm"]
