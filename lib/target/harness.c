@@ -3,6 +3,10 @@
  *   harness --info                     prints the model's inputs and outputs and exits
  *   harness IN0.bin [IN1.bin ...]      reads each input's raw bytes (already quantized), runs the
  *                                      model and prints every output as hex
+ *   harness --steps N FILE             a streaming model (MCU_MODEL_NUM_STATES): mcu_model_reset(), then
+ *                                      N mcu_model_step() calls on the step inputs FILE holds (each step's
+ *                                      in turn, each input padded to 16 bytes); prints each step's status
+ *                                      and step outputs
  *
  * Built with MCU_HARNESS_EMBEDDED_INPUTS, inputs compiled into the firmware (mcu_harness_inputs[])
  * are used when no file is given, for boards without semihosting file access.
@@ -130,6 +134,78 @@ static void fail(const char *message) {
   mcu_platform_puts("\n");
 }
 
+static void *read_input(const char *path, int index) {
+  long expected = mcu_model_inputs[index].size_bytes;
+  void *buffer = mcu_platform_alloc((size_t)expected);
+  if (!buffer) {
+    fail("out of memory for an input buffer");
+    return 0;
+  }
+  long size = mcu_platform_read_file(path, buffer, expected);
+  if (size != expected) {
+    fail(size < 0 ? "cannot read an input file" : "an input file has the wrong size");
+    print_line2("input_bytes", index, (int32_t)size, 1);
+    return 0;
+  }
+  return buffer;
+}
+
+#ifdef MCU_MODEL_NUM_STATES
+static int32_t padded(int32_t bytes) { return (bytes + 15) & ~15; }
+
+/* The state stays in the model between the steps. FILE holds every step's inputs one after the
+ * other, each input padded to 16 bytes (one file: semihosting passes few arguments). */
+static int run_steps(int steps, const char *path) {
+  int32_t step_bytes = 0;
+  for (int i = 0; i < MCU_MODEL_NUM_STEP_INPUTS; i++)
+    step_bytes += padded(mcu_model_inputs[mcu_model_step_input_index[i]].size_bytes);
+  if (steps <= 0) {
+    fail("expected --steps N FILE");
+    return 1;
+  }
+  uint8_t *all = (uint8_t *)mcu_platform_alloc((size_t)steps * (size_t)(step_bytes > 0 ? step_bytes : 1));
+  if (!all) {
+    fail("out of memory for the steps' inputs");
+    return 1;
+  }
+  long size = mcu_platform_read_file(path, all, (long)steps * step_bytes);
+  if (size != (long)steps * step_bytes) {
+    fail(size < 0 ? "cannot read the steps' input file" : "the steps' input file has the wrong size");
+    return 1;
+  }
+  const void *inputs[MCU_MODEL_NUM_STEP_INPUTS > 0 ? MCU_MODEL_NUM_STEP_INPUTS : 1];
+  void *outputs[MCU_MODEL_NUM_STEP_OUTPUTS > 0 ? MCU_MODEL_NUM_STEP_OUTPUTS : 1];
+  for (int i = 0; i < MCU_MODEL_NUM_STEP_OUTPUTS; i++) {
+    outputs[i] = mcu_platform_alloc((size_t)mcu_model_outputs[mcu_model_step_output_index[i]].size_bytes);
+    if (!outputs[i]) {
+      fail("out of memory for an output buffer");
+      return 1;
+    }
+  }
+  mcu_model_reset();
+  for (int step = 0; step < steps; step++) {
+    const uint8_t *cursor = all + (size_t)step * (size_t)step_bytes;
+    for (int i = 0; i < MCU_MODEL_NUM_STEP_INPUTS; i++) {
+      inputs[i] = cursor;
+      cursor += padded(mcu_model_inputs[mcu_model_step_input_index[i]].size_bytes);
+    }
+    int status = mcu_model_step(inputs, outputs, arena);
+    print_line2("status", status, 0, 0);
+    if (status != 0) {
+      mcu_platform_puts("end\n");
+      return 2;
+    }
+    for (int i = 0; i < MCU_MODEL_NUM_STEP_OUTPUTS; i++) {
+      int32_t bytes = mcu_model_outputs[mcu_model_step_output_index[i]].size_bytes;
+      print_line2("data", mcu_model_step_output_index[i], bytes, 1);
+      print_hex_bytes((const uint8_t *)outputs[i], bytes);
+    }
+  }
+  mcu_platform_puts("end\n");
+  return 0;
+}
+#endif
+
 int main(int argc, char **argv) {
   mcu_platform_puts("mcu-harness 1\n");
   for (int i = 0; i < MCU_MODEL_NUM_INPUTS; i++) print_tensor_info("input", i, &mcu_model_inputs[i]);
@@ -137,6 +213,21 @@ int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "--info") == 0) {
     mcu_platform_puts("end\n");
     return 0;
+  }
+
+  if (argc >= 2 && strcmp(argv[1], "--steps") == 0) {
+#ifdef MCU_MODEL_NUM_STATES
+    int steps = 0;
+    for (const char *d = argc >= 3 ? argv[2] : ""; *d >= '0' && *d <= '9'; d++) steps = steps * 10 + (*d - '0');
+    if (argc != 4) {
+      fail("expected --steps N FILE");
+      return 1;
+    }
+    return run_steps(steps, argv[3]);
+#else
+    fail("--steps needs a streaming model (compiled with --state)");
+    return 1;
+#endif
   }
 
   const void *inputs[MCU_MODEL_NUM_INPUTS > 0 ? MCU_MODEL_NUM_INPUTS : 1];
@@ -154,19 +245,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     for (int i = 0; i < MCU_MODEL_NUM_INPUTS; i++) {
-      long expected = mcu_model_inputs[i].size_bytes;
-      void *buffer = mcu_platform_alloc((size_t)expected);
-      if (!buffer) {
-        fail("out of memory for an input buffer");
-        return 1;
-      }
-      long size = mcu_platform_read_file(argv[1 + i], buffer, expected);
-      if (size != expected) {
-        fail(size < 0 ? "cannot read an input file" : "an input file has the wrong size");
-        print_line2("input_bytes", i, (int32_t)size, 1);
-        return 1;
-      }
-      inputs[i] = buffer;
+      inputs[i] = read_input(argv[1 + i], i);
+      if (!inputs[i]) return 1;
     }
   }
   for (int i = 0; i < MCU_MODEL_NUM_OUTPUTS; i++) {

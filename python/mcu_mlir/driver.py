@@ -64,6 +64,9 @@ def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A00
 
     module = _frontend(model, example_inputs, options, result, timings)
     result.module = module
+    state = io_quant.read_state(module)    # --state, or a TOSA file's own mcu.state
+    if state:
+        report["state"] = [list(pair) for pair in state]
     if options.reaches("tosa") or options.emit == "torch":
         if options.emit != "torch":
             _tosa_stage(module, options, result, timings)
@@ -128,12 +131,14 @@ def _frontend(model, example_inputs, options, result, timings):
         _write(result.output_dir, "tosa-import.mlir", _ir(module), result, "tosa-import")
         with _Timer(timings, "import"):
             _validate_tosa(module, str(model))
+        if options.state:
+            _annotate_tosa_state(module, options.state, str(model))
         return module
     from . import frontend
     fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
                                  calibration=options.calibration, timings=timings,
                                  int16_layers=options.int16_layers, target_sqnr_db=options.target_sqnr_db,
-                                 torch_ir=options.emit == "torch")
+                                 torch_ir=options.emit == "torch", state=options.state)
     result.frontend = fres
     torch_text = getattr(fres, "torch_text", None)
     if torch_text:
@@ -143,6 +148,9 @@ def _frontend(model, example_inputs, options, result, timings):
             raise UserError("this build's frontend does not keep the torch-dialect IR")
         return fres.module
     io_quant.annotate(fres.module, fres.inputs, fres.outputs)
+    if options.state:
+        io_quant.check_state(options.state, [t.shape for t in fres.inputs], [t.shape for t in fres.outputs])
+        io_quant.annotate_state(fres.module, options.state)
     _write(result.output_dir, "tosa-import.mlir", _ir(fres.module), result, "tosa-import")
     result.report["quantization"] = {
         "inputs": [_asdict(t) for t in fres.inputs],
@@ -154,6 +162,24 @@ def _frontend(model, example_inputs, options, result, timings):
         result.report["quantization"]["layer_sqnr"] = fres.layer_sqnr
         _write(result.output_dir, "layer_sqnr.md", table(fres.layer_sqnr), result, "layer-sqnr")
     return fres.module
+
+
+def _annotate_tosa_state(module, pairs, path: str) -> None:
+    """--state on a TOSA file: the pairs must name inputs and outputs of one shape, type and
+    quantization (the integers are handed over as they are)."""
+    from ._mlir import ir
+    fn = io_quant._entry(module)
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    ins, outs = list(ftype.inputs), list(ftype.results)
+    io_quant.check_state(pairs, [list(ir.RankedTensorType(t).shape) for t in ins],
+                         [list(ir.RankedTensorType(t).shape) for t in outs], f" in {path}")
+    q_in, q_out = io_quant.read(module)
+    for i, j in pairs:
+        quant_in, quant_out = (q_in[i] if i < len(q_in) else None), (q_out[j] if j < len(q_out) else None)
+        if str(ins[i]) != str(outs[j]) or quant_in != quant_out:
+            raise UserError(f"--state {i}:{j}: in {path}, input {i} and output {j} differ in type or quantization "
+                            "(mcu.scale / mcu.zero_point); a state is handed over as the same integers")
+    io_quant.annotate_state(module, pairs)
 
 
 def _asdict(obj):

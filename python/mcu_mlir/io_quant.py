@@ -1,5 +1,6 @@
 """Quantization of a model's inputs and outputs, kept in the IR as `mcu.scale` / `mcu.zero_point`
-argument and result attributes of the entry function, so a TOSA file carries it to model.h."""
+argument and result attributes of the entry function, so a TOSA file carries it to model.h; and
+the streaming state (`mcu.state`: which output each call hands to the next call's input)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,54 @@ def read(module) -> tuple[list[IOQuant | None], list[IOQuant | None]]:
         return out
 
     return get("arg_attrs"), get("res_attrs")
+
+
+def parse_state(spec) -> list[tuple[int, int]]:
+    """`IN:OUT[,IN:OUT...]` (or pairs already) -> [(input index, output index), ...]."""
+    from .diagnostics import UserError
+    if spec is None or spec == "" or spec == []:
+        return []
+    if isinstance(spec, str):
+        pairs = []
+        for part in spec.split(","):
+            a, sep, b = part.strip().partition(":")
+            if not sep or not a.strip().isdigit() or not b.strip().isdigit():
+                raise UserError(f"--state {spec!r}: expected INPUT:OUTPUT index pairs like 1:1,2:2")
+            pairs.append((int(a), int(b)))
+    else:
+        pairs = [(int(a), int(b)) for a, b in spec]
+    ins, outs = [a for a, _ in pairs], [b for _, b in pairs]
+    if len(set(ins)) != len(ins) or len(set(outs)) != len(outs):
+        raise UserError(f"--state {spec!r}: an input or output is named twice")
+    return pairs
+
+
+def check_state(pairs, input_shapes, output_shapes, where: str = "") -> None:
+    """Each pair names an input and an output of the same shape; at least one input is not state."""
+    from .diagnostics import UserError
+    for i, j in pairs:
+        if i >= len(input_shapes) or j >= len(output_shapes):
+            raise UserError(f"--state {i}:{j}: the model{where} has {len(input_shapes)} input(s) and "
+                            f"{len(output_shapes)} output(s)")
+        if tuple(input_shapes[i]) != tuple(output_shapes[j]):
+            raise UserError(f"--state {i}:{j}: input {i} has shape {tuple(input_shapes[i])}, output {j} "
+                            f"{tuple(output_shapes[j])}; a state is carried from an output to an input of one shape")
+    if len(pairs) == len(input_shapes):
+        raise UserError("--state: every input is state; a streaming model takes at least one input per step")
+
+
+def annotate_state(module, pairs) -> None:
+    """Records the state pairs on the entry function (`mcu.state`, flat in, out, in, out...)."""
+    fn = _entry(module)
+    if fn is None or not pairs:
+        return
+    with module.context:
+        fn.attributes[mcu_attrs.STATE] = ir.DenseI32ArrayAttr.get([v for pair in pairs for v in pair])
+
+
+def read_state(module) -> list[tuple[int, int]]:
+    fn = _entry(module)
+    if fn is None or mcu_attrs.STATE not in fn.attributes:
+        return []
+    flat = list(ir.DenseI32ArrayAttr(fn.attributes[mcu_attrs.STATE]))
+    return list(zip(flat[0::2], flat[1::2]))

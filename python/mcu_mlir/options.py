@@ -35,7 +35,13 @@ class CompileOptions:
     name: str | None = None          # prefix of every exported symbol, macro and file
     int16_layers: object = None      # int8 models: "auto", or layer names kept in int16
     target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
+    state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
     extra: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        # "1:1,2:2" or pairs -> ((1, 1), (2, 2)); a bad spec is the user's error, raised here.
+        from .io_quant import parse_state
+        object.__setattr__(self, "state", tuple(parse_state(self.state)))
 
     def validate(self) -> None:
         from .diagnostics import UserError

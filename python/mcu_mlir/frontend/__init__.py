@@ -311,6 +311,28 @@ def _runner(fn, example_inputs):
     return run
 
 
+def carry_state(model, samples, pairs) -> list[tuple]:
+    """`samples` in time order as a streaming model sees them: each state input (pairs of input,
+    output index) is the previous sample's state output, zeros for the first, so the state inputs
+    are calibrated on the values the model will hand itself."""
+    import torch
+    import torch.utils._pytree as pytree
+    from ..io_quant import check_state
+    with torch.no_grad():
+        outs = pytree.tree_leaves(model(*samples[0]))
+    check_state(pairs, [tuple(x.shape) for x in samples[0]], [tuple(o.shape) for o in outs])
+    carried, state = [], None
+    for sample in samples:
+        sample = list(sample)
+        for k, (i, _) in enumerate(pairs):
+            sample[i] = torch.zeros_like(sample[i]) if state is None else state[k].reshape(sample[i].shape)
+        with torch.no_grad():
+            outs = pytree.tree_leaves(model(*sample))
+        state = [outs[j].detach().clone() for _, j in pairs]
+        carried.append(tuple(sample))
+    return carried
+
+
 def sqnr_samples(calibration, example_inputs, index_bounds=None) -> list[tuple]:
     """Inputs the per-layer SQNR is measured on: with random calibration, other random samples than
     the calibration's (ranges fitted to a sample flatter its SQNR); with real data, its first ones."""
@@ -352,7 +374,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
 
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
                  timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
-                 target_sqnr_db: float = 35.0) -> FrontendResult:
+                 target_sqnr_db: float = 35.0, state=()) -> FrontendResult:
     """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
 
     int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
@@ -361,6 +383,9 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
 
     With `torch_ir`, `result.torch_text` also holds the quantized graph in the torch dialect (the
     PT2E QDQ form, for `--emit torch`); the float path always keeps its torch-dialect IR.
+
+    state: (input, output) index pairs of a streaming model: calibrated with the state carried
+    (carry_state), and each state output quantized as its input so the integers carry over.
     """
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
@@ -402,7 +427,10 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     for s in samples:
         if len(s) != len(example_inputs):
             raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
-    quantize_graph = functools.partial(_quantize_graph, measure_on=sqnr_samples(calibration, example_inputs, bounds))
+    measure_on = sqnr_samples(calibration, example_inputs, bounds)
+    if state:
+        samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
+    quantize_graph = functools.partial(_quantize_graph, measure_on=measure_on)
     int16 = frozenset()
     if int16_layers and int16_layers != "auto" and quantize == "int8":
         from .mixed_precision import nodes_of_layers
@@ -419,7 +447,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         t0 = time.perf_counter()
         try:
             with progress.step("lowering the quantized graph to TOSA"):
-                lowered = lower_quantized_graph(converted, quantize, new_context())
+                lowered = lower_quantized_graph(converted, quantize, new_context(), state)
             break
         except UserError as e:
             # An op auto put in int16 that has no int16 lowering: ops of its kind stay int8; choose again.
@@ -467,4 +495,4 @@ def _torch_dialect_text(converted, example_inputs) -> str:
 
 
 __all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export",
-           "calibration_samples", "random_inputs", "preload_torch", "flush_denormals", "one_thread"]
+           "calibration_samples", "random_inputs", "carry_state", "preload_torch", "flush_denormals", "one_thread"]

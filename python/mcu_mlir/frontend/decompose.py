@@ -1,5 +1,6 @@
 """Module-level rewrites before export: layers torch.export keeps as one opaque op (LSTM, GRU, RNN and
-their cells, PReLU) become the linear / sigmoid / tanh / mul / add / conv they compute, so each part is quantized and lowered.
+their cells, PReLU) become the linear / sigmoid / tanh / mul / add / conv they compute, so each part is
+quantized and lowered.
 The user's model is not modified (a copy is rewritten)."""
 
 from __future__ import annotations
@@ -327,5 +328,6 @@ def sequential_folds_hold(graph: torch.fx.Graph, folds: dict) -> bool:
     return held
 
 
-__all__ = ["decompose_modules", "LSTMCellOps", "GRUCellOps", "RNNCellOps", "RecurrentOps", "F", "fold_sequential_batch_norms",
+__all__ = ["decompose_modules", "LSTMCellOps", "GRUCellOps", "RNNCellOps", "RecurrentOps", "F",
+           "fold_sequential_batch_norms",
            "sequential_folds_hold", "FoldedBatchNorm"]

@@ -33,8 +33,9 @@ from .tosa_builder import TosaBuilder, Value
 
 
 class Lowering:
-    def __init__(self, gm: torch.fx.GraphModule, activations: str, ctx):
+    def __init__(self, gm: torch.fx.GraphModule, activations: str, ctx, state=()):
         self.gm = gm
+        self.state = list(state)
         self.w = TosaBuilder(ctx)
         self.values: dict = {}
         self.inputs: list[FloatInput] = []
@@ -92,6 +93,21 @@ class Lowering:
                                 "the quantizer left a float op at the output")
             results.append(q.v)
             out_info.append((q.shape, q.elem, q.scale, q.zp))
+        for i, j in self.state:
+            fi = self.inputs[i] if i < len(self.inputs) else None
+            if fi is None or j >= len(results):
+                raise UserError(f"--state {i}:{j}: the model has {len(self.inputs)} input(s) and {len(results)} "
+                                "output(s)")
+            if fi.q is None:
+                fi.q = Q(self.w.argument(fi.index, fi.shape, self.act), 1.0, 0)
+            shape, elem, scale, zp = out_info[j]
+            if tuple(shape) != tuple(fi.q.shape) or elem != fi.q.elem:
+                raise UserError(f"--state {i}:{j}: output {j} ({elem} {tuple(shape)}) cannot be the next call's "
+                                f"input {i} ({fi.q.elem} {tuple(fi.q.shape)})")
+            # The integers handed to the next call mean what that call's input means.
+            q = self.requantize(Q(results[j], scale, zp), fi.q.scale, fi.q.zp)
+            results[j] = q.v
+            out_info[j] = (q.shape, q.elem, q.scale, q.zp)
         args, in_info = [], []
         for fi in self.inputs:
             if fi.q is None:   # unused input: still part of the signature
@@ -356,6 +372,7 @@ def _is_pointwise(node) -> bool:
     return torch.Tag.pointwise in tags or node.target in _ELEMENTWISE
 
 
-def lower_quantized_graph(gm: torch.fx.GraphModule, activations: str, ctx) -> LoweringResult:
-    """The integer TOSA of a PT2E-converted graph (a module in `ctx`) plus I/O quantization."""
-    return Lowering(gm, activations, ctx).run()
+def lower_quantized_graph(gm: torch.fx.GraphModule, activations: str, ctx, state=()) -> LoweringResult:
+    """The integer TOSA of a PT2E-converted graph (a module in `ctx`) plus I/O quantization. `state`:
+    (input, output) pairs whose output is requantized to its input's parameters (streaming)."""
+    return Lowering(gm, activations, ctx, state).run()

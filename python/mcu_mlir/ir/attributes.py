@@ -53,6 +53,8 @@ SCALE = _declare("mcu.scale", "function argument / result", "float", "frontend",
                  "quantisation scale of a graph input / output (real = scale * (q - zero_point))")
 ZERO_POINT = _declare("mcu.zero_point", "function argument / result", "integer", "frontend",
                       "quantisation zero point of a graph input / output")
+STATE = _declare("mcu.state", "entry function", "array<i32>", "frontend / driver",
+                 "streaming state: input, output index pairs whose output is the next call's input")
 LAYOUT = _declare("mcu.layout", "function argument / result", "string", "mcu-nhwc-canonicalize",
                   "\"nhwc\" where the graph's boundary was moved to NHWC")
 

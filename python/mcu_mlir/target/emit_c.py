@@ -145,6 +145,8 @@ class _Emitter:
         self.arrays: list[str] = []  # static parameter arrays
         self.uses_cmsis = any(_kernel_name(op).startswith("arm_") for op in self.ops)
         self.ret = next(o for o in self.block.operations if o.operation.name == "func.return")
+        from ..io_quant import read_state
+        self.state = read_state(module)   # (input, output) pairs carried between mcu_model_step calls
 
     # buffers ----------------------------------------------------------------------------------
     def const_name(self, value, hint: str) -> str:
@@ -311,6 +313,11 @@ class _Emitter:
         ]
         if self.uses_cmsis:
             h.append("#define MCU_MODEL_USES_CMSIS_NN 1")
+        if self.state:
+            h += [f"#define MCU_MODEL_NUM_STATES {len(self.state)}",
+                  f"#define MCU_MODEL_NUM_STEP_INPUTS {len(ins) - len(self.state)}",
+                  f"#define MCU_MODEL_NUM_STEP_OUTPUTS {len(outs) - len(self.state)}"]
+            c += self.streaming_c()
         h += ["",
               "#ifdef __cplusplus",
               'extern "C" {',
@@ -323,6 +330,7 @@ class _Emitter:
               "/* Runs the model: inputs/outputs are caller buffers, `arena` holds MCU_MODEL_ARENA_BYTES",
               " * (16-byte aligned). Returns 0, or the failing kernel's nonzero status. */",
               "int mcu_model_run(const void *const *inputs, void *const *outputs, uint8_t *arena);",
+              *(self.streaming_h() if self.state else []),
               "",
               "#ifdef __cplusplus",
               "}",
@@ -330,6 +338,71 @@ class _Emitter:
               "",
               "#endif /* MCU_MODEL_H */", ""]
         return {"model.c": "\n".join(c), "model.h": "\n".join(h)}
+
+    # streaming ----------------------------------------------------------------------------------
+    def streaming_c(self) -> list[str]:
+        """Static state storage and the step API: each state is two buffers in turn (the call reads one
+        and writes the other, then they swap), so nothing is copied between calls."""
+        pairs = self.state
+        state_in = {i for i, _ in pairs}
+        state_out = {j for _, j in pairs}
+        step_in = [a.arg_number for a in self.block.arguments if a.arg_number not in state_in]
+        step_out = [k for k in range(len(self.ret.operands)) if k not in state_out]
+        lines = ["", "/* Streaming: the state in static storage, two buffers each (read one, write the other). */"]
+        resets = []
+        for k, (i, j) in enumerate(pairs):
+            arg = self.block.arguments[i]
+            et = _elem(arg)
+            ctype = types.CTYPE[et]
+            count = int(np.prod(_shape(arg), dtype=np.int64))
+            quant = self.inputs_quant[i] if self.inputs_quant is not None and i < len(self.inputs_quant) else None
+            zp = int(quant.zero_point) if quant is not None else 0
+            lines.append(f"static {ctype} mcu_model_state{k}[2][{count}] __attribute__((aligned(16)));"
+                         f"  /* input {i} <- output {j} */")
+            resets.append(f"  for (int32_t i = 0; i < {count}; ++i) mcu_model_state{k}[0][i] = {zp};"
+                          f"  /* real 0 */")
+        lines += ["static int32_t mcu_model_phase;",
+                  f"const int32_t mcu_model_step_input_index[{max(len(step_in), 1)}] = "
+                  f"{{{', '.join(map(str, step_in)) or '0'}}};",
+                  f"const int32_t mcu_model_step_output_index[{max(len(step_out), 1)}] = "
+                  f"{{{', '.join(map(str, step_out)) or '0'}}};",
+                  "",
+                  "void mcu_model_reset(void) {", *resets, "  mcu_model_phase = 0;", "}",
+                  "",
+                  "int mcu_model_step(const void *const *inputs, void *const *outputs, uint8_t *arena) {",
+                  f"  const void *all_inputs[{len(self.block.arguments)}];",
+                  f"  void *all_outputs[{len(self.ret.operands)}];",
+                  *[f"  all_inputs[{i}] = inputs[{n}];" for n, i in enumerate(step_in)],
+                  *[f"  all_outputs[{j}] = outputs[{n}];" for n, j in enumerate(step_out)],
+                  *[f"  all_inputs[{i}] = mcu_model_state{k}[mcu_model_phase];" for k, (i, _) in enumerate(pairs)],
+                  *[f"  all_outputs[{j}] = mcu_model_state{k}[mcu_model_phase ^ 1];" for k, (_, j) in enumerate(pairs)],
+                  "  const int status = mcu_model_run(all_inputs, all_outputs, arena);",
+                  "  if (status == 0) mcu_model_phase ^= 1;",
+                  "  return status;",
+                  "}",
+                  "",
+                  "const void *mcu_model_state(int32_t index) {",
+                  *[f"  if (index == {k}) return mcu_model_state{k}[mcu_model_phase];" for k in range(len(pairs))],
+                  "  return 0;",
+                  "}", ""]
+        return lines
+
+
+    def streaming_h(self) -> list[str]:
+        pairs = ", ".join(f"input {i} <- output {j}" for i, j in self.state)
+        return ["",
+                f"/* Streaming ({pairs}): the state stays in the model's static storage between calls.",
+                " *   mcu_model_reset();                      (state = real 0)",
+                " *   const void *in[MCU_MODEL_NUM_STEP_INPUTS] = {chunk};     (the inputs that are not state)",
+                " *   void *out[MCU_MODEL_NUM_STEP_OUTPUTS] = {result};        (the outputs that are not state)",
+                " *   while (next_chunk(chunk)) if (mcu_model_step(in, out, arena) != 0) break;",
+                " * mcu_model_step_input_index / _output_index: which model inputs / outputs those are, in order;",
+                " * mcu_model_state(k): the current value of state k (after the last step). */",
+                "extern const int32_t mcu_model_step_input_index[];",
+                "extern const int32_t mcu_model_step_output_index[];",
+                "void mcu_model_reset(void);",
+                "int mcu_model_step(const void *const *inputs, void *const *outputs, uint8_t *arena);",
+                "const void *mcu_model_state(int32_t index);"]
 
 
 def emit_c(module, inputs_quant=None, outputs_quant=None) -> dict[str, str]:

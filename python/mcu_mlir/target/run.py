@@ -334,3 +334,97 @@ def run_reference_outdir(outdir, inputs: list[np.ndarray]) -> RunResult:
         outputs_float.append(dequantize(y, info))
         infos.append(info)
     return RunResult(outputs_q, outputs_float, None, None, [], infos)
+
+
+# --- streaming models: consecutive steps with the state carried (mcu-run --steps) -------------
+
+def state_pairs(outdir) -> list[tuple[int, int]]:
+    """The (input, output) pairs a streaming model carries (report.json's "state")."""
+    report = Path(outdir) / "report.json"
+    try:
+        pairs = json.loads(report.read_text()).get("state") or []
+    except (OSError, ValueError):
+        pairs = []
+    return [(int(i), int(j)) for i, j in pairs]
+
+
+def _step_indices(pairs, n_in: int, n_out: int) -> tuple[list[int], list[int]]:
+    state_in, state_out = {i for i, _ in pairs}, {j for _, j in pairs}
+    return [i for i in range(n_in) if i not in state_in], [j for j in range(n_out) if j not in state_out]
+
+
+def run_steps(outdir, steps: list[list[np.ndarray]], *, target: str = "host", cmsis_nn_path=None,
+              opt: str = "-O2", timeout: float = 120) -> list[RunResult]:
+    """Builds and runs OUTDIR's streaming model (compiled with --state) over consecutive steps:
+    mcu_model_reset(), then one mcu_model_step() per entry of `steps` (that step's inputs, the
+    model inputs that are not state, in order), the state kept inside the model. One RunResult per
+    step, holding the step outputs."""
+    outdir = Path(outdir).resolve()
+    pairs = state_pairs(outdir)
+    if not pairs:
+        raise UserError(f"{outdir} holds no streaming model: compile it with --state IN:OUT")
+    with progress.step(f"building for {target}"):
+        executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt)
+    input_infos, output_infos = model_io(executable, target, timeout)
+    input_params, output_params = _prefer_report_params(outdir, input_infos, output_infos)
+    step_in, step_out = _step_indices(pairs, len(input_infos), len(output_infos))
+    with tempfile.TemporaryDirectory(prefix="mcu-run-") as tmp:
+        tmp_path = Path(tmp)
+        chunks = []
+        for s, arrays in enumerate(steps):
+            if len(arrays) != len(step_in):
+                raise UserError(f"step {s}: the model takes {len(step_in)} input(s) per step "
+                                f"(inputs {', '.join(map(str, step_in))}), {len(arrays)} given")
+            for i, array in zip(step_in, arrays):
+                array, info = np.asarray(array), input_params[i]
+                if tuple(array.shape) != tuple(info.shape):
+                    raise UserError(f"step {s}: input {i} has shape {tuple(array.shape)}, the model expects "
+                                    f"{info.shape}")
+                raw = np.ascontiguousarray(quantize(array, info)).tobytes()
+                chunks.append(raw + bytes(-len(raw) % 16))      # harness.c: inputs padded to 16 bytes
+        (tmp_path / "steps.bin").write_bytes(b"".join(chunks))
+        args = ["--steps", str(len(steps)), "steps.bin"]
+        with progress.step(f"running {len(steps)} steps" + ("" if target == "host" else f" on {target} under QEMU")):
+            text, code = _execute(executable, target, args, tmp_path, timeout * max(1, len(steps) // 10), None)
+    if code == SANITIZER_EXIT_CODE:
+        raise UserError(f"a sanitizer found an error in the C on {target}:\n{text[-4000:]}")
+    parsed = parse_harness_output(text)
+    if code != 0:
+        done = len(parsed.data) // max(len(step_out), 1)
+        raise UserError(f"the model failed on {target} at step {done} (exit {code}): "
+                        f"mcu_model_step returned {parsed.status}")
+    results = []
+    for s in range(len(steps)):
+        blocks = parsed.data[s * len(step_out):(s + 1) * len(step_out)]
+        qs = [np.frombuffer(data, dtype=output_infos[j].dtype).reshape(output_infos[j].shape).copy()
+              for data, j in zip(blocks, step_out)]
+        results.append(RunResult(qs, [dequantize(q, output_params[j]) for q, j in zip(qs, step_out)], None, None,
+                                 [input_infos[i] for i in step_in], [output_infos[j] for j in step_out]))
+    return results
+
+
+def run_reference_steps(outdir, steps: list[list[np.ndarray]]) -> list[RunResult]:
+    """The same steps in tosa_reference_model: each state input starts at its quantized 0 and is
+    then the previous step's state output, integers handed over as they are."""
+    outdir = Path(outdir).resolve()
+    pairs = state_pairs(outdir)
+    io = io_from_report(outdir)
+    if not pairs or io is None:
+        raise UserError(f"{outdir} holds no streaming model: compile it with --state IN:OUT")
+    ins, outs = io
+    step_in, step_out = _step_indices(pairs, len(ins), len(outs))
+    state = {i: np.full(ins[i].shape, ins[i].zero_point, dtype=ins[i].dtype) for i, _ in pairs}
+    results = []
+    for s, arrays in enumerate(steps):
+        if len(arrays) != len(step_in):
+            raise UserError(f"step {s}: the model takes {len(step_in)} input(s) per step, {len(arrays)} given")
+        full = [None] * len(ins)
+        for i, array in zip(step_in, arrays):
+            full[i] = array
+        for i, value in state.items():
+            full[i] = value
+        r = run_reference_outdir(outdir, full)
+        state = {i: r.outputs_q[j].astype(ins[i].dtype).reshape(ins[i].shape) for i, j in pairs}
+        results.append(RunResult([r.outputs_q[j] for j in step_out], [r.outputs_float[j] for j in step_out], None,
+                                 None, [], [r.outputs[j] for j in step_out] if r.outputs else []))
+    return results

@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
                         "the most until the output reaches --target-sqnr; or module paths / op names")
     p.add_argument("--target-sqnr", type=float, default=35.0, metavar="DB",
                    help="output SQNR against the float model that --int16-layers auto aims for (default 35)")
+    p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
+                   help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
+                        "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
                    help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
@@ -93,7 +96,8 @@ def run(args) -> int:
     options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
                    calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, softmax=args.softmax, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
-                   name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr)
+                   name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
+                   state=args.state)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")

@@ -1,10 +1,15 @@
 """mcu-run: runs a compiled model (mcu-compile's OUTDIR) on the host, under QEMU, or in the reference model.
 
     mcu-run OUTDIR --inputs IN.npz --outputs OUT.npz [--target host|cortex-m55|...] [--reference]
-            [--count-instructions]
+            [--count-instructions] [--steps N]
 
 IN.npz holds float arrays input0, input1, ...; OUT.npz receives the dequantized output0, ... and
 the raw integers as output0_q, ...
+
+With --steps N (a model compiled with --state), IN.npz holds the inputs that are not state, each
+with N consecutive chunks stacked first (N x shape); the model runs them one after the other with
+its state carried, every step is checked against tosa_reference_model run the same way, and
+OUT.npz gets the outputs that are not state, stacked the same way.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
     p.add_argument("--opt", default="-O2", help="optimisation flags for the C (default -O2)")
     p.add_argument("--timeout", type=float, default=120, help="seconds before a run is abandoned")
+    p.add_argument("--steps", type=int, default=None, metavar="N",
+                   help="a streaming model: run N consecutive chunks with the state carried, each step checked "
+                        "against the reference model")
     p.add_argument("--sanitize", action="store_true",
                    help="host: build the model, kernels, CMSIS-NN and harness with AddressSanitizer and "
                         "UndefinedBehaviorSanitizer; any report fails the run")
@@ -78,6 +86,8 @@ def run(args) -> int:
     if not outdir.is_dir():
         raise UserError(f"{outdir} is not a directory (expected mcu-compile's output directory)")
     inputs = load_inputs(args.inputs)
+    if args.steps is not None:
+        return _run_steps(args, outdir, inputs)
     if args.reference:
         if args.count_instructions:
             raise UserError("--count-instructions counts the C under QEMU; it does not combine with --reference")
@@ -98,6 +108,40 @@ def run(args) -> int:
         print(f"peak stack use: {result.stack_bytes:,} bytes")
     if result.instructions is not None:
         print(format_instructions(result.instructions))
+    return 0
+
+
+def _run_steps(args, outdir: Path, inputs: list) -> int:
+    import numpy as np
+
+    from ..target import run as target_run
+    if args.count_instructions or args.sanitize:
+        raise UserError("--steps does not combine with --count-instructions or --sanitize")
+    n = args.steps
+    if n < 1:
+        raise UserError(f"--steps {n}: at least one step")
+    for k, x in enumerate(inputs):
+        if x.ndim == 0 or x.shape[0] != n:
+            raise UserError(f"--steps {n}: input{k} in {args.inputs} has shape {x.shape}; stack the {n} chunks first")
+    steps = [[x[s] for x in inputs] for s in range(n)]
+    reference = target_run.run_reference_steps(outdir, steps)
+    results = reference if args.reference else target_run.run_steps(
+        outdir, steps, target=args.target, cmsis_nn_path=args.cmsis_nn_path, opt=args.opt, timeout=args.timeout)
+    arrays = {}
+    for k in range(len(results[0].outputs_q)):
+        arrays[f"output{k}"] = np.stack([r.outputs_float[k] for r in results])
+        arrays[f"output{k}_q"] = np.stack([r.outputs_q[k] for r in results])
+    np.savez(args.outputs, **arrays)
+    if args.reference:
+        print(f"{n} steps in tosa_reference_model, the state carried")
+        return 0
+    differ = [s for s, (c, r) in enumerate(zip(results, reference))
+              if not all(np.array_equal(a, b.reshape(a.shape)) for a, b in zip(c.outputs_q, r.outputs_q))]
+    if differ:
+        print(f"mcu-run: error: the C on {args.target} differs from tosa_reference_model at step(s) "
+              f"{', '.join(map(str, differ[:10]))} of {n}: a compiler bug", file=sys.stderr)
+        return 2
+    print(f"{n} steps on {args.target}, the state carried in the model: every step equals tosa_reference_model")
     return 0
 
 

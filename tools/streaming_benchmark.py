@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Streaming models on Cortex-M: instructions per chunk, arena, flash, real-time factor.
+
+    python tools/streaming_benchmark.py [--models silero_vad_v5] [--steps 20] [--markdown FILE]
+
+For each model of tools/streaming_models.py: compiled with its --state pairs for Cortex-M55 and
+Cortex-M4 (CMSIS-NN), run over N chunks under QEMU with the state carried (each step checked against
+tosa_reference_model), instructions of one chunk per core, and the real-time factor at 100 MHz
+taking one instruction per cycle (chunk duration: 512 samples at 16 kHz for the VAD). Figures, not
+pass/fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import warnings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+CHUNK_SECONDS = {"silero_vad_v5": 512 / 16000}
+CORES = ("cortex-m55", "cortex-m4")
+
+
+def bench(name: str, steps: int, work: str) -> dict:
+    import numpy as np
+    import torch
+
+    import mcu_mlir
+    import streaming_models
+    from mcu_mlir.target import run
+
+    make, shapes, pairs = streaming_models.MODELS[name]
+    state_inputs = {i for i, _ in pairs}
+    rng = np.random.default_rng(0)
+    chunks = [[(0.3 * rng.standard_normal(shape)).astype(np.float32) for i, shape in enumerate(shapes)
+               if i not in state_inputs] for _ in range(steps)]
+    row = {"model": name, "steps": steps}
+    for core in CORES:
+        out = os.path.join(work, f"{name}-{core}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = mcu_mlir.compile(make(), tuple(torch.zeros(s) for s in shapes), target=core, backend="cmsis-nn",
+                                      emit="elf", output_dir=out, state=pairs)
+        got = run.run_steps(out, chunks, target=core)
+        want = run.run_reference_steps(out, chunks)
+        row[f"{core}_bit_exact"] = all(np.array_equal(c.outputs_q[0], r.outputs_q[0].reshape(c.outputs_q[0].shape))
+                                       for c, r in zip(got, want))
+        one = [np.zeros(s, np.float32) for s in shapes]
+        for k, i in enumerate(i for i in range(len(shapes)) if i not in state_inputs):
+            one[i] = chunks[0][k]
+        counted = run.run(out, one, target=core, count_instructions=True)
+        row[f"{core}_instructions"] = counted.instructions["total"]
+        row.update(arena=result.report["arena_bytes"], flash=result.report.get("flash_bytes"))
+    seconds = CHUNK_SECONDS.get(name)
+    if seconds:
+        for core in CORES:
+            row[f"{core}_rtf_100mhz"] = row[f"{core}_instructions"] / 100e6 / seconds
+    return row
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| model | steps | M55 instructions / chunk | M4 instructions / chunk | RTF M55 @100 MHz "
+             "| RTF M4 @100 MHz | arena | flash | bit-exact M55 / M4 (every step) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        rtf = [f"{r[c + '_rtf_100mhz']:.3f}" if c + "_rtf_100mhz" in r else "-" for c in CORES]
+        exact = " / ".join("yes" if r[f"{c}_bit_exact"] else "**no**" for c in CORES)
+        lines.append(f"| {r['model']} | {r['steps']} | {r['cortex-m55_instructions']:,} | "
+                     f"{r['cortex-m4_instructions']:,} | {rtf[0]} | {rtf[1]} | {r['arena'] / 1024:.1f} kB | "
+                     f"{(r['flash'] or 0) / 1024:.1f} kB | {exact} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    import streaming_models
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default=",".join(streaming_models.MODELS))
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--markdown", default=None)
+    args = p.parse_args(argv)
+    if not os.environ.get("CMSIS_NN_PATH"):
+        print("streaming_benchmark: set CMSIS_NN_PATH to a CMSIS-NN checkout", file=sys.stderr)
+        return 1
+    work = tempfile.mkdtemp(prefix="mcu-streaming-bench-")
+    rows = [bench(name, args.steps, work) for name in args.models.split(",")]
+    table = markdown(rows)
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

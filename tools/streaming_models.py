@@ -1,0 +1,89 @@
+"""Streaming model definitions (state as inputs and outputs) for tools/streaming_benchmark.py and
+test/e2e/test_streaming.py. `MODELS` maps a name to (factory, input shapes, --state pairs)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class SileroSTFT(nn.Module):
+    """Silero VAD v5's front end: reflect padding, a strided conv1d whose filters are a windowed
+    cos / sin basis (buffer `forward_basis_buffer`), the magnitude of each bin."""
+
+    def __init__(self, n_fft: int = 256, hop: int = 128, pad: int = 64):
+        super().__init__()
+        self.n_fft, self.hop, self.pad = n_fft, hop, pad
+        bins = n_fft // 2 + 1
+        t = torch.arange(n_fft)
+        k = torch.arange(bins).unsqueeze(1)
+        window = torch.hann_window(n_fft, periodic=True)
+        angle = 2 * torch.pi * k * t / n_fft
+        basis = torch.cat([torch.cos(angle) * window, -torch.sin(angle) * window])
+        self.register_buffer("forward_basis_buffer", basis.unsqueeze(1))
+
+    def forward(self, x):
+        x = F.pad(x, (0, self.pad), mode="reflect")
+        x = F.conv1d(x.unsqueeze(1), self.forward_basis_buffer, stride=self.hop)
+        cutoff = self.n_fft // 2 + 1
+        return torch.sqrt(x[:, :cutoff] ** 2 + x[:, cutoff:] ** 2)
+
+
+class SileroBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int):
+        super().__init__()
+        self.reparam_conv = nn.Conv1d(cin, cout, 3, stride=stride, padding=1)
+
+    def forward(self, x):
+        return F.relu(self.reparam_conv(x))
+
+
+class SileroVADv5(nn.Module):
+    """The Silero VAD v5 architecture at 16 kHz: a 512-sample chunk after 64 samples of context from
+    the previous chunk, STFT, four conv1d encoder blocks, an LSTMCell decoder whose h and c are
+    carried, conv1d + sigmoid: the speech probability. State: context, h, c."""
+
+    def __init__(self):
+        super().__init__()
+        self.stft = SileroSTFT()
+        self.encoder = nn.Sequential(SileroBlock(129, 128, 1), SileroBlock(128, 64, 2), SileroBlock(64, 64, 2),
+                                     SileroBlock(64, 128, 1))
+        self.rnn = nn.LSTMCell(128, 128)
+        self.decoder = nn.Sequential(nn.Dropout(0.1), nn.ReLU(), nn.Conv1d(128, 1, 1), nn.Sigmoid())
+
+    def forward(self, chunk, context, h, c):
+        x = torch.cat([context, chunk], dim=1)
+        features = self.encoder(self.stft(x)).mean(-1)
+        h, c = self.rnn(features, (h, c))
+        return self.decoder(h.unsqueeze(-1)).squeeze(-1), x[:, -64:], h, c
+
+
+class ConvLSTMStream(nn.Module):
+    """A chunk of 4 frames through a conv, an LSTMCell whose h and c are carried between calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 16, 3, padding=1)
+        self.cell = nn.LSTMCell(16 * 4, 24)
+        self.head = nn.Linear(24, 2)
+
+    def forward(self, x, h, c):
+        h, c = self.cell(torch.relu(self.conv(x)).flatten(1), (h, c))
+        return torch.sigmoid(self.head(h)), h, c
+
+
+def _seeded(cls):
+    def make():
+        torch.manual_seed(0)
+        return cls().eval()
+    return make
+
+
+silero_vad_v5 = _seeded(SileroVADv5)
+conv_lstm_stream = _seeded(ConvLSTMStream)
+
+MODELS = {
+    "silero_vad_v5": (silero_vad_v5, [(1, 512), (1, 64), (1, 128), (1, 128)], [(1, 1), (2, 2), (3, 3)]),
+    "conv_lstm_stream": (conv_lstm_stream, [(1, 8, 4), (1, 24), (1, 24)], [(1, 1), (2, 2)]),
+}
