@@ -345,6 +345,14 @@ int mcu_softmax_s8(int32_t rows, int32_t row_size, const int32_t *exp_table, con
 int mcu_softmax_s16(int32_t rows, int32_t row_size, const int16_t *exp_table, const int16_t *input,
                     int16_t *output);
 
+/* hypot(a, b) (a magnitude) as the frontend's integer form: (a - a_zp)^2 + (b - b_zp)^2 exactly in
+   int32, CLZ-normalised by an even shift, its square root from the interpolated int16 table (513
+   entries), rescaled (multiplier, shift, double rounding), shifted back by half the normalisation
+   plus headroom (rounding), offset by output_zp and saturated; 0 for a zero sum. */
+int mcu_hypot(int32_t count, mcu_dtype_t input_type, const void *a, const void *b, int32_t a_zp, int32_t b_zp,
+              const int16_t *table, int32_t multiplier, int32_t shift, int32_t headroom, mcu_dtype_t output_type,
+              int32_t output_zp, void *output);
+
 /* arm_softmax_s16's integers (mcu_mlir/cmsis_softmax.py): the same algorithm and tables (513 int16
    each: exp on [-10, 0] and 1 / (1 + x) on [0, 1]), for builds without CMSIS-NN. */
 int mcu_softmax_s16_lut(int32_t rows, int32_t row_size, int32_t mult, int32_t shift, const int16_t *exp_lut,

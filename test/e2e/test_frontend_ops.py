@@ -720,3 +720,47 @@ def test_int16_softmax_on_its_portable_kernel(spread, tmp_path):
     want = run.run_reference_outdir(tmp_path, inputs)
     got = run.run(tmp_path, inputs, target="host")
     assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))
+
+
+class Magnitude(nn.Module):
+    """An STFT's magnitude from its real and imaginary halves, written with ** 2 and with *."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(1, 16, 8, stride=4)
+
+    def forward(self, x):
+        y = self.conv(x)
+        re, im = y[:, :8], y[:, 8:]
+        first, second = y[:, :4], y[:, 12:]
+        return torch.sqrt(re ** 2 + im ** 2), torch.sqrt(first * first + second * second) * 0.5
+
+
+@pytest.mark.parametrize("activations,bound", [("int8", 1), ("int16", 2)])
+def test_magnitude_is_one_integer_hypot(activations, bound, tmp_path):
+    """sqrt(re^2 + im^2) becomes hypot: squares summed exactly in int32 (no quantized square that
+    rounds quiet bins to 0), within a LSB or two of PT2E's float hypot; the C (one mcu_hypot call
+    each) equals the reference."""
+    import mcu_mlir
+    from mcu_mlir.target import run
+    torch.manual_seed(0)
+    x = torch.randn(1, 1, 64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(Magnitude().eval(), (x,), quantize=activations, calibration=8)
+    text = result.module.operation.get_asm()
+    assert text.count("tosa.clz") == 2 and "tosa.sqrt" not in text
+    xs = torch.randn(1, 1, 64, generator=torch.Generator().manual_seed(3)).numpy() * 0.3    # quiet bins too
+    q_in = [result.inputs[0].quantize(xs)]
+    outs = run_reference(text, q_in)
+    ref = result.reference([result.inputs[0].dequantize(q_in[0])])
+    for out, want, tq in zip(outs, ref, result.outputs):
+        assert np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64)).max() <= bound
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(Magnitude().eval(), (x,), target="host", backend="portable", quantize=activations,
+                         calibration=8, emit="c", output_dir=str(tmp_path))
+    assert (tmp_path / "model.c").read_text().count("status = mcu_hypot(") == 2     # each one fused kernel
+    want = run.run_reference_outdir(tmp_path, [xs])
+    got = run.run(tmp_path, [xs], target="host")
+    for c, r in zip(got.outputs_q, want.outputs_q):
+        assert np.array_equal(c, r.reshape(c.shape))

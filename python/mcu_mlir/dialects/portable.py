@@ -371,6 +371,36 @@ class Softmax16LutOp(KernelOp, dialect=Portable, name="softmax_s16_lut"):
         return softmax16_check(self)
 
 
+class HypotOp(KernelOp, dialect=Portable, name="hypot"):
+    """The frontend's integer hypot(a, b) (a magnitude; frontend/lowering/elementwise.py), fused:
+    a and b int8 / int16 of one shape with their zero points, the square-root table (513 int16),
+    the rescale (`multiplier`, `shift`), `headroom` bits shifted back with the normalisation,
+    `output_zp`."""
+    a: Operand[ir.RankedTensorType]
+    b: Operand[ir.RankedTensorType]
+    table: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    a_zp: ir.IntegerAttr
+    b_zp: ir.IntegerAttr
+    multiplier: ir.IntegerAttr
+    shift: ir.IntegerAttr
+    headroom: ir.IntegerAttr
+    output_zp: ir.IntegerAttr
+    KERNEL = "hypot"
+
+    def check(self):
+        if self.shape(0) != self.shape(1) or self.shape(0) != self.shape(0, result=True):
+            return "needs a, b and the output of one shape"
+        if self.elem(0) != self.elem(1) or self.elem(0) not in ("i8", "i16") or \
+                self.elem(0, result=True) not in ("i8", "i16"):
+            return "takes int8 or int16 a and b of one type, returns int8 or int16"
+        if numel(self.operation.operands[2].type) != 513:
+            return "takes a table of 513 entries"
+        if not 0 <= self.int("headroom") <= 16:
+            return "needs a headroom of 0 to 16 bits"
+        return None
+
+
 class NormOp(KernelOp, dialect=Portable, name="norm"):
     """The frontend's integer LayerNorm / RMSNorm / GroupNorm (int8, int16 or int32 input; int8 or
     int16 output), fused. The input is viewed as batch x spatial x groups x group_size; each

@@ -392,7 +392,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
-    from .composite_ops import decompose_composites, l2_normalize_as_rms_norm
+    from .composite_ops import decompose_composites, l2_normalize_as_rms_norm, magnitude_as_hypot, square_as_product
     from .constant_folding import fold_parameter_subgraphs
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
@@ -407,6 +407,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         if quantize != "none":
             fold_parameter_subgraphs(gm)
             l2_normalize_as_rms_norm(gm)
+            square_as_product(gm)
+            magnitude_as_hypot(gm)
     timings["export"] = time.perf_counter() - t0
     eager = _runner(model, example_inputs)
     if quantize == "none":

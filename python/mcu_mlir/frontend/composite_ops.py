@@ -130,3 +130,57 @@ def l2_normalize_as_rms_norm(gm: torch.fx.GraphModule) -> None:
     if rewritten:
         graph.eliminate_dead_code()
         gm.recompile()
+
+
+def square_as_product(gm: torch.fx.GraphModule) -> None:
+    """x ** 2 becomes x * x: a multiply of the integers (an elementwise-mul kernel), where a table of
+    the square (the lowering of a function of one tensor) loses the small values in int16, whose
+    513-point table interpolates x^2 linearly between points 128 apart (a spectrogram's magnitude,
+    sqrt(re^2 + im^2), was at 12 dB)."""
+    graph = gm.graph
+    rewritten = False
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target not in (aten.pow.Tensor_Scalar, aten.square.default):
+            continue
+        if node.target is aten.pow.Tensor_Scalar and node.args[1] != 2:
+            continue
+        x = node.args[0]
+        with graph.inserting_before(node):
+            product = graph.call_function(aten.mul.Tensor, (x, x))
+        product.meta.update(node.meta)
+        node.replace_all_uses_with(product)
+        graph.erase_node(node)
+        rewritten = True
+    if rewritten:
+        gm.recompile()
+
+
+def magnitude_as_hypot(gm: torch.fx.GraphModule) -> None:
+    """sqrt(a * a + b * b) (a magnitude: an STFT's bins from its real and imaginary parts) becomes
+    hypot(a, b), one op whose integer lowering keeps the sum of squares exact; quantized term by
+    term, the squares of the quiet bins round to zero."""
+    graph = gm.graph
+    rewritten = False
+
+    def square_of(n):
+        return (n.args[0] if isinstance(n, torch.fx.Node) and n.target is aten.mul.Tensor and len(n.users) == 1
+                and n.args[0] is n.args[1] and isinstance(n.args[0], torch.fx.Node) else None)
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not aten.sqrt.default:
+            continue
+        total = node.args[0]
+        if not (isinstance(total, torch.fx.Node) and total.target is aten.add.Tensor and len(total.users) == 1
+                and len(total.args) == 2 and not total.kwargs):
+            continue
+        a, b = square_of(total.args[0]), square_of(total.args[1])
+        if a is None or b is None:
+            continue
+        with graph.inserting_before(node):
+            hypot = graph.call_function(aten.hypot.default, (a, b))
+        hypot.meta.update(node.meta)
+        node.replace_all_uses_with(hypot)
+        graph.erase_node(node)
+        rewritten = True
+    if rewritten:
+        graph.eliminate_dead_code()
+        gm.recompile()

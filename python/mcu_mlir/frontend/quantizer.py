@@ -188,6 +188,10 @@ class CmsisNNQuantizer(Quantizer):
                 # (one observer for both sides, blind to the -inf).
                 x = node.args[1]
                 _annotate(node, {x: act}, SharedQuantizationSpec((x, node)))
+            elif target is aten.hypot.default and all(_is_float_tensor(a) for a in node.args[:2]):
+                # One scale for both parts: the lowering sums their squares as integers.
+                a, b = node.args[:2]
+                self._annotate_with_tail(node, {a: act, b: SharedQuantizationSpec((a, node))}, act)
             elif target in NORMS:
                 self._annotate_with_tail(node, {node.args[0]: act}, act)
             elif target in TAILS:

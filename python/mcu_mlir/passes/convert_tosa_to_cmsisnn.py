@@ -19,7 +19,7 @@ from ..ir import attributes as mcu_attrs
 # which the one-op patterns would otherwise take first.
 UNIT_PATTERNS = frozenset({"grouped-conv2d", "conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
                            "add-s8", "mul-s8", "table-s16-rescale", "log-softmax", "softmax-s16-cmsis",
-                           "softmax-s16-lut", "softmax-s16", "softmax-table", "softmax-s8", "norm"})
+                           "softmax-s16-lut", "softmax-s16", "softmax-table", "softmax-s8", "norm", "hypot"})
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
 LEGAL_OPS = (tosa.ConstOp, tosa.ConstShapeOp)

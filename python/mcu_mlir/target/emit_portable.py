@@ -290,6 +290,13 @@ def softmax_s16_lut(em, i, op):
             f"{em.ptr(op.operands[0], 'int16_t')}, {em.out(op, 'int16_t')});"]
 
 
+def hypot(em, i, op):
+    return [f"status = mcu_hypot({_count(op.operands[0])}, {_dtype(op.operands[0])}, {em.buf(op.operands[0])}, "
+            f"{em.buf(op.operands[1])}, {op.int('a_zp')}, {op.int('b_zp')}, "
+            f"{em.const_name(op.operands[2], f'layer{i}_sqrt_table')}, {op.int('multiplier')}, {op.int('shift')}, "
+            f"{op.int('headroom')}, {_dtype(op.results[0])}, {op.int('output_zp')}, {em.out(op, 'void')});"]
+
+
 def norm(em, i, op):
     p = {k: op.int(k) for k in ("batch", "spatial", "groups", "group_size", "centre", "count", "input_zp", "s0",
                                 "s1", "eps", "double_round", "output_multiplier", "output_shift",
@@ -410,7 +417,7 @@ EMITTERS = {
     portable.ElementwiseAddOp: elementwise, portable.ElementwiseMulOp: elementwise,
     portable.BinaryOp: binary, portable.SelectOp: select, portable.UnaryOp: unary,
     portable.RescaleOp: rescale, portable.ClampOp: clamp, portable.CastOp: cast,
-    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.SoftmaxOp: softmax, portable.Softmax16Op: softmax_s16, portable.Softmax16LutOp: softmax_s16_lut,
+    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.HypotOp: hypot, portable.SoftmaxOp: softmax, portable.Softmax16Op: softmax_s16, portable.Softmax16LutOp: softmax_s16_lut,
     portable.TransposeOp: transpose, portable.ConcatOp: concat, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,
     portable.GatherOp: gather, portable.ScatterOp: scatter, portable.ResizeOp: resize, portable.ReduceOp: reduce,

@@ -160,7 +160,58 @@ def _lower_where(self, node, ins, scale, zp, elem, clamp):
     return self.apply_clamp(Q(out, scale, zp), clamp)
 
 
+# sqrt of the normalised sum of squares n (top bit at 29 or 30) from its top 16 bits v = n >> 16
+# (8192 <= v < 32768), looked up at v - 16384: halved so that every entry fits int16.
+_SQRT_TABLE = np.array([round(math.sqrt(max(j * 128 - 16384, 8192) * 65536.0) / 2) for j in range(513)])
+
+
+def _lower_hypot(self, node, ins, scale, zp, elem, clamp):
+    """hypot(a, b) = sqrt(a^2 + b^2) (a spectrogram's magnitude) on the integers: the sum of squares
+    exact in int32, shifted left by an even amount (CLZ) so its square root is a table lookup of
+    its top bits times 2**-shift/2; then one rescale and a per-element rounding shift. Squaring in
+    int8 / int16 first would lose the quiet bins (a square's range is the square of its input's)."""
+    a, b = ins[0], ins[1]
+    if not all(isinstance(v, DQ) for v in (a, b)):
+        return None
+    qa = a.q
+    qb = self.requantize(b.q, qa.scale, qa.zp)
+    w = self.w
+    shape = shape_of(node)
+    rank = len(shape)
+
+    def s(v):
+        return w.scalar(v, rank)
+    wide = []
+    for q in (qa, qb):
+        v = w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")     # x - zp, exactly
+        wide.append(w.reshape(v, (1,) * (rank - len(q.shape)) + tuple(q.shape)))
+    squares = [w.op("tosa.mul", [v, v, w.zp(0, "i8")], v.shape, "i32") for v in wide]
+    total = w.op("tosa.add", squares, shape, "i32")          # < 2**31: |x - zp| <= 32767 (int16 symmetric)
+    clz = w.op("tosa.clz", [total], shape, "i32")
+    even = w.op("tosa.bitwise_and", [w.op("tosa.sub", [clz, s(1)], shape, "i32"), s(-2)], shape, "i32")
+    normalised = w.op("tosa.logical_left_shift", [total, even], shape, "i32")
+    index = w.op("tosa.sub", [w.op("tosa.logical_right_shift", [normalised, s(16)], shape, "i32"), s(16384)],
+                 shape, "i32")
+    root = w.op("tosa.table", [w.op("tosa.cast", [index], shape, "i16"), w.const(_SQRT_TABLE, "i16", (513,))],
+                shape, "i32")                                  # ~ sqrt(normalised) * 2**6
+    ratio = qa.scale / scale
+    headroom = min(16, 14 - math.ceil(math.log2(ratio))) if ratio > 0 else 16
+    if headroom < 0:
+        raise UserError(f"{describe(node)}: output scale {scale} is too fine for the magnitude's input scale")
+    m, sh = quantize_multiplier(ratio * 2.0 ** (headroom - 6))
+    scaled = w.rescale(root, [m], [sh], 0, 0, "i32")
+    shift = w.op("tosa.add", [w.op("tosa.arithmetic_right_shift", [even, s(1)], shape, "i32", "round = false"),
+                              s(headroom)], shape, "i32")
+    y = w.op("tosa.arithmetic_right_shift", [scaled, shift], shape, "i32", "round = true")
+    zero = w.op("tosa.equal", [total, s(0)], shape, "i1")
+    y = w.op("tosa.select", [zero, s(0), y], shape, "i32")
+    out = Q(w.rescale(y, [1 << 30], [30], 0, zp, elem), scale, zp)
+    self.record_layer(node, "hypot", qa, None, scale, zp, [qb])
+    return self.apply_clamp(out, clamp)
+
+
 LOWER = {
+    aten.hypot.default: _lower_hypot,
     aten.where.ScalarOther: _lower_where,
     aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
     aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,

@@ -116,6 +116,24 @@ def absorbed(m: Match, extra=()) -> list:
     return out
 
 
+def dead_once_replaced(m: Match, root: str) -> list:
+    """The matched ops (and views) nothing outside them reads once the root is replaced: for a kernel
+    that reads only the pattern's inputs, ops another computation shares (common subexpressions of
+    two matches) stay for it and the rest go."""
+    ops = absorbed(m)
+    dead = {m.ops[root].operation}
+    changed = True
+    while changed:
+        changed = False
+        for op in ops:
+            if op.operation in dead:
+                continue
+            if all(not isinstance(u, ir.Block) and u.operation in dead for u in users(op.results[0])):
+                dead.add(op.operation)
+                changed = True
+    return [op for op in ops if op.operation in dead]
+
+
 def attr_int(op, name: str) -> int:
     return int(ir.IntegerAttr(op.attributes[name]).value)
 
