@@ -93,3 +93,11 @@ func.func @norm_count(%x: tensor<2x8xi8>, %t: tensor<513xi16>, %p: tensor<4x8xi3
   %0 = "portable.norm"(%x, %t, %p) {batch = 1 : i32, spatial = 1 : i32, groups = 1 : i32, group_size = 8 : i32, centre = 1 : i32, count = 8 : i32, input_zp = 0 : i32, s0 = 0 : i32, s1 = 3 : i32, eps = 1 : i32, double_round = 1 : i32, output_multiplier = 1073741824 : i32, output_shift = 40 : i32, output_double_round = 0 : i32, output_zp = 0 : i32, act_min = -128 : i32, act_max = 127 : i32} : (tensor<2x8xi8>, tensor<513xi16>, tensor<4x8xi32>) -> tensor<2x8xi8>
   return %0 : tensor<2x8xi8>
 }
+
+// -----
+
+func.func @hypot_mixed_types(%a: tensor<2x4xi16>, %b: tensor<2x4xi8>, %t: tensor<513xi16>) -> tensor<2x4xi16> {
+  // expected-error @below {{takes int8 or int16 a and b of one type}}
+  %0 = "portable.hypot"(%a, %b, %t) {a_zp = 0 : i32, b_zp = 0 : i32, multiplier = 1073741824 : i32, shift = 30 : i32, headroom = 12 : i32, output_zp = 0 : i32} : (tensor<2x4xi16>, tensor<2x4xi8>, tensor<513xi16>) -> tensor<2x4xi16>
+  return %0 : tensor<2x4xi16>
+}

@@ -101,3 +101,12 @@ func.func @softmax_s16_lut(%x: tensor<2x4xi16>, %e: tensor<513xi16>, %r: tensor<
   %0 = "portable.softmax_s16_lut"(%x, %e, %r) {num_rows = 2 : i32, row_size = 4 : i32, mult = 1717986918 : i32, shift = -2 : i32} : (tensor<2x4xi16>, tensor<513xi16>, tensor<513xi16>) -> tensor<2x4xi16>
   return %0 : tensor<2x4xi16>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @hypot
+// CHECK: "portable.hypot"(%arg0, %arg1, %arg2) {a_zp = 0 : i32, b_zp = 0 : i32, headroom = 12 : i32, multiplier = 1073741824 : i32, output_zp = 0 : i32, shift = 30 : i32}
+func.func @hypot(%a: tensor<2x4xi16>, %b: tensor<2x4xi16>, %t: tensor<513xi16>) -> tensor<2x4xi16> {
+  %0 = "portable.hypot"(%a, %b, %t) {a_zp = 0 : i32, b_zp = 0 : i32, multiplier = 1073741824 : i32, shift = 30 : i32, headroom = 12 : i32, output_zp = 0 : i32} : (tensor<2x4xi16>, tensor<2x4xi16>, tensor<513xi16>) -> tensor<2x4xi16>
+  return %0 : tensor<2x4xi16>
+}
