@@ -14,6 +14,9 @@ command -v cmake >/dev/null || need_apt+=(cmake)
 command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v make >/dev/null || need_apt+=(make)
 command -v git >/dev/null || need_apt+=(git)
+# A spoken test signal for the streaming VAD test (tools/speech_signal.py).
+command -v espeak-ng >/dev/null || need_apt+=(espeak-ng)
+command -v sox >/dev/null || need_apt+=(sox)
 python3 -c "import venv, ensurepip" 2>/dev/null || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"

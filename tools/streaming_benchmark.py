@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Streaming models on Cortex-M: instructions per chunk, arena, flash, real-time factor.
 
-    python tools/streaming_benchmark.py [--models silero_vad_v5] [--steps 20] [--markdown FILE]
+    python tools/streaming_benchmark.py [--models silero_vad_v5] [--steps 20] [--speech] [--markdown FILE]
 
 For each model of tools/streaming_models.py: compiled with its --state pairs for Cortex-M55 and
 Cortex-M4 (CMSIS-NN), run over N chunks under QEMU with the state carried (each step checked against
@@ -63,6 +63,46 @@ def bench(name: str, steps: int, work: str) -> dict:
     return row
 
 
+def speech(work: str, core: str = "cortex-m55") -> dict:
+    """The VAD on a spoken signal (tools/speech_signal.py): trained for a few seconds on one mixture,
+    compiled (int8) with calibration on it, run as firmware over another mixture with its state
+    carried; its decisions (p > 0.5) against the float model's and against the labels."""
+    import numpy as np
+    import torch
+
+    import mcu_mlir
+    import speech_signal
+    import streaming_models
+    from mcu_mlir.target import run
+
+    train, train_mask = speech_signal.mixture(seed=1)
+    model = streaming_models.train_vad(train, train_mask)
+    shapes = [(1, 512), (1, 64), (1, 128), (1, 128)]
+    calibration = [(torch.from_numpy(c),) + tuple(torch.zeros(s) for s in shapes[1:])
+                   for c in speech_signal.chunks(train)]
+    out = os.path.join(work, f"vad-speech-{core}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, calibration[0], target=core, backend="cmsis-nn", emit="elf", output_dir=out,
+                         calibration=calibration, state=[(1, 1), (2, 2), (3, 3)])
+    signal, mask = speech_signal.mixture(seed=0)
+    chunks = speech_signal.chunks(signal)
+    got = run.run_steps(out, [[c] for c in chunks], target=core)
+    firmware = np.array([float(r.outputs_float[0].reshape(-1)[0]) for r in got])
+    state, floats = [torch.zeros(s) for s in shapes[1:]], []
+    with torch.no_grad():
+        for c in chunks:
+            p, *state = model(torch.from_numpy(c), *state)
+            floats.append(float(p))
+    floats = np.array(floats)
+    labels = np.array([m.mean() > 0.5 for m in speech_signal.chunks(mask.astype(np.float32))])
+    return {"core": core, "chunks": len(chunks), "seconds": len(chunks) * 512 / 16000,
+            "agreement": float(((firmware > 0.5) == (floats > 0.5)).mean()),
+            "float_accuracy": float(((floats > 0.5) == labels).mean()),
+            "firmware_accuracy": float(((firmware > 0.5) == labels).mean()),
+            "max_probability_difference": float(np.abs(firmware - floats).max())}
+
+
 def markdown(rows: list[dict]) -> str:
     lines = ["| model | steps | M55 instructions / chunk | M4 instructions / chunk | RTF M55 @100 MHz "
              "| RTF M4 @100 MHz | arena | flash | bit-exact M55 / M4 (every step) |",
@@ -82,6 +122,8 @@ def main(argv=None) -> int:
     p.add_argument("--models", default=",".join(streaming_models.MODELS))
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--markdown", default=None)
+    p.add_argument("--speech", action="store_true",
+                   help="also the VAD on an espeak-ng signal: firmware decisions against float (needs espeak-ng, sox)")
     args = p.parse_args(argv)
     if not os.environ.get("CMSIS_NN_PATH"):
         print("streaming_benchmark: set CMSIS_NN_PATH to a CMSIS-NN checkout", file=sys.stderr)
@@ -89,6 +131,12 @@ def main(argv=None) -> int:
     work = tempfile.mkdtemp(prefix="mcu-streaming-bench-")
     rows = [bench(name, args.steps, work) for name in args.models.split(",")]
     table = markdown(rows)
+    if args.speech:
+        r = speech(work)
+        table += (f"\nVAD on a spoken signal ({r['seconds']:.1f} s, {r['chunks']} chunks, {r['core']}): firmware "
+                  f"decisions agree with float on {r['agreement']:.1%} of chunks (largest probability difference "
+                  f"{r['max_probability_difference']:.3f}); against the labels float {r['float_accuracy']:.1%}, "
+                  f"firmware {r['firmware_accuracy']:.1%}.\n")
     print(table)
     if args.markdown:
         with open(args.markdown, "w") as f:

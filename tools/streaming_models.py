@@ -87,3 +87,31 @@ MODELS = {
     "silero_vad_v5": (silero_vad_v5, [(1, 512), (1, 64), (1, 128), (1, 128)], [(1, 1), (2, 2), (3, 3)]),
     "conv_lstm_stream": (conv_lstm_stream, [(1, 8, 4), (1, 24), (1, 24)], [(1, 1), (2, 2)]),
 }
+
+
+def train_vad(signal, speech_mask, iterations: int = 150, sequence: int = 16, seed: int = 0) -> SileroVADv5:
+    """A SileroVADv5 trained for a few seconds on `signal` (16 kHz) against per-chunk labels (speech
+    in more than half of a chunk's samples), sequences of `sequence` chunks with the state carried:
+    a VAD whose decisions mean something, for comparing float and firmware decisions on speech."""
+    import numpy as np
+    torch.manual_seed(seed)
+    model = SileroVADv5()
+    size = 512
+    n = len(signal) // size
+    x = torch.from_numpy(np.asarray(signal[:n * size], np.float32).reshape(n, 1, size))
+    y = torch.tensor(np.asarray(speech_mask[:n * size], np.float32).reshape(n, size).mean(1) > 0.5,
+                     dtype=torch.float32)
+    rng = np.random.default_rng(seed)
+    optimiser = torch.optim.Adam(model.parameters(), lr=2e-3)
+    model.train()
+    for _ in range(iterations):
+        start = int(rng.integers(1, n - sequence))
+        state = [x[start - 1, :, -64:], torch.zeros(1, 128), torch.zeros(1, 128)]
+        loss = 0.0
+        for k in range(sequence):
+            p, *state = model(x[start + k], *state)
+            loss = loss + F.binary_cross_entropy(p.reshape(1), y[start + k].reshape(1))
+        optimiser.zero_grad()
+        (loss / sequence).backward()
+        optimiser.step()
+    return model.eval()

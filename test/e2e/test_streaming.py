@@ -22,7 +22,8 @@ from mcu_mlir.diagnostics import UserError  # noqa: E402
 from mcu_mlir.target import run  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
-from streaming_models import ConvLSTMStream, silero_vad_v5  # noqa: E402
+import speech_signal  # noqa: E402
+from streaming_models import ConvLSTMStream, silero_vad_v5, train_vad  # noqa: E402
 
 if shutil.which("tosa_reference_model") is None:
     pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)
@@ -148,3 +149,35 @@ def test_silero_vad_v5_streams_bit_exact(tmp_path):
             probs.append(float(p))
     q = [float(r.outputs_float[0].reshape(-1)[0]) for r in got]
     assert max(abs(a - b) for a, b in zip(probs, q)) < 0.02
+
+
+@pytest.mark.skipif(not speech_signal.available(), reason="needs espeak-ng and sox (Debian packages; tools/setup.sh "
+                    "installs them)")
+def test_vad_decisions_on_spoken_signal_agree_with_float(tmp_path):
+    """A Silero-v5-architecture VAD trained for a few seconds on espeak-ng speech in noise, run as
+    firmware (int8, host) over another 13 s of speech, silence and noise in 32 ms chunks with its state
+    carried: its speech / non-speech decisions agree with the float model on >= 98 % of chunks, and
+    its first steps equal tosa_reference_model."""
+    train, train_mask = speech_signal.mixture(seed=1)
+    model = train_vad(train, train_mask)
+    shapes = [(1, 512), (1, 64), (1, 128), (1, 128)]
+    calibration = [(torch.from_numpy(c),) + tuple(torch.zeros(s) for s in shapes[1:])
+                   for c in speech_signal.chunks(train)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, calibration[0], target="host", backend=BACKEND, calibration=calibration, emit="c",
+                         output_dir=str(tmp_path), state="1:1,2:2,3:3")
+    signal, _ = speech_signal.mixture(seed=0)
+    steps = [[c] for c in speech_signal.chunks(signal)]
+    got = run.run_steps(tmp_path, steps, target="host")
+    want = run.run_reference_steps(tmp_path, steps[:8])
+    assert all(np.array_equal(c.outputs_q[0], r.outputs_q[0].reshape(c.outputs_q[0].shape)) for c, r in zip(got, want))
+    state, floats = [torch.zeros(s) for s in shapes[1:]], []
+    with torch.no_grad():
+        for (x,) in steps:
+            p, *state = model(torch.from_numpy(x), *state)
+            floats.append(float(p))
+    firmware = np.array([float(r.outputs_float[0].reshape(-1)[0]) for r in got])
+    floats = np.array(floats)
+    assert 0.2 < (floats > 0.5).mean() < 0.8              # a VAD that decides, both ways
+    assert ((firmware > 0.5) == (floats > 0.5)).mean() >= 0.98
