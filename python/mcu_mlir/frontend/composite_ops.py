@@ -8,6 +8,8 @@ PT2E observes and quantizes the parts. Only programs that contain one of these o
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 
 import torch
@@ -184,3 +186,120 @@ def magnitude_as_hypot(gm: torch.fx.GraphModule) -> None:
     if rewritten:
         graph.eliminate_dead_code()
         gm.recompile()
+
+
+_COMPLEX_VIEWS = (aten.reshape.default, aten.view.default, aten._unsafe_view.default, aten.squeeze.dim,
+                  aten.unsqueeze.default)
+
+
+# A complex tensor scaled by a real one: the magnitude scales by its absolute value.
+_REAL_SCALINGS = {aten.div.Tensor: aten.div.Tensor, aten.div_.Tensor: aten.div.Tensor,
+                  aten.mul.Tensor: aten.mul.Tensor, aten.mul_.Tensor: aten.mul.Tensor}
+
+
+def _is_real(arg) -> bool:
+    if isinstance(arg, (int, float)):
+        return True
+    val = arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
+    return isinstance(val, torch.Tensor) and not val.is_complex()
+
+
+def stft_magnitude_as_conv(gm: torch.fx.GraphModule) -> None:
+    """|stft(x)| (torch.stft, torchaudio's Spectrogram / MelSpectrogram / MFCC) becomes what it
+    computes on a microcontroller: a strided conv1d whose filters are the windowed cos / -sin basis
+    (n_fft taps, hop stride, `normalized` folded in), its two halves the real and imaginary parts,
+    and their hypot. The complex tensor never exists; only a magnitude read through views is
+    rewritten (an stft read any other way stays, and is refused by name)."""
+    graph = gm.graph
+    rewritten = False
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not aten.abs.default:
+            continue
+        chain, src = [], node.args[0]
+        while isinstance(src, torch.fx.Node) and len(src.users) == 1 and (
+                src.target in _COMPLEX_VIEWS or src.target in _REAL_SCALINGS and _is_real(src.args[1])):
+            chain.insert(0, src)
+            src = src.args[0]
+        if not (isinstance(src, torch.fx.Node) and src.target is aten.stft.default and len(src.users) == 1):
+            continue
+        basis = _stft_basis(gm, src)
+        if basis is None:
+            continue
+        x = src.args[0]
+        val = x.meta.get("val")
+        name = f"_mcu_stft_basis_{len([b for b in gm._buffers if b.startswith('_mcu_stft_basis')])}"
+        gm.register_buffer(name, basis)
+        bins = basis.shape[0] // 2
+        hop = src.args[2] if len(src.args) > 2 and src.args[2] is not None else int(src.args[1]) // 4
+        with graph.inserting_before(node):
+            weight = graph.get_attr(name)
+            signal = graph.call_function(aten.unsqueeze.default, (x, -2))        # (..., 1, T)
+            if val.dim() == 1:
+                signal = graph.call_function(aten.unsqueeze.default, (signal, 0))
+            parts = graph.call_function(aten.conv1d.default, (signal, weight, None, [int(hop)]))
+            real = graph.call_function(aten.slice.Tensor, (parts, 1, 0, bins))
+            imag = graph.call_function(aten.slice.Tensor, (parts, 1, bins, 2 * bins))
+            magnitude = graph.call_function(aten.hypot.default, (real, imag))
+            if val.dim() == 1:
+                magnitude = graph.call_function(aten.squeeze.dim, (magnitude, 0))
+            out = magnitude
+            for step in chain:
+                if step.target in _REAL_SCALINGS:     # |z / c| = |z| / |c| (torchaudio's normalized=True)
+                    factor = step.args[1]
+                    factor = graph.call_function(aten.abs.default, (factor,)) if isinstance(factor, torch.fx.Node) \
+                        else abs(factor)
+                    out = graph.call_function(_REAL_SCALINGS[step.target], (out, factor))
+                else:
+                    out = graph.call_function(step.target, (out, *step.args[1:]), dict(step.kwargs))
+        _describe_new_nodes(graph, src, val, basis, weight)
+        node.replace_all_uses_with(out)
+        for old in [node, *reversed(chain), src]:     # in-place ops (div_) are not dead code to FX
+            graph.erase_node(old)
+        rewritten = True
+    if rewritten:
+        graph.eliminate_dead_code()
+        gm.recompile()
+
+
+def _describe_new_nodes(graph, src, val, basis, weight) -> None:
+    """The stft's source line and module for the nodes that replace it, and each one's value (a fake
+    tensor in the program's fake mode, as export left on every node)."""
+    fake_mode = getattr(val, "fake_mode", None)
+    for new in graph.nodes:
+        if new.op not in ("call_function", "get_attr") or "val" in new.meta:
+            continue
+        new.meta["stack_trace"] = src.meta.get("stack_trace")
+        new.meta["nn_module_stack"] = src.meta.get("nn_module_stack")
+        if new is weight:
+            new.meta["val"] = fake_mode.from_tensor(basis, static_shapes=True) if fake_mode is not None else basis
+            continue
+        args, kwargs = torch.fx.node.map_arg((new.args, new.kwargs), lambda n: n.meta.get("val"))
+        with fake_mode if fake_mode is not None else contextlib.nullcontext():
+            new.meta["val"] = new.target(*args, **kwargs)
+
+
+def _stft_basis(gm, stft) -> torch.Tensor | None:
+    """(2 * bins, 1, n_fft) filters of an aten.stft node: window x cos, window x -sin, or None when
+    its arguments are not constants this rewrite knows (a run-time window, two-sided output)."""
+    args = list(stft.args) + [None] * (9 - len(stft.args))
+    n_fft, _, win_length, window, normalized, onesided = (args[1], args[2], args[3], args[4], args[5], args[6])
+    if onesided is False or not isinstance(n_fft, int):
+        return None
+    win_length = int(win_length) if win_length is not None else n_fft
+    if window is None:
+        w = torch.ones(win_length, dtype=torch.float64)
+    elif isinstance(window, torch.fx.Node) and window.op == "get_attr":
+        w = functools.reduce(getattr, window.target.split("."), gm).detach().to(torch.float64).reshape(-1)
+    else:
+        return None
+    if w.numel() < n_fft:      # centred in n_fft, as torch.stft pads a shorter window
+        left = (n_fft - w.numel()) // 2
+        w = torch.nn.functional.pad(w, (left, n_fft - w.numel() - left))
+    bins = n_fft // 2 + 1
+    t = torch.arange(n_fft, dtype=torch.float64)
+    k = torch.arange(bins, dtype=torch.float64).unsqueeze(1)
+    angle = 2 * math.pi * k * t / n_fft
+    basis = torch.cat([torch.cos(angle) * w, -torch.sin(angle) * w])
+    if normalized:
+        basis = basis / math.sqrt(n_fft)
+    return basis.unsqueeze(1).to(torch.float32)

@@ -74,7 +74,7 @@ def _lower_min_max(self, node, ins, scale, zp, elem, clamp):
     # TOSA compares int32 only: widen (exactly), compare, narrow (the values fit).
     vs = [self.w.op("tosa.cast", [q.v], q.shape, "i32") for q in qs]
     vs = [self.w.reshape(v, (1,) * (len(out_shape) - len(v.shape)) + tuple(v.shape)) for v in vs]
-    name = "tosa.maximum" if node.target == aten.maximum.default else "tosa.minimum"
+    name = "tosa.maximum" if node.target in (aten.maximum.default, aten.max.other) else "tosa.minimum"
     wide = self.w.op(name, vs, out_shape, "i32")
     out = Q(self.w.op("tosa.cast", [wide], out_shape, elem), scale, zp)
     return self.apply_clamp(out, clamp)
@@ -194,8 +194,10 @@ def _lower_hypot(self, node, ins, scale, zp, elem, clamp):
                  shape, "i32")
     root = w.op("tosa.table", [w.op("tosa.cast", [index], shape, "i16"), w.const(_SQRT_TABLE, "i16", (513,))],
                 shape, "i32")                                  # ~ sqrt(normalised) * 2**6
+    # The rescale's factor stays below 2**8 (its shift >= 23: TOSA requires |root| < 2**(shift - 1),
+    # and the root reaches 2**21.5); the bits given up come back in the final per-element shift.
     ratio = qa.scale / scale
-    headroom = min(16, 14 - math.ceil(math.log2(ratio))) if ratio > 0 else 16
+    headroom = min(16, 13 - math.ceil(math.log2(ratio))) if ratio > 0 else 16
     if headroom < 0:
         raise UserError(f"{describe(node)}: output scale {scale} is too fine for the magnitude's input scale")
     m, sh = quantize_multiplier(ratio * 2.0 ** (headroom - 6))
@@ -216,6 +218,7 @@ LOWER = {
     aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
     aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,
     aten.maximum.default: _lower_min_max, aten.minimum.default: _lower_min_max,
+    aten.max.other: _lower_min_max, aten.min.other: _lower_min_max,     # torch.max(a, b): elementwise
     **{t: _lower_clamp_tail for t in _CLAMPS},
 }
 EAGER = {aten.relu.default: _eager_relu, aten.relu_.default: _eager_relu}
