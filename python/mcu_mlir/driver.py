@@ -81,6 +81,7 @@ def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A00
             elf = target_build.build(out, target=options.target, cmsis_nn_path=_cmsis_nn_path(options))
         result.files["elf"] = Path(elf)
         report.update(_flash_report(Path(elf), options.target, report))
+        _check_flash(report, options)
     report["timings"] = {k: round(v, 3) for k, v in timings.items()}
     _write_report(out, report)
     return result
@@ -305,8 +306,9 @@ def _backend_stage(module, options, result, timings):
     from .dialects import load_all
     load_all(module.context)
     with _Timer(timings, "backend-passes"), progress.step("converting to kernels and planning memory"):
+        ram, _ = options.memory_limits()
         options_text = (f"target={options.target} backend={options.backend} prefer={options.prefer} "
-                        f"softmax={options.softmax}")
+                        f"softmax={options.softmax} ram-bytes={ram}")
         _run(module, f"{BACKEND_PIPELINE}{{{options_text}}}", out, "cmsisnn")
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
 
@@ -328,6 +330,20 @@ def _emit_stage(module, options, result, timings):
             for name, text in sorted(files.items()):
                 _write(out, name, text, result, name)
     result.report.update(report)
+    _, flash = options.memory_limits()
+    if flash and report["weights_bytes"] > flash:
+        heaviest = sorted((op for op in report["ops"] if op["weights_bytes"]), key=lambda op: -op["weights_bytes"])[:3]
+        names = ", ".join(f"'{op['name']}' ({op['weights_bytes']} bytes)" for op in heaviest)
+        raise UserError(f"the model's weights take {report['weights_bytes']} bytes, "
+                        f"{report['weights_bytes'] - flash} bytes over the flash limit ({flash} bytes) before any "
+                        f"code; the largest: {names}")
+
+
+def _check_flash(report: dict, options) -> None:
+    _, flash = options.memory_limits()
+    if flash and report.get("flash_bytes", 0) > flash:
+        raise UserError(f"the firmware takes {report['flash_bytes']} bytes of flash ({report['weights_bytes']} of "
+                        f"them weights), {report['flash_bytes'] - flash} bytes over the flash limit ({flash} bytes)")
 
 
 def _flash_report(elf: Path, target: str, report: dict) -> dict:

@@ -19,6 +19,27 @@ SOFTMAX = ("table", "cmsis-nn")
 STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "project", "elf")
 
 
+_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024 * 1024, "MB": 1024 * 1024, "MIB": 1024 * 1024}
+
+
+def parse_bytes(value, what: str) -> int | None:
+    """A byte count: an int, or text such as 262144, 256K, 256KiB, 1M."""
+    from .diagnostics import UserError
+    if value is None or value == "":
+        return None
+    if isinstance(value, int):
+        count = value
+    else:
+        import re
+        m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", str(value))
+        if m is None or m.group(2).upper() not in _UNITS:
+            raise UserError(f"{what} {value!r}: expected a byte count such as 262144, 256K or 1M")
+        count = int(m.group(1)) * _UNITS[m.group(2).upper()]
+    if count <= 0:
+        raise UserError(f"{what} {value!r}: must be a positive number of bytes")
+    return count
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     target: str = "cortex-m55"
@@ -36,12 +57,22 @@ class CompileOptions:
     int16_layers: object = None      # int8 models: "auto", or layer names kept in int16
     target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
     state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
+    ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
+    flash_limit: object = None       # bytes the weights and the firmware must fit in; default: the target's flash
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         # "1:1,2:2" or pairs -> ((1, 1), (2, 2)); a bad spec is the user's error, raised here.
         from .io_quant import parse_state
         object.__setattr__(self, "state", tuple(parse_state(self.state)))
+        for name in ("ram_limit", "flash_limit"):
+            object.__setattr__(self, name, parse_bytes(getattr(self, name), "--" + name.replace("_", "-")))
+
+    def memory_limits(self) -> tuple[int, int]:
+        """(RAM, flash) bytes the model must fit in: the options', else the target's (0: none)."""
+        from .target.cores import CORES
+        core = CORES.get(self.target)
+        return (self.ram_limit or (core.ram_bytes if core else 0), self.flash_limit or (core.flash_bytes if core else 0))
 
     def validate(self) -> None:
         from .diagnostics import UserError

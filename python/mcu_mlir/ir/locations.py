@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-_FILE_LINE_COL = re.compile(r'loc\("(?P<file>(?:[^"\\]|\\.)*)":(?P<line>\d+):(?P<col>\d+)')
+# A file location anywhere in a printed location: loc("f.py":3:0), or inside a name / fused / callsite
+# location, loc("layer"("f.py":3:0)).
+_FILE_LINE_COL = re.compile(r'"(?P<file>(?:[^"\\]|\\.)*)":(?P<line>\d+):(?P<col>\d+)')
 _NAME = re.compile(r'loc\("([^"]+)"')
 _LINE = re.compile(r':(\d+):\d+')
 

@@ -15,6 +15,7 @@ from .base import ModulePass
 from ..ir.types import BYTES as DTYPE_BYTES
 from .conversion.common import CORE_PATH
 from ..ir import attributes as mcu_attrs
+from ..ir.locations import layer_name
 
 ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
 
@@ -114,6 +115,20 @@ def place(buffers: list[_Buffer], lower_bound: int = 0) -> int:
     return memory_overlap.place(buffers, {}, lower_bound, RANDOM_ORDERS)
 
 
+def _peak(ops, buffers, scratch, arena) -> tuple | None:
+    """(the kernel op whose run uses the arena's top byte, the bytes live while it runs)."""
+    best = None
+    for i, op in enumerate(ops):
+        live = [b for b in buffers if b.start <= i <= b.end] + ([scratch[i]] if i in scratch else [])
+        if not live:
+            continue
+        top = max(b.offset + _align(b.size) for b in live)
+        size = sum(b.size for b in live)
+        if best is None or (top, size) > best[0]:
+            best = ((top, size), op, size)
+    return (best[1], best[2]) if best is not None else None
+
+
 @dataclasses.dataclass(frozen=True)
 class PlanMemory(ModulePass):
     """Plans one static arena for the intermediate tensors and scratch buffers.
@@ -153,16 +168,26 @@ class PlanMemory(ModulePass):
             return
         path = CORE_PATH[target]
         arena = lower = overlap_lower = 0
+        peak = None
         for fn in self.functions(module):
-            a, lb, olb = self._plan_function(fn, path)
+            a, lb, olb, fn_peak = self._plan_function(fn, path)
+            if a >= arena:
+                peak = fn_peak
             arena, lower, overlap_lower = max(arena, a), max(lower, lb), max(overlap_lower, olb)
         i64 = ir.IntegerType.get_signless(64)
         module.attributes[mcu_attrs.ARENA_BYTES] = ir.IntegerAttr.get(i64, arena)
         module.attributes[mcu_attrs.ARENA_LOWER_BOUND_BYTES] = ir.IntegerAttr.get(i64, lower)
         module.attributes[mcu_attrs.ARENA_OVERLAP_BOUND_BYTES] = ir.IntegerAttr.get(i64, overlap_lower)
         if self.ram_bytes and arena > self.ram_bytes:
-            self.emit_error(module, f"the model needs a {arena}-byte arena (at least {lower} bytes "
-                                    f"live at once); the target has ram-bytes={self.ram_bytes}")
+            where = module
+            message = (f"the model needs a {arena}-byte arena, {arena - self.ram_bytes} bytes over the RAM limit "
+                       f"(ram-bytes={self.ram_bytes}; at least {lower} bytes are live at once)")
+            if peak is not None:
+                op, live = peak
+                where = op
+                message += (f"; the peak is at layer '{layer_name(op.location)}' ({op.operation.name}): its inputs, "
+                            f"output and scratch and the tensors kept for later layers take {live} bytes there")
+            self.emit_error(where, message)
 
     def _plan_function(self, fn, path: str) -> tuple[int, int, int]:
         block = fn.regions[0].blocks[0]
@@ -278,7 +303,7 @@ class PlanMemory(ModulePass):
             if i in scratch:
                 op.attributes[mcu_attrs.SCRATCH_OFFSET] = ir.IntegerAttr.get(i64, scratch[i].offset)
                 op.attributes[mcu_attrs.SCRATCH_BYTES] = ir.IntegerAttr.get(i64, scratch[i].size)
-        return arena, lower, overlap_lower
+        return arena, lower, overlap_lower, _peak(ops, buffers, scratch, arena)
 
     @staticmethod
     def _use_scratch_free_kernels(ops, buffers, scratch, arena, plan) -> bool:

@@ -33,6 +33,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
                    help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
                         "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
+    p.add_argument("--ram-limit", default=None, metavar="BYTES",
+                   help="the arena must fit in this much RAM (262144, 256K, 1M; default: the target board's RAM); a "
+                        "model over it fails naming its peak layer and the bytes over")
+    p.add_argument("--flash-limit", default=None, metavar="BYTES",
+                   help="the weights (and with --emit elf the firmware) must fit in this much flash (default: the "
+                        "target board's)")
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
                    help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
@@ -97,7 +103,7 @@ def run(args) -> int:
                    calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, softmax=args.softmax, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
                    name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
-                   state=args.state)
+                   state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
