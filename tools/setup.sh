@@ -17,6 +17,8 @@ command -v git >/dev/null || need_apt+=(git)
 # A spoken test signal for the streaming VAD test (tools/speech_signal.py).
 command -v espeak-ng >/dev/null || need_apt+=(espeak-ng)
 command -v sox >/dev/null || need_apt+=(sox)
+# report.html is checked by rendering it (test/e2e/test_report_html.py).
+command -v chromium >/dev/null || need_apt+=(chromium)
 python3 -c "import venv, ensurepip" 2>/dev/null || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"

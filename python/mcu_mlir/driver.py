@@ -83,7 +83,12 @@ def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A00
         report.update(_flash_report(Path(elf), options.target, report))
         _check_flash(report, options)
     report["timings"] = {k: round(v, 3) for k, v in timings.items()}
+    if options.reaches("cmsisnn"):
+        report["ram_limit_bytes"], report["flash_limit_bytes"] = options.memory_limits()
     _write_report(out, report)
+    if options.report and options.reaches("c"):
+        from .target import report_html
+        result.files["report.html"] = report_html.write(out)
     return result
 
 

@@ -59,6 +59,7 @@ class CompileOptions:
     state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
     ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
     flash_limit: object = None       # bytes the weights and the firmware must fit in; default: the target's flash
+    report: bool = False             # also write report.html (the memory and layer report for a person)
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -72,7 +73,8 @@ class CompileOptions:
         """(RAM, flash) bytes the model must fit in: the options', else the target's (0: none)."""
         from .target.cores import CORES
         core = CORES.get(self.target)
-        return (self.ram_limit or (core.ram_bytes if core else 0), self.flash_limit or (core.flash_bytes if core else 0))
+        ram, flash = (core.ram_bytes, core.flash_bytes) if core else (0, 0)
+        return self.ram_limit or ram, self.flash_limit or flash
 
     def validate(self) -> None:
         from .diagnostics import UserError

@@ -426,6 +426,40 @@ def _weights_bytes(op) -> int:
     return total
 
 
+def _is_view(op) -> bool:
+    """A kernel op whose result is its input's storage (a contiguous slice, a reshape not copied)."""
+    return mcu_attrs.VIEW in op.attributes or (isinstance(op, cmsisnn.ReshapeOp)
+                                               and mcu_attrs.COPY not in op.attributes)
+
+
+def _arena_buffers(ops) -> list[dict]:
+    """Each tensor and scratch buffer the arena holds: its layer, the kernels it lives over
+    (first to last, views' readers included) and where it sits; the memory report's timeline."""
+    index = {op.results[0]: i for i, op in enumerate(ops)}
+
+    def last_use(value) -> int:
+        last = index[value]
+        for use in value.uses:
+            owner = use.owner
+            if owner.name == "func.return":
+                last = len(ops)
+            elif len(owner.results) and owner.results[0] in index:
+                j = index[owner.results[0]]
+                last = max(last, last_use(owner.results[0]) if _is_view(ops[j]) else j)
+        return last
+    out = []
+    for i, op in enumerate(ops):
+        if mcu_attrs.SCRATCH_BYTES in op.attributes:
+            out.append({"layer": _layer_name(op), "kernel": _kernel_name(op), "start": i, "end": i,
+                        "offset": _int(op, mcu_attrs.SCRATCH_OFFSET), "bytes": _int(op, mcu_attrs.SCRATCH_BYTES),
+                        "scratch": True})
+        if _is_view(op) or mcu_attrs.STORAGE not in op.attributes or _str(op, mcu_attrs.STORAGE) != "arena":
+            continue
+        out.append({"layer": _layer_name(op), "kernel": _kernel_name(op), "start": i, "end": last_use(op.results[0]),
+                    "offset": _int(op, mcu_attrs.OFFSET), "bytes": _nbytes(op.results[0]), "scratch": False})
+    return out
+
+
 def model_report(module) -> dict:
     """Arena, lower bound, weights and one entry per kernel call (in run order)."""
     module_op, fn = _entry(module)
@@ -448,8 +482,11 @@ def model_report(module) -> dict:
                  _str(op, mcu_attrs.STORAGE) == "arena" else None}
         if mcu_attrs.FALLBACK in op.attributes:
             entry["fallback"] = _str(op, mcu_attrs.FALLBACK)
+        if mcu_attrs.SCRATCH_BYTES in op.attributes:
+            entry["scratch_bytes"] = _int(op, mcu_attrs.SCRATCH_BYTES)
         ops.append(entry)
     return {"arena_bytes": _int(module_op, mcu_attrs.ARENA_BYTES),
+            "buffers": _arena_buffers(_kernel_ops(fn)),
             "arena_lower_bound_bytes": _int(module_op, mcu_attrs.ARENA_LOWER_BOUND_BYTES),
             "arena_overlap_bound_bytes": _int(module_op, mcu_attrs.ARENA_OVERLAP_BOUND_BYTES, None),
             "weights_bytes": weights,

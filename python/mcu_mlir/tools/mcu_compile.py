@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--flash-limit", default=None, metavar="BYTES",
                    help="the weights (and with --emit elf the firmware) must fit in this much flash (default: the "
                         "target board's)")
+    p.add_argument("--report", action="store_true",
+                   help="also write report.html: RAM and flash against the target, the arena timeline, a per-layer "
+                        "table (self-contained; mcu-run --count-instructions adds its instruction counts)")
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
                    help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
@@ -103,7 +106,7 @@ def run(args) -> int:
                    calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, softmax=args.softmax, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
                    name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
-                   state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit)
+                   state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit, report=args.report)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")

@@ -108,7 +108,20 @@ def run(args) -> int:
         print(f"peak stack use: {result.stack_bytes:,} bytes")
     if result.instructions is not None:
         print(format_instructions(result.instructions))
+        _keep_counts(outdir, result.instructions, args.target)
     return 0
+
+
+def _keep_counts(outdir: Path, counts: dict, target: str) -> None:
+    """OUTDIR/instructions.json (per layer and total), and report.html redrawn with them if there is one."""
+    import json
+    layers = [{"index": layer["index"], "name": layer["name"], "instructions": layer["instructions"]}
+              for layer in counts["layers"]]
+    (outdir / "instructions.json").write_text(json.dumps({"target": target, "total": counts["total"],
+                                                          "layers": layers}, indent=1) + "\n")
+    if (outdir / "report.html").exists():
+        from ..target import report_html
+        report_html.write(outdir)
 
 
 def _run_steps(args, outdir: Path, inputs: list) -> int:
