@@ -58,7 +58,7 @@ class CompileOptions:
     target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
     state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
     ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
-    flash_limit: object = None       # bytes the weights and the firmware must fit in; default: the target's flash
+    flash_limit: object = None       # bytes the weights and the firmware must fit in; default: none
     report: bool = False             # also write report.html (the memory and layer report for a person)
     extra: dict = field(default_factory=dict, compare=False)
 
@@ -70,11 +70,12 @@ class CompileOptions:
             object.__setattr__(self, name, parse_bytes(getattr(self, name), "--" + name.replace("_", "-")))
 
     def memory_limits(self) -> tuple[int, int]:
-        """(RAM, flash) bytes the model must fit in: the options', else the target's (0: none)."""
+        """(RAM, flash) bytes the model must fit in (0: none): the options', else for RAM the target
+        board's (what its linker script gives data, stack and arena). Flash only when given: the boards
+        hold weights in memory beside their code region (mps3-an547: 256 MB DDR, 512 kB for code)."""
         from .target.cores import CORES
         core = CORES.get(self.target)
-        ram, flash = (core.ram_bytes, core.flash_bytes) if core else (0, 0)
-        return self.ram_limit or ram, self.flash_limit or flash
+        return self.ram_limit or (core.ram_bytes if core else 0), self.flash_limit or 0
 
     def validate(self) -> None:
         from .diagnostics import UserError

@@ -37,8 +37,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the arena must fit in this much RAM (262144, 256K, 1M; default: the target board's RAM); a "
                         "model over it fails naming its peak layer and the bytes over")
     p.add_argument("--flash-limit", default=None, metavar="BYTES",
-                   help="the weights (and with --emit elf the firmware) must fit in this much flash (default: the "
-                        "target board's)")
+                   help="the weights (and with --emit elf the firmware) must fit in this much flash (default: no "
+                        "limit; the emulated boards keep weights in a large memory beside the code)")
     p.add_argument("--report", action="store_true",
                    help="also write report.html: RAM and flash against the target, the arena timeline, a per-layer "
                         "table (self-contained; mcu-run --count-instructions adds its instruction counts)")
