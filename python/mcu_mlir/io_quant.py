@@ -85,7 +85,10 @@ def parse_state(spec) -> list[tuple[int, int]]:
                 raise UserError(f"--state {spec!r}: expected INPUT:OUTPUT index pairs like 1:1,2:2")
             pairs.append((int(a), int(b)))
     else:
-        pairs = [(int(a), int(b)) for a, b in spec]
+        try:
+            pairs = [(int(a), int(b)) for a, b in spec]
+        except (TypeError, ValueError):
+            raise UserError(f"state {spec!r}: expected (input index, output index) pairs") from None
     ins, outs = [a for a, _ in pairs], [b for _, b in pairs]
     if len(set(ins)) != len(ins) or len(set(outs)) != len(outs):
         raise UserError(f"--state {spec!r}: an input or output is named twice")

@@ -231,6 +231,7 @@ def stft_magnitude_as_conv(gm: torch.fx.GraphModule) -> None:
         gm.register_buffer(name, basis)
         bins = basis.shape[0] // 2
         hop = src.args[2] if len(src.args) > 2 and src.args[2] is not None else int(src.args[1]) // 4
+        before = set(graph.nodes)
         with graph.inserting_before(node):
             weight = graph.get_attr(name)
             signal = graph.call_function(aten.unsqueeze.default, (x, -2))        # (..., 1, T)
@@ -251,7 +252,8 @@ def stft_magnitude_as_conv(gm: torch.fx.GraphModule) -> None:
                     out = graph.call_function(_REAL_SCALINGS[step.target], (out, factor))
                 else:
                     out = graph.call_function(step.target, (out, *step.args[1:]), dict(step.kwargs))
-        _describe_new_nodes(graph, src, val, basis, weight)
+        created = [n for n in graph.nodes if n not in before]
+        _describe_new_nodes(created, src, val, basis, weight)
         node.replace_all_uses_with(out)
         for old in [node, *reversed(chain), src]:     # in-place ops (div_) are not dead code to FX
             graph.erase_node(old)
@@ -261,13 +263,11 @@ def stft_magnitude_as_conv(gm: torch.fx.GraphModule) -> None:
         gm.recompile()
 
 
-def _describe_new_nodes(graph, src, val, basis, weight) -> None:
+def _describe_new_nodes(created, src, val, basis, weight) -> None:
     """The stft's source line and module for the nodes that replace it, and each one's value (a fake
     tensor in the program's fake mode, as export left on every node)."""
     fake_mode = getattr(val, "fake_mode", None)
-    for new in graph.nodes:
-        if new.op not in ("call_function", "get_attr") or "val" in new.meta:
-            continue
+    for new in created:
         new.meta["stack_trace"] = src.meta.get("stack_trace")
         new.meta["nn_module_stack"] = src.meta.get("nn_module_stack")
         if new is weight:
