@@ -345,21 +345,32 @@ int mcu_elementwise_mul_s16(const mcu_elementwise_params_t *p, const int16_t *in
 /* hypot(a, b) as the frontend's integer form (frontend/lowering/elementwise.py, _lower_hypot):
    the exact sum of squares, CLZ-normalised by an even shift, its square root looked up in the
    interpolated int16 table, rescaled, shifted back and offset. */
+/* The root of one element's sum of squares, shifted back (before the output offset). */
+static inline int32_t hypot_root(int32_t x, int32_t y, const int16_t *table, int32_t multiplier, int32_t shift,
+                                 int32_t headroom) {
+  const int32_t total = x * x + y * y; /* < 2^31: |x|, |y| <= 32767 */
+  if (total == 0) return 0;
+  const int32_t even = (mcu_clz32((uint32_t)total) - 1) & -2;
+  const int32_t normalised = (int32_t)((uint32_t)total << even);
+  const int32_t looked = mcu_tosa_table_s16(table, (int16_t)((normalised >> 16) - 16384));
+  return mcu_tosa_shift_round(mcu_tosa_apply_scale_32(looked, multiplier, shift, 1), (even >> 1) + headroom);
+}
+
 int mcu_hypot(int32_t count, mcu_dtype_t input_type, const void *a, const void *b, int32_t a_zp, int32_t b_zp,
               const int16_t *table, int32_t multiplier, int32_t shift, int32_t headroom, mcu_dtype_t output_type,
               int32_t output_zp, void *output) {
-  const int64_t lo = mcu_type_min(output_type), hi = mcu_type_max(output_type);
+  const int32_t lo = (int32_t)mcu_type_min(output_type), hi = (int32_t)mcu_type_max(output_type);
+  if (input_type != MCU_I8 && input_type != MCU_I16) return MCU_STATUS_BAD_ARGUMENT;
+  if (output_type != MCU_I8 && output_type != MCU_I16) return MCU_STATUS_BAD_ARGUMENT;
   for (int32_t i = 0; i < count; ++i) {
-    const int32_t x = (int32_t)(mcu_read(a, input_type, i) - a_zp), y = (int32_t)(mcu_read(b, input_type, i) - b_zp);
-    const int32_t total = x * x + y * y;   /* < 2^31: |x|, |y| <= 32767 */
-    int32_t root = 0;
-    if (total != 0) {
-      const int32_t even = (mcu_clz32((uint32_t)total) - 1) & -2;
-      const int32_t normalised = (int32_t)((uint32_t)total << even);
-      const int32_t looked = mcu_tosa_table_s16(table, (int16_t)((normalised >> 16) - 16384));
-      root = mcu_tosa_shift_round(mcu_tosa_apply_scale_32(looked, multiplier, shift, 1), (even >> 1) + headroom);
-    }
-    mcu_write(output, output_type, i, mcu_clip((int64_t)root + output_zp, lo, hi));
+    const int32_t x = (input_type == MCU_I8 ? ((const int8_t *)a)[i] : ((const int16_t *)a)[i]) - a_zp;
+    const int32_t y = (input_type == MCU_I8 ? ((const int8_t *)b)[i] : ((const int16_t *)b)[i]) - b_zp;
+    int32_t v = hypot_root(x, y, table, multiplier, shift, headroom) + output_zp;
+    v = v < lo ? lo : (v > hi ? hi : v);
+    if (output_type == MCU_I8)
+      ((int8_t *)output)[i] = (int8_t)v;
+    else
+      ((int16_t *)output)[i] = (int16_t)v;
   }
   return MCU_STATUS_OK;
 }

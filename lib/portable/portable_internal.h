@@ -91,13 +91,17 @@ static inline int32_t mcu_tosa_mul_i32(int32_t a, int32_t b, int32_t shift) {
 
 /* Leading zeros of a 32-bit pattern (32 for 0), TOSA CLZ. */
 static inline int32_t mcu_clz32(uint32_t v) {
-  int32_t n = 0;
   if (v == 0) return 32;
+#if defined(__GNUC__) || defined(__clang__)
+  return (int32_t)__builtin_clz(v); /* one CLZ instruction on Armv7-M and later */
+#else
+  int32_t n = 0;
   while (!(v & 0x80000000u)) {
     v <<= 1;
     ++n;
   }
   return n;
+#endif
 }
 
 /* TOSA TABLE on int16: 513 points, 7 interpolated fraction bits (an int32 result). */
