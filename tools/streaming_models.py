@@ -73,6 +73,76 @@ class ConvLSTMStream(nn.Module):
         return torch.sigmoid(self.head(h)), h, c
 
 
+class CRNNStream(nn.Module):
+    """A CRNN keyword spotter run chunk by chunk: 4 frames of 40 MFCCs through two convs, a GRUCell
+    whose h is carried, class scores."""
+
+    def __init__(self, mfcc: int = 40, frames: int = 4, hidden: int = 64, classes: int = 12):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv1d(mfcc, 64, 3, padding=1), nn.BatchNorm1d(64), nn.ReLU(),
+                                  nn.Conv1d(64, 64, 3, padding=1), nn.ReLU())
+        self.gru = nn.GRUCell(64 * frames, hidden)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x, h):
+        h = self.gru(self.conv(x).flatten(1), h)
+        return self.head(h), h
+
+
+class LSTM2Stream(nn.Module):
+    """A 2-layer LSTM sequence model one step at a time: both layers' h and c carried."""
+
+    def __init__(self, features: int = 16, hidden: int = 48):
+        super().__init__()
+        self.l1, self.l2 = nn.LSTMCell(features, hidden), nn.LSTMCell(hidden, hidden)
+        self.head = nn.Linear(hidden, 4)
+
+    def forward(self, x, h1, c1, h2, c2):
+        h1, c1 = self.l1(x, (h1, c1))
+        h2, c2 = self.l2(h1, (h2, c2))
+        return self.head(h2), h1, c1, h2, c2
+
+
+class DeepSpeechStream(nn.Module):
+    """DeepSpeech-like: a chunk of 8 frames of 40 features through a strided conv and two fully
+    connected layers, then an LSTMCell per chunk with its state carried, character scores."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(40, 64, 5, stride=2, padding=2)
+        self.fc = nn.Sequential(nn.Linear(64 * 4, 128), nn.Hardtanh(0, 20), nn.Linear(128, 128), nn.Hardtanh(0, 20))
+        self.lstm = nn.LSTMCell(128, 96)
+        self.out = nn.Linear(96, 29)
+
+    def forward(self, x, h, c):
+        y = torch.relu(self.conv(x)).flatten(1)
+        h, c = self.lstm(self.fc(y), (h, c))
+        return self.out(h), h, c
+
+
+class TCNStream(nn.Module):
+    """A causal TCN (Conv-TasNet-like blocks of dilated depthwise convs) streamed: each block keeps the
+    last (kernel - 1) x dilation frames of its input as a context state."""
+
+    def __init__(self, channels: int = 32, kernel: int = 3, dilations=(1, 2, 4)):
+        super().__init__()
+        self.inp = nn.Conv1d(16, channels, 1)
+        self.blocks = nn.ModuleList(nn.Conv1d(channels, channels, kernel, dilation=d, groups=channels)
+                                    for d in dilations)
+        self.mix = nn.ModuleList(nn.Conv1d(channels, channels, 1) for _ in dilations)
+        self.context = [(kernel - 1) * d for d in dilations]
+        self.out = nn.Conv1d(channels, 16, 1)
+
+    def forward(self, x, c0, c1, c2):
+        y = self.inp(x)
+        states = []
+        for block, mix, ctx, past in zip(self.blocks, self.mix, self.context, (c0, c1, c2)):
+            joined = torch.cat([past, y], dim=2)
+            states.append(joined[:, :, -ctx:])
+            y = y + mix(torch.relu(block(joined)))
+        return (self.out(y), *states)
+
+
 def _seeded(cls):
     def make():
         torch.manual_seed(0)
@@ -82,9 +152,17 @@ def _seeded(cls):
 
 silero_vad_v5 = _seeded(SileroVADv5)
 conv_lstm_stream = _seeded(ConvLSTMStream)
+crnn_stream = _seeded(CRNNStream)
+lstm2_stream = _seeded(LSTM2Stream)
+deepspeech_stream = _seeded(DeepSpeechStream)
+tcn_stream = _seeded(TCNStream)
 
 MODELS = {
     "silero_vad_v5": (silero_vad_v5, [(1, 512), (1, 64), (1, 128), (1, 128)], [(1, 1), (2, 2), (3, 3)]),
+    "crnn_gru_stream": (crnn_stream, [(1, 40, 4), (1, 64)], [(1, 1)]),
+    "lstm2_stream": (lstm2_stream, [(1, 16), (1, 48), (1, 48), (1, 48), (1, 48)], [(1, 1), (2, 2), (3, 3), (4, 4)]),
+    "deepspeech_stream": (deepspeech_stream, [(1, 40, 8), (1, 96), (1, 96)], [(1, 1), (2, 2)]),
+    "tcn_stream": (tcn_stream, [(1, 16, 8), (1, 32, 2), (1, 32, 4), (1, 32, 8)], [(1, 1), (2, 2), (3, 3)]),
     "conv_lstm_stream": (conv_lstm_stream, [(1, 8, 4), (1, 24), (1, 24)], [(1, 1), (2, 2)]),
 }
 

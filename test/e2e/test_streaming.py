@@ -181,3 +181,23 @@ def test_vad_decisions_on_spoken_signal_agree_with_float(tmp_path):
     floats = np.array(floats)
     assert 0.2 < (floats > 0.5).mean() < 0.8              # a VAD that decides, both ways
     assert ((firmware > 0.5) == (floats > 0.5)).mean() >= 0.98
+
+
+@pytest.mark.parametrize("name", ["crnn_gru_stream", "lstm2_stream", "deepspeech_stream", "tcn_stream"])
+def test_stream_models_bit_exact_over_20_chunks(name, tmp_path):
+    """A CRNN keyword spotter (GRU state), a 2-layer LSTM (both layers' h, c), a DeepSpeech-like model
+    (conv, FCs, LSTM state) and a causal TCN (each block's context frames as state), streamed."""
+    import streaming_models
+    make, shapes, pairs = streaming_models.MODELS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(make(), tuple(torch.zeros(s) for s in shapes), target="host", backend=BACKEND,
+                         calibration=16, emit="c", output_dir=str(tmp_path), state=pairs)
+    state_inputs = {i for i, _ in pairs}
+    rng = np.random.default_rng(4)
+    steps = [[(0.5 * rng.standard_normal(s)).astype(np.float32) for i, s in enumerate(shapes) if i not in state_inputs]
+             for _ in range(STEPS)]
+    got = run.run_steps(tmp_path, steps, target="host")
+    want = run.run_reference_steps(tmp_path, steps)
+    for s, (c, r) in enumerate(zip(got, want)):
+        assert all(np.array_equal(a, b.reshape(a.shape)) for a, b in zip(c.outputs_q, r.outputs_q)), f"step {s}"
