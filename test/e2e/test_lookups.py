@@ -93,6 +93,30 @@ def test_lookups_match_pt2e_exactly(activations):
         assert np.abs(out.reshape(w.shape).astype(np.int64) - tq.quantize(w)).max() <= bound
 
 
+def test_negative_ids_count_from_the_end_in_indexing(tmp_path):
+    """x[:, ids] with ids in [-K, K): the C gathers what torch does (negative from the end)."""
+    class Pick(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x, ids):
+            return self.fc(x)[:, :, ids.reshape(-1)]
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(Pick().eval(), (torch.randn(1, 3, 8), torch.tensor([[0, 1, 2, 3]])), target="host",
+                         backend="portable", calibration=4, emit="c", output_dir=str(tmp_path))
+    ids = np.array([[-1, -8, 7, 0]], np.int32)
+    x = torch.randn(1, 3, 8, generator=torch.Generator().manual_seed(2)).numpy()
+    got = run.run(tmp_path, [x, ids], target="host")
+    want = run.run_reference_outdir(tmp_path, [x, ids])
+    assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))
+    y = got.outputs_q[0]
+    assert np.array_equal(y[..., 0], y[..., 2]) and np.array_equal(y[..., 1], y[..., 3])   # -1 is 7, -8 is 0
+    assert not np.array_equal(y[..., 0], y[..., 1])
+
+
 def test_integer_input_in_arithmetic_is_refused():
     class Arith(nn.Module):
         def __init__(self):

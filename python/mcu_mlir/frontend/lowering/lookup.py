@@ -2,9 +2,9 @@
 where the indices are an integer graph input (token ids) or a view of one.
 
 Each is one tosa.gather: the table viewed as [N, K, C] (K the looked-up dim, no data moved), the
-indices as [N, W] (tiled over N when N > 1). The rows keep the table's quantization, so no rescale
-follows. The indices are checked at run time by the kernel (an index outside the table is an error,
-not a read past it).
+indices as [N, W] (tiled over N when N > 1; for x[ids], negative ones counted from the end as torch
+does). The rows keep the table's quantization, so no rescale follows. The indices are checked at run
+time by the kernel (an index outside the table is an error, not a read past it).
 """
 
 from __future__ import annotations
@@ -105,6 +105,11 @@ def _lookup(self, node, table, dim: int, indices: Indices):
     w = math.prod(indices.v.shape)
     values = self.w.reshape(q.v, (n, k, c))
     ids = self.w.reshape(indices.v, (1, w))
+    if node.target == aten.index.Tensor:
+        # x[ids] counts negative ids from the end (embedding and index_select refuse them): id + K.
+        negative = self.w.op("tosa.greater", [self.w.scalar(0, 2), ids], (1, w), "i1")
+        wrapped = self.w.op("tosa.add", [ids, self.w.scalar(k, 2)], (1, w), "i32")
+        ids = self.w.op("tosa.select", [negative, wrapped, ids], (1, w), "i32")
     if n > 1:
         ids = self.w.tile(ids, (n, 1))
     rows = self.w.op("tosa.gather", [values, ids], (n, w, c), q.elem)
