@@ -14,7 +14,7 @@ Calls into the project's own C kernels are the `portable` dialect.
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
 from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields, PoolFields,
-                        UnaryFields, WeightedFields, numel, per_channel_check, rows_check, softmax16_check,
+                        UnaryFields, WeightedFields, numel, per_channel_check, rows_check, Softmax16Fields,
                         same_or_leading_repeat)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
@@ -133,21 +133,10 @@ class SoftmaxOp(KernelOp, dialect=CmsisNN, name="softmax"):
         return "arm_softmax_s8"
 
 
-class Softmax16Op(KernelOp, dialect=CmsisNN, name="softmax_s16"):
+class Softmax16Op(Softmax16Fields, dialect=CmsisNN, name="softmax_s16"):
     """arm_softmax_s16 over consecutive rows of `row_size` int16 values, output 1/32768, 0; `mult`,
     `shift` as TFLite's (x - max onto the exp table's [-10, 0]), the tables its
-    cmsis_nn_softmax_lut_s16 (exp and 1 / (1 + x), 513 int16 each)."""
-    input: Operand[ir.RankedTensorType]
-    exp_lut: Operand[ir.RankedTensorType]
-    one_by_one_lut: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    num_rows: ir.IntegerAttr
-    row_size: ir.IntegerAttr
-    mult: ir.IntegerAttr
-    shift: ir.IntegerAttr
-
-    def check(self):
-        return softmax16_check(self)
+    cmsis_nn_softmax_lut_s16."""
 
     def function_name(self) -> str:
         return "arm_softmax_s16"

@@ -120,22 +120,6 @@ def rows_check(op):
     return None
 
 
-def softmax16_check(op):
-    """arm_softmax_s16's operands: int16 rows in and out, two 513-entry int16 tables, a left shift
-    of at most 15 (x - max scaled in int32)."""
-    problem = rows_check(op)
-    if problem:
-        return problem
-    if op.elem(0) != "i16" or op.elem(0, result=True) != "i16":
-        return "takes and returns int16"
-    for i in (1, 2):
-        if numel(op.operation.operands[i].type) != 513 or op.elem(i) != "i16":
-            return "takes int16 tables of 513 entries"
-    if op.int("shift") > 15:
-        return "needs a shift of at most 15"
-    return None
-
-
 def per_channel_check(op, allow_none: bool = False):
     """multiplier / shift: as many of each, one or one per output channel (or none, where the
     kernel may leave its accumulators unscaled)."""
@@ -243,6 +227,32 @@ class AddFields(MulFields):
     input2_multiplier: ir.IntegerAttr
     input2_shift: ir.IntegerAttr
     left_shift: ir.IntegerAttr
+
+
+class Softmax16Fields(KernelOp):
+    """arm_softmax_s16's operands: int16 rows in and out, its two 513-entry int16 tables (exp and
+    1 / (1 + x)), `mult` / `shift` scaling x - max (a left shift of at most 15: x - max in int32)."""
+    input: Operand[ir.RankedTensorType]
+    exp_lut: Operand[ir.RankedTensorType]
+    one_by_one_lut: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    num_rows: ir.IntegerAttr
+    row_size: ir.IntegerAttr
+    mult: ir.IntegerAttr
+    shift: ir.IntegerAttr
+
+    def check(self):
+        problem = rows_check(self)
+        if problem:
+            return problem
+        if self.elem(0) != "i16" or self.elem(0, result=True) != "i16":
+            return "takes and returns int16"
+        for i in (1, 2):
+            if numel(self.operation.operands[i].type) != 513 or self.elem(i) != "i16":
+                return "takes int16 tables of 513 entries"
+        if self.int("shift") > 15:
+            return "needs a shift of at most 15"
+        return None
 
 
 class PoolFields(UnaryFields):

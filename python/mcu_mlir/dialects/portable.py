@@ -9,7 +9,7 @@ types, shapes, counts) is not repeated. The C emitter maps each op class to one 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
 from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields, numel,
-                        PoolFields, rows_check, softmax16_check, UnaryFields, WeightedFields, per_channel_check)
+                        PoolFields, rows_check, Softmax16Fields, UnaryFields, WeightedFields, per_channel_check)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
@@ -353,22 +353,10 @@ class Softmax16Op(KernelOp, dialect=Portable, name="softmax_s16"):
         return None
 
 
-class Softmax16LutOp(KernelOp, dialect=Portable, name="softmax_s16_lut"):
+class Softmax16LutOp(Softmax16Fields, dialect=Portable, name="softmax_s16_lut"):
     """arm_softmax_s16's integers over consecutive rows of `row_size` int16 values (the frontend's
-    CMSIS form; cmsis_softmax.py): `mult` / `shift` scale x - max onto the 513-entry exp table,
-    the row sum's reciprocal comes from the 1 / (1 + x) table; output 1/32768, 0."""
-    input: Operand[ir.RankedTensorType]
-    exp_lut: Operand[ir.RankedTensorType]
-    one_by_one_lut: Operand[ir.RankedTensorType]
-    output: Result[ir.RankedTensorType]
-    num_rows: ir.IntegerAttr
-    row_size: ir.IntegerAttr
-    mult: ir.IntegerAttr
-    shift: ir.IntegerAttr
+    CMSIS form; cmsis_softmax.py), for builds without CMSIS-NN; output 1/32768, 0."""
     KERNEL = "softmax_s16_lut"
-
-    def check(self):
-        return softmax16_check(self)
 
 
 class HypotOp(KernelOp, dialect=Portable, name="hypot"):

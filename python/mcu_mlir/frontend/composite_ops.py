@@ -134,6 +134,15 @@ def l2_normalize_as_rms_norm(gm: torch.fx.GraphModule) -> None:
         gm.recompile()
 
 
+def _replace(graph, node, target, args) -> None:
+    """`node` replaced by target(*args), which takes its source line, module and value."""
+    with graph.inserting_before(node):
+        new = graph.call_function(target, args)
+    new.meta.update(node.meta)
+    node.replace_all_uses_with(new)
+    graph.erase_node(node)
+
+
 def square_as_product(gm: torch.fx.GraphModule) -> None:
     """x ** 2 becomes x * x: a multiply of the integers (an elementwise-mul kernel), where a table of
     the square (the lowering of a function of one tensor) loses the small values in int16, whose
@@ -146,12 +155,7 @@ def square_as_product(gm: torch.fx.GraphModule) -> None:
             continue
         if node.target is aten.pow.Tensor_Scalar and node.args[1] != 2:
             continue
-        x = node.args[0]
-        with graph.inserting_before(node):
-            product = graph.call_function(aten.mul.Tensor, (x, x))
-        product.meta.update(node.meta)
-        node.replace_all_uses_with(product)
-        graph.erase_node(node)
+        _replace(graph, node, aten.mul.Tensor, (node.args[0], node.args[0]))
         rewritten = True
     if rewritten:
         gm.recompile()
@@ -177,11 +181,7 @@ def magnitude_as_hypot(gm: torch.fx.GraphModule) -> None:
         a, b = square_of(total.args[0]), square_of(total.args[1])
         if a is None or b is None:
             continue
-        with graph.inserting_before(node):
-            hypot = graph.call_function(aten.hypot.default, (a, b))
-        hypot.meta.update(node.meta)
-        node.replace_all_uses_with(hypot)
-        graph.erase_node(node)
+        _replace(graph, node, aten.hypot.default, (a, b))
         rewritten = True
     if rewritten:
         graph.eliminate_dead_code()
