@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -34,6 +35,9 @@ MODEL_FILE = os.path.join(ROOT, "tools", "public_models.py")
 BIN = os.path.dirname(sys.executable)
 # Kernels that only rename or view a buffer: no work, left out of the CMSIS-NN share.
 NO_WORK = ("alias", "view", "reshape", "none")
+# Models are built from torch's global seed (public_models.seeded): two threads building at once
+# would draw from one generator in turn and get other weights than the compiler saw.
+_BUILD_LOCK = threading.Lock()
 
 
 def _tool(name: str) -> str:
@@ -120,7 +124,7 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
         keys = sorted(k for k in results["m55"].files if k.endswith("_q"))
         row["bit_exact_m55"] = all(np.array_equal(results["m55"][k], results["reference"][k]) for k in keys)
     if "c" in results:
-        with torch.no_grad():
+        with _BUILD_LOCK, torch.no_grad():
             want = entry.model()(x)
         want = want[0] if isinstance(want, (tuple, list)) else want
         row["sqnr_db"] = round(sqnr_db(want.numpy().astype(np.float64),
