@@ -144,7 +144,8 @@ def _frontend(model, example_inputs, options, result, timings):
     fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
                                  calibration=options.calibration, timings=timings,
                                  int16_layers=options.int16_layers, target_sqnr_db=options.target_sqnr_db,
-                                 torch_ir=options.emit == "torch", state=options.state)
+                                 torch_ir=options.emit == "torch", state=options.state,
+                                 bias_correction=options.bias_correction)
     result.frontend = fres
     torch_text = getattr(fres, "torch_text", None)
     if torch_text:

@@ -56,6 +56,7 @@ class CompileOptions:
     name: str | None = None          # prefix of every exported symbol, macro and file
     int16_layers: object = None      # int8 models: "auto", or layer names kept in int16
     target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
+    bias_correction: bool = True     # biases absorb the mean error of the rounded weights
     state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
     ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
     flash_limit: object = None       # bytes the weights and the firmware must fit in; default: none

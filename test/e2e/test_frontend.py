@@ -25,16 +25,16 @@ if shutil.which("tosa-opt") is None or shutil.which("tosa_reference_model") is N
 
 # Per model and output: (max |diff| in LSB, minimum fraction of exactly equal outputs), measured
 # with calibration=8 random samples and the seeded test input below (a little slack for FP noise
-# in PyTorch's float reference). Classifiers must also agree on top-1.
+# in PyTorch's float reference; bias correction on). Classifiers must also agree on top-1.
 INT8_BOUNDS = {
     "wav2letter_small": [(1, 0.80)],
     "silero_vad": [(1, 0.95), (2, 0.90), (1, 0.90)],
     "mobilenet_v2": [(9, 0.10)],
     "mobilenet_v3_small": [(3, 0.40)],
     "ds_cnn": [(1, 0.65)],
-    "resnet8": [(1, 0.70)],
+    "resnet8": [(1, 0.30)],
     "autoencoder": [(2, 0.60)],
-    "yolo11n_like": [(4, 0.38), (6, 0.32)],
+    "yolo11n_like": [(4, 0.38), (6, 0.25)],
     "grouped_conv": [(1, 0.90)],
 }
 INT16_BOUNDS = {

@@ -346,17 +346,29 @@ def sqnr_samples(calibration, example_inputs, index_bounds=None) -> list[tuple]:
     return calibration_samples(calibration, example_inputs)[:SAMPLES]
 
 
-def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None):
-    """PT2E on a copy of `gm` (left as it is): calibrated on `samples`, converted, and its per-layer
-    SQNR against `gm` measured on `measure_on` (the first samples when not given). int16_nodes: ops
-    kept in int16 in an int8 model."""
+def bias_corrected(gm, samples):
+    """A copy of the float graph `gm` whose conv / linear biases absorb the mean error of their
+    int8 weights on `samples` (frontend/bias_correction.py)."""
+    from .bias_correction import correct_biases
+    from .quantizer import weight_spec
+    corrected = copy.deepcopy(gm)
+    with flush_denormals(), one_thread(), progress.step("correcting biases for weight rounding"):
+        correct_biases(corrected, samples, weight_spec())
+    return corrected
+
+
+def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None):
+    """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
+    converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
+    when not given). int16_nodes: ops kept in int16 in an int8 model."""
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from .layer_sqnr import layer_sqnr
     from .quantizer import CmsisNNQuantizer
     try:
-        prepared = prepare_pt2e(copy.deepcopy(gm), CmsisNNQuantizer(quantize, int16_nodes))
+        prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
+                                CmsisNNQuantizer(quantize, int16_nodes))
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
@@ -374,7 +386,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
 
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
                  timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
-                 target_sqnr_db: float = 35.0, state=()) -> FrontendResult:
+                 target_sqnr_db: float = 35.0, state=(), bias_correction: bool = True) -> FrontendResult:
     """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
 
     int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
@@ -386,6 +398,9 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
 
     state: (input, output) index pairs of a streaming model: calibrated with the state carried
     (carry_state), and each state output quantized as its input so the integers carry over.
+
+    bias_correction: each conv / linear bias absorbs the mean error its rounded weights make on
+    the calibration data (frontend/bias_correction.py).
     """
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
@@ -434,7 +449,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     measure_on = sqnr_samples(calibration, example_inputs, bounds)
     if state:
         samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
-    quantize_graph = functools.partial(_quantize_graph, measure_on=measure_on)
+    corrected = bias_corrected(gm, samples) if bias_correction else None
+    quantize_graph = functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected)
     int16 = frozenset()
     if int16_layers and int16_layers != "auto" and quantize == "int8":
         from .mixed_precision import nodes_of_layers

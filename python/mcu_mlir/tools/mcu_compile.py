@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
                         "the most until the output reaches --target-sqnr; or module paths / op names")
     p.add_argument("--target-sqnr", type=float, default=35.0, metavar="DB",
                    help="output SQNR against the float model that --int16-layers auto aims for (default 35)")
+    p.add_argument("--no-bias-correction", dest="bias_correction", action="store_false",
+                   help="quantize conv / linear biases as they are (by default each absorbs the mean error its "
+                        "int8 weights make on the calibration data)")
     p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
                    help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
                         "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
@@ -106,7 +109,8 @@ def run(args) -> int:
                    calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, softmax=args.softmax, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
                    name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
-                   state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit, report=args.report)
+                   state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit, report=args.report,
+                   bias_correction=args.bias_correction)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
