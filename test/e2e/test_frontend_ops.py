@@ -346,6 +346,23 @@ class L2Normalize(nn.Module):
         return F.normalize(y, dim=-1), F.normalize(y.reshape(2, 3, 4, 3), dim=(-2, -1)) * 3
 
 
+class ResponseNorms(nn.Module):
+    """ConvNeXt-V2's global response norm as HuggingFace writes it (channels last: L2 norm over the
+    spatial dims, divided by its mean over channels) and a quotient of two run-time values."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.gamma = nn.Parameter(torch.randn(8) * 0.5)
+        self.beta = nn.Parameter(torch.randn(8) * 0.1)
+
+    def forward(self, x):
+        y = self.conv(x).permute(0, 2, 3, 1)
+        g = torch.linalg.vector_norm(y, ord=2, dim=(1, 2), keepdim=True)
+        n = g / (g.mean(dim=-1, keepdim=True) + 1e-6)
+        grn = self.gamma * (y * n) + self.beta + y
+        return grn, y[..., :4] / (y[..., 4:].abs() + 1.0)
+
+
 CASES_FLOAT_ORACLE = {"masked_attentions": (MaskedAttentions, [(2, 5, 8)])}
 
 CASES = {
@@ -373,6 +390,8 @@ CASES = {
     "pools": (Pools, [(1, 3, 15, 15)], 1, 0.85),
     "conv1d_variants": (Conv1dVariants, [(1, 1, 200)], 1),
     "nonlinear": (Nonlinear, [(2, 16)], 1),
+    # The reciprocal table's steep end turns a 1 LSB difference of its input into 2 LSB of the quotient.
+    "response_norms": (ResponseNorms, [(1, 3, 6, 6)], 2),
 }
 
 
@@ -649,7 +668,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions"])
+                                  "attentions", "masked_attentions", "response_norms"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

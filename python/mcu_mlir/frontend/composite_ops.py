@@ -161,6 +161,69 @@ def square_as_product(gm: torch.fx.GraphModule) -> None:
         gm.recompile()
 
 
+def _insert_chain(graph, node, steps) -> torch.fx.Node:
+    """Nodes target(*args) for each (target, args) in `steps` before `node` (an arg "prev" is the
+    step before), each with `node`'s source line and module and its own value; returns the last."""
+    val = node.meta.get("val")
+    fake_mode = getattr(val, "fake_mode", None)
+    prev = None
+    for target, args in steps:
+        args = tuple(prev if a == "prev" else a for a in args)
+        with graph.inserting_before(node):
+            prev = graph.call_function(target, args)
+        prev.meta.update({k: node.meta[k] for k in ("stack_trace", "nn_module_stack") if k in node.meta})
+        vals = torch.fx.node.map_arg(args, lambda n: n.meta.get("val"))
+        with fake_mode if fake_mode is not None else contextlib.nullcontext():
+            prev.meta["val"] = target(*vals)
+    return prev
+
+
+def vector_norm_as_square_sum(gm: torch.fx.GraphModule) -> None:
+    """linalg.vector_norm(x, 2, dims) becomes sqrt(sum(x * x, dims)): a multiply, a sum and a
+    table, each with a lowering (ConvNeXt-V2's global response norm over the spatial dims)."""
+    graph = gm.graph
+    rewritten = False
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not aten.linalg_vector_norm.default:
+            continue
+        args = list(node.args) + [None] * (4 - len(node.args))
+        x, order, dims, keepdim = args[0], args[1] if args[1] is not None else 2, args[2], bool(args[3])
+        if order != 2 or node.kwargs.get("dtype") is not None or not isinstance(x, torch.fx.Node):
+            continue
+        dims = list(range(x.meta["val"].dim())) if dims is None else list(dims)
+        root = _insert_chain(graph, node, [(aten.mul.Tensor, (x, x)), (aten.sum.dim_IntList, ("prev", dims, keepdim)),
+                                           (aten.sqrt.default, ("prev",))])
+        node.replace_all_uses_with(root)
+        graph.erase_node(node)
+        rewritten = True
+    if rewritten:
+        gm.recompile()
+
+
+def _is_activation(arg) -> bool:
+    """A value computed from the inputs (after constant folding, parameters are get_attr)."""
+    return isinstance(arg, torch.fx.Node) and arg.op not in ("get_attr",) and isinstance(
+        arg.meta.get("val"), torch.Tensor) and arg.meta["val"].is_floating_point()
+
+
+def quotient_as_product(gm: torch.fx.GraphModule) -> None:
+    """a / b with b computed at run time becomes a * reciprocal(b): a table and a multiply of two
+    activations (a division by a constant stays, it is a constant multiply)."""
+    graph = gm.graph
+    rewritten = False
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target not in (aten.div.Tensor, aten.div_.Tensor) or node.kwargs:
+            continue
+        a, b = node.args[:2]
+        if not (_is_activation(a) and _is_activation(b)):
+            continue
+        inverse = _insert_chain(graph, node, [(aten.reciprocal.default, (b,))])
+        _replace(graph, node, aten.mul.Tensor, (a, inverse))
+        rewritten = True
+    if rewritten:
+        gm.recompile()
+
+
 def magnitude_as_hypot(gm: torch.fx.GraphModule) -> None:
     """sqrt(a * a + b * b) (a magnitude: an STFT's bins from its real and imaginary parts) becomes
     hypot(a, b), one op whose integer lowering keeps the sum of squares exact; quantized term by
