@@ -483,3 +483,40 @@ func.func @accumulator_stays(%a: tensor<1x4x8xi8>, %b: tensor<1x8x6xi8>) -> (ten
   %t2 = tosa.transpose %c {perms = array<i32: 0, 2, 1>} : (tensor<1x4x6xi8>) -> tensor<1x6x4xi8>
   return %t1, %t2 : tensor<1x6x4xi8>, tensor<1x6x4xi8>
 }
+
+// -----
+
+// The shuffle into a depthwise conv, its rescale and a clamp, then a 1x1 conv: the depthwise runs
+// on the unshuffled tensor with its weights, bias and multipliers taken in the shuffle's order
+// (perm = [0, 2, 1, 3]), and the 1x1 conv's weights take the permutation in its place.
+// CHECK-LABEL: func.func @channel_shuffle_through_depthwise
+// CHECK-NOT: tosa.transpose
+// CHECK-DAG: dense<{{\[\[\[\[}}1], [3], [2], [4]]]]> : tensor<1x1x4x1xi8>
+// CHECK-DAG: dense<[10, 30, 20, 40]> : tensor<4xi32>
+// CHECK: tosa.depthwise_conv2d %arg0
+// CHECK-DAG: dense<[1073741824, 1073741826, 1073741825, 1073741827]> : tensor<4xi32>
+// CHECK-DAG: dense<[30, 32, 31, 33]> : tensor<4xi8>
+// CHECK-DAG: dense<{{\[\[\[\[}}1, 3, 2, 4]]], {{\[\[\[}}5, 7, 6, 8]]]]> : tensor<2x1x1x4xi8>
+// CHECK: tosa.conv2d
+// NHWC-LABEL: func.func @channel_shuffle_through_depthwise
+// NHWC-NOT: tosa.transpose
+func.func @channel_shuffle_through_depthwise(%arg0: tensor<1x2x2x4xi8>) -> tensor<1x2x2x2xi32> {
+  %dw = "tosa.const"() <{values = dense<[[[[1], [2], [3], [4]]]]> : tensor<1x1x4x1xi8>}> : () -> tensor<1x1x4x1xi8>
+  %db = "tosa.const"() <{values = dense<[10, 20, 30, 40]> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %m = "tosa.const"() <{values = dense<[1073741824, 1073741825, 1073741826, 1073741827]> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %sh = "tosa.const"() <{values = dense<[30, 31, 32, 33]> : tensor<4xi8>}> : () -> tensor<4xi8>
+  %w = "tosa.const"() <{values = dense<[[[[1, 2, 3, 4]]], [[[5, 6, 7, 8]]]]> : tensor<2x1x1x4xi8>}> : () -> tensor<2x1x1x4xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %zp32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s5 = tosa.const_shape {values = dense<[1, 2, 2, 2, 2]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %s4 = tosa.const_shape {values = dense<[1, 2, 2, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %0 = tosa.reshape %arg0, %s5 : (tensor<1x2x2x4xi8>, !tosa.shape<5>) -> tensor<1x2x2x2x2xi8>
+  %1 = tosa.transpose %0 {perms = array<i32: 0, 1, 2, 4, 3>} : (tensor<1x2x2x2x2xi8>) -> tensor<1x2x2x2x2xi8>
+  %2 = tosa.reshape %1, %s4 : (tensor<1x2x2x2x2xi8>, !tosa.shape<4>) -> tensor<1x2x2x4xi8>
+  %3 = tosa.depthwise_conv2d %2, %dw, %db, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x4xi8>, tensor<1x1x4x1xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x4xi32>
+  %4 = tosa.rescale %3, %m, %sh, %zp32, %zp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x2x2x4xi32>, tensor<4xi32>, tensor<4xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x2x2x4xi8>
+  %5 = tosa.clamp %4 {max_val = 127 : i8, min_val = 0 : i8} : (tensor<1x2x2x4xi8>) -> tensor<1x2x2x4xi8>
+  %6 = tosa.conv2d %5, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x4xi8>, tensor<2x1x1x4xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x2xi32>
+  return %6 : tensor<1x2x2x2xi32>
+}

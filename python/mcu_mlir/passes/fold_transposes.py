@@ -9,7 +9,7 @@ import numpy as np
 from .._mlir import ir, tosa
 from .base import ModulePass
 from .layout.assign import Problem
-from .layout.channel_permutation import fold_channel_permutations
+from .layout.channel_permutation import fold_channel_permutations, fold_permutations_through_depthwise
 from ..ir.constants import ConstantData, make_constant, shape_values
 from .layout.roles import is_constant
 from .layout.views import simplify_reshapes, sink_reshapes
@@ -32,7 +32,9 @@ class FoldTransposes(ModulePass):
     is changed only when it lowers the number of transposes (then the bytes they move). Finally
     elementwise ops and slices move below the reshapes that feed them, so that chains of views
     between two ops (conv1d -> relu -> conv1d) meet and cancel, and a chain of views that only
-    reorders channels (a channel shuffle) into a conv is folded into the conv's weights.
+    reorders channels (a channel shuffle) into a conv is folded into the conv's weights; into a
+    depthwise conv whose requantized result only convs read, into the depthwise's per-channel
+    constants and those convs' weights.
     With io-layout=nhwc, rank-3/4 function arguments and results may be stored channels-last
     (NHWC / NWC); those are marked `mcu.layout = "nhwc"` in the function's argument/result
     attributes and the function type changes accordingly.
@@ -63,7 +65,7 @@ class FoldTransposes(ModulePass):
             problem.rewrite(consts)
             sink_reshapes(fn, consts)
             simplify_reshapes(fn)
-            if fold_channel_permutations(fn, consts):
+            if fold_channel_permutations(fn, consts) + fold_permutations_through_depthwise(fn, consts):
                 simplify_reshapes(fn)
 
     def _check_static(self, fn) -> bool:

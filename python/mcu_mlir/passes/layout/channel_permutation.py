@@ -4,7 +4,10 @@ A chain of reshapes and transposes whose only effect is to reorder the channels 
 (the channel shuffle of ShuffleNet: view as [.., groups, C / groups], swap, flatten) is a full copy
 at run time, and no choice of layout removes it. A convolution reading it computes the same as
 one reading the unshuffled tensor with its weights' input channels permuted, which costs nothing
-at run time: the weights are constants.
+at run time: the weights are constants. A depthwise convolution pairs its input and output
+channels, so one reading the shuffled tensor runs on the unshuffled one with its per-channel
+weights, bias and requantization permuted, and its result comes out unshuffled: the convolution
+reading that result takes the permutation into its weights instead.
 """
 
 from __future__ import annotations
@@ -57,6 +60,83 @@ def channel_gather(src_shape, chain) -> np.ndarray | None:
     if not (rows == perm).all() or not np.array_equal(np.sort(perm), np.arange(c)):
         return None
     return perm
+
+
+def _gather_source(op, chain, channels: int):
+    """(source value, perm) of the longest channel-gather tail of `chain` feeding `op`, or None."""
+    for start in range(len(chain)):
+        links = chain[start:]
+        src = links[0].operands[0]
+        if not any(isa(o, tosa.TransposeOp) for o in links) or not is_static_tensor(src):
+            continue
+        shape = tuple(ir.RankedTensorType(src.type).shape)
+        if not shape or shape[-1] != channels:
+            continue
+        perm = channel_gather(shape, links)
+        if perm is not None:
+            return src, perm
+    return None
+
+
+def _permuted_constant(op, index: int, consts: ConstantData, order, axis: int = -1) -> bool:
+    """Operand `index` of `op` replaced by its constant taken in `order` along `axis`."""
+    data = consts.array(op.operands[index])
+    if data is None:
+        return False
+    with ir.InsertionPoint(op), op.location as loc:
+        op.operands[index] = make_constant(np.ascontiguousarray(np.take(data, order, axis=axis)),
+                                           op.operands[index].type, loc=loc)
+    return True
+
+
+def _single_user(value):
+    uses = list(value.uses)
+    return uses[0].owner if len(uses) == 1 else None
+
+
+def fold_permutations_through_depthwise(fn, consts: ConstantData) -> int:
+    """A depthwise conv (channel multiplier 1) fed by a channel-reordering view chain, then its
+    requantization (and a clamp), read only by convolutions: the depthwise and its rescale run on
+    the chain's source with their per-channel constants permuted, and each reading conv takes the
+    permutation into its weights' input channels. Returns how many depthwise convs were rewired."""
+    folded = 0
+    for dw in list(fn.regions[0].blocks[0].operations):
+        if dw.operation.name != "tosa.depthwise_conv2d":
+            continue
+        weights, bias = consts.array(dw.operands[1]), consts.array(dw.operands[2])
+        if weights is None or bias is None or weights.shape[-1] != 1 or bias.size != weights.shape[-2]:
+            continue
+        found = _gather_source(dw, _view_chain(dw.operands[0]), weights.shape[-2])
+        if found is None:
+            continue
+        src, perm = found
+        rescale = _single_user(dw.results[0])
+        if rescale is None or rescale.operation.name != "tosa.rescale":
+            continue
+        tail = rescale
+        nxt = _single_user(tail.results[0])
+        if nxt is not None and nxt.operation.name == "tosa.clamp":
+            tail = nxt
+        readers = [u.owner for u in tail.results[0].uses]
+        if not readers or any(r.operation.name not in _CONSUMERS or r.operands[0] != tail.results[0]
+                              or consts.array(r.operands[1]) is None for r in readers):
+            continue
+        mult, shift = consts.array(rescale.operands[1]), consts.array(rescale.operands[2])
+        if mult is None or shift is None:
+            continue
+        inverse = np.argsort(perm)
+        _permuted_constant(dw, 1, consts, inverse, axis=-2)
+        _permuted_constant(dw, 2, consts, inverse, axis=0)
+        if mult.size > 1:
+            _permuted_constant(rescale, 1, consts, inverse, axis=0)
+            _permuted_constant(rescale, 2, consts, inverse, axis=0)
+        dw.operands[0] = src
+        # The depthwise result is now the unshuffled one (channel perm[c] holds what c held), so
+        # each reader's weights take it as they would from a view chain.
+        for reader in readers:
+            _permuted_constant(reader, 1, consts, inverse, axis=-1)
+        folded += 1
+    return folded
 
 
 def fold_channel_permutations(fn, consts: ConstantData) -> int:
