@@ -248,6 +248,11 @@ int mcu_transpose(int32_t elem_bytes, const mcu_shape_t *in_shape, const int32_t
 /* Copies `input` (shape in_shape) into `output` (shape out_shape) at offset `start` (concat). */
 int mcu_copy_into(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
                   const int32_t *start, const void *input, void *output);
+/* Copies `input`, read in order, to output[offset + sum_d i_d * dst_strides[d]] for the index
+   (i_0 .. i_rank-1) of sizes (outermost first): one input of a concat whose result is written
+   transposed (a channel shuffle after a concat). */
+int mcu_copy_strided(int32_t elem_bytes, int32_t rank, const int32_t *sizes, const int32_t *dst_strides,
+                     int32_t offset, const void *input, void *output);
 /* SLICE: output = input[start : start + out_shape]. */
 int mcu_slice(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
               const int32_t *start, const void *input, void *output);

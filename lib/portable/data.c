@@ -58,6 +58,32 @@ int mcu_copy_into(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_sha
   return MCU_STATUS_OK;
 }
 
+int mcu_copy_strided(int32_t elem_bytes, int32_t rank, const int32_t *sizes, const int32_t *dst_strides,
+                     int32_t offset, const void *input, void *output) {
+  if (rank < 1 || rank > MCU_PORTABLE_MAX_RANK) return MCU_STATUS_BAD_ARGUMENT;
+  int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
+  const int32_t inner = sizes[rank - 1], step = dst_strides[rank - 1];
+  int32_t rows = 1;
+  for (int32_t d = 0; d < rank - 1; ++d) rows *= sizes[d];
+  const uint8_t *in = (const uint8_t *)input;
+  uint8_t *out = (uint8_t *)output;
+  for (int32_t r = 0; r < rows; ++r) {
+    int32_t dst = offset;
+    for (int32_t d = 0; d < rank - 1; ++d) dst += idx[d] * dst_strides[d];
+    if (elem_bytes == 1) {
+      for (int32_t j = 0; j < inner; ++j) out[dst + j * step] = *in++;
+    } else {
+      for (int32_t j = 0; j < inner; ++j, in += elem_bytes)
+        memcpy(out + (size_t)(dst + j * step) * elem_bytes, in, (size_t)elem_bytes);
+    }
+    for (int32_t d = rank - 2; d >= 0; --d) {   /* next outer index */
+      if (++idx[d] < sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return MCU_STATUS_OK;
+}
+
 int mcu_slice(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
               const int32_t *start, const void *input, void *output) {
   int32_t in_strides[MCU_PORTABLE_MAX_RANK];

@@ -317,6 +317,8 @@ def _backend_stage(module, options, result, timings):
                         f"softmax={options.softmax} ram-bytes={ram}")
         _run(module, f"{BACKEND_PIPELINE}{{{options_text}}}", out, "cmsisnn")
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
+    from .transposes import count_transpose_kernels
+    result.report["interior_transpose_kernels"] = count_transpose_kernels(module, interior_only=True)
 
 
 def _emit_stage(module, options, result, timings):

@@ -16,6 +16,23 @@ def is_data_moving(op) -> bool:
     return moves_data(tuple(shape.shape), tuple(op.attributes["perms"]))
 
 
+def _at_boundary(op, views: tuple[str, ...]) -> bool:
+    """The transpose reads a model input (through views and slices) or feeds only model outputs
+    (through views)."""
+    source = op.operands[0]
+    while not isinstance(source.owner, ir.Block) and source.owner.name in views:
+        source = source.owner.operands[0]
+    if isinstance(source.owner, ir.Block):
+        return source.owner.owner.operation.name == "func.func"
+
+    def only_outputs(value) -> bool:
+        uses = list(value.uses)
+        return bool(uses) and all(u.owner.name == "func.return" or
+                                  (u.owner.name in views and only_outputs(u.owner.results[0]))
+                                  for u in uses)
+    return only_outputs(op.results[0])
+
+
 def count_data_moving_transposes(module, interior_only: bool = False) -> int:
     """Number of data-moving `tosa.transpose` ops in `module` (an ir.Module or its operation).
 
@@ -23,27 +40,34 @@ def count_data_moving_transposes(module, interior_only: bool = False) -> int:
     caller's layout and the kernels' (io-layout=nchw puts one at each 4-D boundary tensor)."""
     count = 0
 
-    def at_boundary(op) -> bool:
-        """The transpose reads a model input (through reshapes and slices) or feeds only model
-        outputs (through reshapes)."""
-        source = op.operands[0]
-        while not isinstance(source.owner, ir.Block) and source.owner.name in ("tosa.reshape", "tosa.slice"):
-            source = source.owner.operands[0]
-        if isinstance(source.owner, ir.Block):
-            return source.owner.owner.operation.name == "func.func"
-
-        def only_outputs(value) -> bool:
-            uses = list(value.uses)
-            return bool(uses) and all(u.owner.name == "func.return" or
-                                      (u.owner.name == "tosa.reshape" and only_outputs(u.owner.results[0]))
-                                      for u in uses)
-        return only_outputs(op.results[0])
-
     def visit(op):
         nonlocal count
         if isa(op, tosa.TransposeOp) and is_data_moving(op.opview):
-            if not (interior_only and at_boundary(op)):
+            if not (interior_only and _at_boundary(op, ("tosa.reshape", "tosa.slice"))):
                 count += 1
+        return ir.WalkResult.ADVANCE
+
+    getattr(module, "operation", module).walk(visit)
+    return count
+
+
+_TRANSPOSE_KERNELS = ("cmsisnn.transpose", "portable.transpose")
+_KERNEL_VIEWS = ("cmsisnn.reshape", "portable.reshape", "cmsisnn.slice", "portable.slice")
+
+
+def count_transpose_kernels(module, interior_only: bool = False) -> int:
+    """Number of transposes the C runs as their own kernel call in a converted module: what is
+    left of the TOSA transposes once the backend has folded some into the copy of the concat
+    producing their input (portable.concat_transposed)."""
+    count = 0
+
+    def visit(op):
+        nonlocal count
+        if op.name in _TRANSPOSE_KERNELS:
+            shape = tuple(ir.RankedTensorType(op.operands[0].type).shape)
+            if moves_data(shape, tuple(ir.DenseI32ArrayAttr(op.attributes["perms"]))):
+                if not (interior_only and _at_boundary(op, _KERNEL_VIEWS)):
+                    count += 1
         return ir.WalkResult.ADVANCE
 
     getattr(module, "operation", module).walk(visit)

@@ -134,3 +134,37 @@ func.func @scatter(%v: tensor<1x5x3xi16>, %i: tensor<1x2xi32>, %x: tensor<1x2x3x
   %0 = tosa.scatter %v, %i, %x : (tensor<1x5x3xi16>, tensor<1x2xi32>, tensor<1x2x3xi16>) -> tensor<1x5x3xi16>
   return %0 : tensor<1x5x3xi16>
 }
+
+// -----
+
+// A concat read only by a shuffle that writes its halves one after the other (what
+// mcu-chunk-transposes leaves): one copy per input straight to its place. Input 0 (1x2x2x4,
+// channel c of pixel p) goes to half c / 2, row p, slot (c % 2) * 2: sizes 4 pixels x 2 halves
+// x 2 channels, strides 4, 16, 2, offset 0; input 1 the same at offset 1.
+// CHECK-LABEL: func.func @concat_then_shuffle
+// CHECK: "portable.concat_transposed"(%arg0, %arg1) {axis = 3 : i32, layout = array<i32: 3, 0, 4, 4, 2, 16, 2, 2, 3, 1, 4, 4, 2, 16, 2, 2>, mcu.source_op = "tosa.concat+tosa.transpose"{{.*}}} : (tensor<1x2x2x4xi8>, tensor<1x2x2x4xi8>) -> tensor<2x4x2x2xi8>
+// CHECK-NOT: transpose"(
+// CHECK-NOT: = tosa.
+// PORTABLE-LABEL: func.func @concat_then_shuffle
+// PORTABLE: "portable.concat_transposed"(%arg0, %arg1)
+func.func @concat_then_shuffle(%a: tensor<1x2x2x4xi8>, %b: tensor<1x2x2x4xi8>) -> tensor<2x4x2x2xi8> {
+  %c = tosa.concat %a, %b {axis = 3 : i32} : (tensor<1x2x2x4xi8>, tensor<1x2x2x4xi8>) -> tensor<1x2x2x8xi8>
+  %s = tosa.const_shape {values = dense<[4, 2, 2, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %v = tosa.reshape %c, %s : (tensor<1x2x2x8xi8>, !tosa.shape<4>) -> tensor<4x2x2x2xi8>
+  %t = tosa.transpose %v {perms = array<i32: 2, 0, 3, 1>} : (tensor<4x2x2x2xi8>) -> tensor<2x4x2x2xi8>
+  return %t : tensor<2x4x2x2xi8>
+}
+
+// -----
+
+// The concat is also read by something else: it is kept, and so is the transpose.
+// CHECK-LABEL: func.func @concat_read_twice
+// CHECK: "cmsisnn.concat"
+// CHECK: "cmsisnn.transpose"
+func.func @concat_read_twice(%a: tensor<1x2x2x4xi8>, %b: tensor<1x2x2x4xi8>) -> (tensor<2x4x2x2xi8>, tensor<1x2x2x8xi8>) {
+  %c = tosa.concat %a, %b {axis = 3 : i32} : (tensor<1x2x2x4xi8>, tensor<1x2x2x4xi8>) -> tensor<1x2x2x8xi8>
+  %s = tosa.const_shape {values = dense<[4, 2, 2, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %v = tosa.reshape %c, %s : (tensor<1x2x2x8xi8>, !tosa.shape<4>) -> tensor<4x2x2x2xi8>
+  %t = tosa.transpose %v {perms = array<i32: 2, 0, 3, 1>} : (tensor<4x2x2x2xi8>) -> tensor<2x4x2x2xi8>
+  return %t, %c : tensor<2x4x2x2xi8>, tensor<1x2x2x8xi8>
+}

@@ -278,6 +278,51 @@ class ConcatOp(ConcatFields, dialect=Portable, name="concat"):
     KERNEL = "concat"
 
 
+class ConcatTransposedOp(ConcatFields, dialect=Portable, name="concat_transposed"):
+    """A concatenation along `axis` whose result is written transposed: each input is copied, read
+    in order, to output[offset + sum_d i_d * stride_d]; `layout` holds per input its rank, offset
+    and (size, stride) per dim, outermost first. One copy does what the concat and a transpose
+    of its result did with two."""
+    layout: I32Array
+    KERNEL = "copy_strided"
+
+    def layouts(self) -> list[tuple[int, list[tuple[int, int]]]]:
+        """(offset, [(size, stride), ...]) per input."""
+        flat, out, at = self.ints("layout"), [], 0
+        for _ in range(len(self.operation.operands)):
+            rank, offset = flat[at], flat[at + 1]
+            pairs = flat[at + 2:at + 2 + 2 * rank]
+            out.append((offset, list(zip(pairs[0::2], pairs[1::2]))))
+            at += 2 + 2 * rank
+        return out
+
+    def check(self):
+        flat, n = self.ints("layout"), len(self.operation.operands)
+        at, total = 0, 0
+        for k in range(n):
+            if at + 2 > len(flat) or not 1 <= flat[at] <= 6 or at + 2 + 2 * flat[at] > len(flat):
+                return f"layout of input {k} is malformed"
+            at += 2 + 2 * flat[at]
+        if at != len(flat):
+            return "layout has entries past the last input"
+        out_n = numel(self.operation.results[0].type)
+        for k, (offset, dims) in enumerate(self.layouts()):
+            size = 1
+            for d, _ in dims:
+                size *= d
+            have = numel(self.operation.operands[k].type)
+            if size != have:
+                return f"layout of input {k} covers {size} elements, the input has {have}"
+            last = offset + sum((d - 1) * max(s, 0) for d, s in dims)
+            first = offset + sum((d - 1) * min(s, 0) for d, s in dims)
+            if first < 0 or last >= out_n:
+                return f"input {k} is written outside the output"
+            total += size
+        if total != out_n:
+            return f"inputs hold {total} elements, the output {out_n}"
+        return None
+
+
 class PadOp(UnaryFields, dialect=Portable, name="pad"):
     """Constant padding; `padding` is [before, after] per axis."""
     padding: I32Array

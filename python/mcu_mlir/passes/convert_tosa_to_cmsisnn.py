@@ -19,7 +19,8 @@ from ..ir import attributes as mcu_attrs
 # which the one-op patterns would otherwise take first.
 UNIT_PATTERNS = frozenset({"grouped-conv2d", "conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
                            "add-s8", "mul-s8", "table-s16-rescale", "log-softmax", "softmax-s16-cmsis",
-                           "softmax-s16-lut", "softmax-s16", "softmax-table", "softmax-s8", "norm", "hypot"})
+                           "softmax-s16-lut", "softmax-s16", "softmax-table", "softmax-s8", "norm", "hypot",
+                           "concat-transposed"})
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
 LEGAL_OPS = (tosa.ConstOp, tosa.ConstShapeOp)
@@ -52,7 +53,8 @@ class ConvertTosaToCmsisNN(ModulePass):
     kernel can read in place: a conv reads past slices that only drop rows / columns it never
     reads, and channel slices into same-shaped convs whose results are concatenated (or sliced
     again) become one grouped conv (run mcu-split-sliced-convs first to split a conv read only
-    through channel slices). The frontend's integer log_softmax and normalisations become one fused kernel each. A
+    through channel slices), and a transpose of a concat nothing else reads is written by the
+    concat's own copy (each input straight to its transposed place: ShuffleNet's shuffle). The frontend's integer log_softmax and normalisations become one fused kernel each. A
     CMSIS-NN call that would fail at run time for its parameters (e.g. arm_convolve_1_x_n_s8's
     padding rule on MVE) is replaced at compile time by one that accepts them. An op with no
     kernel is an error naming it. Patterns are applied by the bindings' rewrite driver: the

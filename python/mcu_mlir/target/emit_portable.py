@@ -346,6 +346,17 @@ def concat(em, i, op):
     return lines[:-1]
 
 
+def concat_transposed(em, i, op):
+    lines = []
+    for k, (v, (offset, dims)) in enumerate(zip(op.operands, op.layouts())):
+        sizes = em.array(f"layer{i}_sizes{k}", "int32_t", [d for d, _ in dims])
+        strides = em.array(f"layer{i}_strides{k}", "int32_t", [s for _, s in dims])
+        lines.append(f"status = mcu_copy_strided({_elem_bytes(op.results[0])}, {len(dims)}, {sizes}, {strides}, "
+                     f"{offset}, {em.buf(v)}, {em.storage(op)});")
+        lines.append("if (status != 0) return status;")
+    return lines[:-1]
+
+
 def pad(em, i, op):
     a = op.operands[0]
     pads = em.array(f"layer{i}_padding", "int32_t", op.ints("padding"))
@@ -418,7 +429,8 @@ EMITTERS = {
     portable.BinaryOp: binary, portable.SelectOp: select, portable.UnaryOp: unary,
     portable.RescaleOp: rescale, portable.ClampOp: clamp, portable.CastOp: cast,
     portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.HypotOp: hypot, portable.SoftmaxOp: softmax, portable.Softmax16Op: softmax_s16, portable.Softmax16LutOp: softmax_s16_lut,
-    portable.TransposeOp: transpose, portable.ConcatOp: concat, portable.PadOp: pad,
+    portable.TransposeOp: transpose, portable.ConcatOp: concat,
+    portable.ConcatTransposedOp: concat_transposed, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,
     portable.GatherOp: gather, portable.ScatterOp: scatter, portable.ResizeOp: resize, portable.ReduceOp: reduce,
     portable.ArgmaxOp: argmax,

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
 from ...dialects.kernel_op import GROUPS
-from .common import DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, shape, str_attr
+from ...transposes import is_data_moving
+from .common import (CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, producer, shape,
+                     str_attr, users)
 
 
 def _bytes(op, value) -> int:
@@ -96,6 +100,67 @@ def convert_concat(op, rw):
     return rw.convert(op, cls, inputs, {"axis": axis})
 
 
+def strided_layout(dst: np.ndarray, max_rank: int = 6):
+    """(offset, [(size, stride), ...] outermost first) with dst[i] = offset + sum_d i_d * stride_d
+    for the row-major index (i_d) of i, or None when `dst` has no such form within max_rank dims.
+    Found from the innermost dim out: the longest run of equal steps that splits the rest into
+    equal rows, then the same on the rows' first elements."""
+    dims, rest = [], np.asarray(dst, np.int64)
+    while rest.size > 1:
+        step = int(rest[1] - rest[0])
+        run = 2
+        while run < rest.size and rest[run] - rest[run - 1] == step:
+            run += 1
+        for size in range(run, 1, -1):
+            if rest.size % size == 0:
+                rows = rest.reshape(-1, size)
+                if ((rows - rows[:, :1]) == np.arange(size) * step).all():
+                    break
+        else:
+            return None
+        dims.append((size, step))
+        rest = rest.reshape(-1, size)[:, 0]
+        if len(dims) > max_rank:
+            return None
+    return int(rest[0]), (dims[::-1] or [(1, 1)])
+
+
+def convert_concat_transposed(op, rw):
+    """A data-moving transpose (after views) of a concat that nothing else reads: one copy per
+    input straight to its place in the transposed result (ShuffleNet's concat and channel
+    shuffle), instead of copying everything twice."""
+    if not is_data_moving(op):
+        return False
+    chain, value = [], op.operands[0]
+    while isinstance(producer(value), tosa.ReshapeOp) and len(users(value)) == 1:
+        chain.append(producer(value))
+        value = producer(value).operands[0]
+    concat = producer(value)
+    if not isinstance(concat, tosa.ConcatOp) or len(users(value)) != 1 or _runs(list(concat.operands)) > GROUPS:
+        return False
+    inputs = list(concat.operands)
+    axis = int(ir.IntegerAttr(concat.attributes["axis"]).value)
+    sizes = [int(np.prod(shape(a))) for a in inputs]
+    starts = np.cumsum([0] + sizes)
+    ids = np.concatenate([np.arange(n).reshape(shape(a)) + s for a, n, s in zip(inputs, sizes, starts)], axis)
+    perms = [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["perms"])]
+    order = ids.reshape(shape(op.operands[0])).transpose(perms).reshape(-1)     # output position -> source id
+    dst = np.empty_like(order)
+    dst[order] = np.arange(order.size)
+    flat = []
+    for n, s in zip(sizes, starts):
+        layout = strided_layout(dst[s:s + n])
+        if layout is None:
+            return False
+        offset, dims = layout
+        flat += [len(dims), offset] + [v for pair in dims for v in pair]
+    _bytes(op, op.results[0])
+    new = make_op(portable.ConcatTransposedOp, inputs, op.results[0].type, {"axis": axis, "layout": flat},
+                  before=op, loc=op.location, source_op="tosa.concat+tosa.transpose")
+    rw.replace([concat, *chain, op], op, new)
+    return CONVERTED
+
+
 def _runs(values) -> int:
     return sum(1 for i, v in enumerate(values) if i == 0 or v.type != values[i - 1].type)
 
@@ -175,6 +240,7 @@ def convert_resize(op, rw):
 
 
 PATTERNS = [
+    ("concat-transposed", tosa.TransposeOp, convert_concat_transposed),
     ("reshape", tosa.ReshapeOp, convert_reshape),
     ("identity", tosa.IdentityOp, convert_reshape),
     ("transpose", tosa.TransposeOp, convert_transpose),
