@@ -12,6 +12,8 @@ none for a CNN), read by tools/model_coverage.py.
 
 from __future__ import annotations
 
+import math
+
 import os
 import sys
 from dataclasses import dataclass
@@ -54,7 +56,10 @@ def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], s
     variance 1, weight 1, bias 0, which hides every error of folding and quantizing them). Free
     parameters a library starts training from at (near) zero are drawn at trained-like scale too:
     class tokens (timm: std 1e-6) at std 0.5, layer scales (1e-6) in [0.1, 0.5]; left at zero a
-    class token row is below one quantization step and a block scaled by 1e-6 contributes nothing."""
+    class token row is below one quantization step and a block scaled by 1e-6 contributes nothing.
+    A linear or conv whose weights start at zero (torchvision's ViT head) gets the default uniform
+    initialisation: at zero, the model's output is its bias whatever the input, and equal to any
+    quantized model's."""
     torch.manual_seed(seed)
     model = build()
     g = torch.Generator().manual_seed(seed)
@@ -67,6 +72,9 @@ def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], s
             if isinstance(m, norms) and getattr(m, "weight", None) is not None:
                 m.weight.mul_(torch.rand(m.weight.shape, generator=g) + 0.5)
                 m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
+            if isinstance(m, (torch.nn.Linear, torch.nn.modules.conv._ConvNd)) and not bool(m.weight.any()):
+                bound = 1.0 / math.sqrt(m.weight[0].numel())
+                m.weight.copy_((torch.rand(m.weight.shape, generator=g) * 2 - 1) * bound)
             for name, p in m.named_parameters(recurse=False):
                 if isinstance(m, (torch.nn.Linear, torch.nn.modules.conv._ConvNd) + norms) or p.numel() == 0 \
                         or float(p.abs().max()) >= 1e-4:
