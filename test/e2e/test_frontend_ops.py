@@ -363,6 +363,32 @@ class ResponseNorms(nn.Module):
         return grn, y[..., :4] / (y[..., 4:].abs() + 1.0)
 
 
+class LibraryOps(nn.Module):
+    """Ops public model code uses: LeViT's reshape_as, ResMLP's addcmul affine, GCViT's
+    repeat_interleave, Swin's strided patch-merging slices, bilinear resizes (SegFormer,
+    EfficientFormerV2) with align_corners either way, up and down."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.alpha = nn.Parameter(torch.rand(1, 1, 4) + 0.5)
+        self.beta = nn.Parameter(torch.randn(1, 1, 4) * 0.1)
+
+    def forward(self, x):
+        y = self.conv(x)                                                    # [1, 4, 6, 6]
+        tokens = y.flatten(2).transpose(1, 2)                               # [1, 36, 4]
+        affine = torch.addcmul(self.beta, self.alpha, tokens)
+        shaped = (tokens * 2).flatten(0, 1).reshape_as(tokens)
+        repeated = tokens[:, :4].repeat_interleave(3, dim=0)
+        h = y.permute(0, 2, 3, 1)
+        merged = torch.cat([h[:, r::2, c::2, :] for c in range(2) for r in range(2)], dim=-1)
+        odd = h[:, 1:6:2, ::4, :]
+        up = F.interpolate(y, size=(12, 9), mode="bilinear", align_corners=False)
+        up_corners = F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=True)
+        down = F.interpolate(y, size=(4, 3), mode="bilinear", align_corners=False)
+        up4 = F.interpolate(y[:, :, :3, :3], scale_factor=4, mode="bilinear", align_corners=False)
+        return affine, shaped, repeated, merged, odd, up, up_corners, down, up4
+
+
 CASES_FLOAT_ORACLE = {"masked_attentions": (MaskedAttentions, [(2, 5, 8)])}
 
 CASES = {
@@ -392,6 +418,9 @@ CASES = {
     "nonlinear": (Nonlinear, [(2, 16)], 1),
     # The reciprocal table's steep end turns a 1 LSB difference of its input into 2 LSB of the quotient.
     "response_norms": (ResponseNorms, [(1, 3, 6, 6)], 2),
+    # A bilinear mix lands on a half step often (weights in quarters): PT2E rounds ties to even,
+    # the rescale up (0.875 exact measured on the downscale).
+    "library_ops": (LibraryOps, [(1, 3, 6, 6)], 1, 0.85),
 }
 
 
@@ -668,7 +697,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "response_norms"])
+                                  "attentions", "masked_attentions", "response_norms", "library_ops"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

@@ -70,10 +70,27 @@ def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     return torch.matmul(torch.softmax(scores, dim=-1), value)
 
 
+def _addcmul(input, tensor1, tensor2, value=1):
+    """addcmul (timm's ResMLP Affine: beta + alpha * x) as its definition."""
+    return input + value * (tensor1 * tensor2)
+
+
+def _repeat_interleave(x, repeats, dim=None, output_size=None):
+    """repeat_interleave with one int count: each slice along `dim` repeated in place, a broadcast
+    of a new axis folded into `dim` (GCViT's global query per window)."""
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    dim %= x.dim()
+    shape = list(x.shape)
+    expanded = x.unsqueeze(dim + 1).expand(*shape[:dim + 1], repeats, *shape[dim + 1:])
+    return expanded.reshape(*shape[:dim], shape[dim] * repeats, *shape[dim + 1:])
+
+
 def _table() -> dict:
     table = torch.export.default_decompositions()
     own = {aten.addmm.default: _addmm_as_linear, aten.prelu.default: _prelu,
-           aten.clamp.Tensor: _clamp_tensor, aten.scaled_dot_product_attention.default: _attention}
+           aten.clamp.Tensor: _clamp_tensor, aten.scaled_dot_product_attention.default: _attention,
+           aten.addcmul.default: _addcmul, aten.repeat_interleave.self_int: _repeat_interleave}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}

@@ -34,7 +34,8 @@ TAILS = {aten.relu.default, aten.relu_.default, aten.hardtanh.default, aten.hard
 # Ops whose integer result equals the op applied to the integers: they keep their input's parameters.
 PASS_THROUGH = {
     aten.view.default, aten.reshape.default, aten._unsafe_view.default, aten.flatten.using_ints,
-    aten.unflatten.int,
+    aten.unflatten.int, aten.reshape_as.default, aten.view_as.default,
+    aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default,
     aten.permute.default, aten.transpose.int, aten.t.default, aten.squeeze.dim, aten.squeeze.dims,
     aten.squeeze.default, aten.unsqueeze.default, aten.max_pool2d.default, aten.max_pool1d.default,
     aten.dropout.default, aten.clone.default, aten.contiguous.default, aten.slice.Tensor,

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
+from ..qmath import quantize_multiplier
 from ..tosa_builder import Value
 from .values import DQ, Q, Tup, aten, clip_index, describe, shape_of, RANGE
 
@@ -50,9 +51,9 @@ def _eager_slice(self, node, ins):
         lo = node.args[2] if len(node.args) > 2 and node.args[2] is not None else 0
         hi = node.args[3] if len(node.args) > 3 and node.args[3] is not None else q.shape[dim]
         step = node.args[4] if len(node.args) > 4 else 1
-        if step != 1:
-            return None
         lo, hi = clip_index(lo, q.shape[dim]), clip_index(hi, q.shape[dim])
+        if step != 1:
+            return _strided_slice(self, node, q, dim, lo, hi, step)
         start[dim], size[dim] = lo, max(0, hi - lo)
     elif t == aten.narrow.default:
         dim = node.args[1] % rank
@@ -61,6 +62,28 @@ def _eager_slice(self, node, ins):
         dim = node.args[1] % rank
         start[dim], size[dim] = node.args[2] % q.shape[dim], 1
     v = self.w.slice(q.v, start, size)
+    return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
+
+
+def _strided_slice(self, node, q, dim: int, lo: int, hi: int, step: int):
+    """x[lo:hi:step] along `dim` (Swin's patch merging, x[:, 0::2, 1::2]): the rows lo, lo + step,
+    ... viewed as the first column of [count, step] and sliced there; a gather of those rows when
+    the last group runs past the end."""
+    count = len(range(lo, hi, step))
+    if count == 0 or step < 1:
+        return None
+    dims = list(q.shape)
+    if lo + count * step <= dims[dim]:
+        start, size = [0] * len(dims), list(dims)
+        start[dim], size[dim] = lo, count * step
+        v = self.w.slice(q.v, start, size)
+        grouped = dims[:dim] + [count, step] + dims[dim + 1:]
+        v = self.w.reshape(v, tuple(grouped))
+        start, size = [0] * len(grouped), list(grouped)
+        size[dim + 1] = 1
+        v = self.w.slice(v, start, size)
+    else:
+        v = _gather_runs(self, q.v, dim, list(range(lo, hi, step)))
     return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
 
 
@@ -107,6 +130,58 @@ def _eager_upsample(self, node, ins):
                   (out4[0], out4[2], out4[3], out4[1]), q.elem, "mode = #tosa.resize_mode<NEAREST_NEIGHBOR>")
     y = self.w.transpose(y, [0, 3, 1, 2])
     return DQ(Q(self.w.reshape(y, out), q.scale, q.zp))
+
+
+def _bilinear_params(out_size: int, in_size: int, align_corners: bool):
+    """TOSA RESIZE (scale_n, scale_d, offset, border) sampling where PyTorch's bilinear does:
+    src = dst * (in - 1) / (out - 1) with align_corners, else (dst + 0.5) * in / out - 0.5 (TOSA
+    clamps a negative source to the first row, as PyTorch does). None where no exact ratio fits."""
+    if align_corners:
+        if in_size == 1 or out_size == 1:
+            return None
+        n, d, offset = out_size - 1, in_size - 1, 0
+    else:
+        n, d, offset = 2 * out_size, 2 * in_size, in_size - out_size
+    g = math.gcd(math.gcd(n, d), abs(offset)) if offset else math.gcd(n, d)
+    n, d, offset = n // g, d // g, offset // g
+    border = (out_size - 1) * d - (in_size - 1) * n + offset
+    # TOSA's limits: scales below 2048, -n <= offset < 16n, -16n <= border < n.
+    if n >= 2048 or d >= 2048 or not -n <= offset < 16 * n or not -16 * n <= border < n:
+        return None
+    return n, d, offset, border
+
+
+def _eager_upsample_bilinear(self, node, ins):
+    """Bilinear resize (F.interpolate mode="bilinear", align_corners either way): TOSA's bilinear
+    RESIZE sums the four integers with weights in 1/scale_n steps (exact, int32 / int48), one
+    rescale divides by the weights' total. The output keeps the input's parameters (every value
+    is a mix of input values)."""
+    q = ins[0].q
+    out = shape_of(node)
+    if len(q.shape) != 4:
+        return None
+    args = list(node.args) + [None] * (5 - len(node.args))
+    align = bool(args[2] if args[2] is not None else node.kwargs.get("align_corners", False))
+    scales = args[3] if node.target == aten.upsample_bilinear2d.vec else [args[3], args[4]]
+    for s, i, o in zip(scales or [None, None], q.shape[2:], out[2:]):
+        # PyTorch samples at 1 / scale_factor when one is given, which is in / out only when it divides.
+        if s is not None and not align and abs(float(s) * i - o) > 1e-9 * o:
+            raise UserError(f"{describe(node)}: bilinear resize by scale factor {s} to {o} samples at 1/{s}, "
+                            f"not {i}/{o}: give the size, or recompute_scale_factor=True")
+    hp, wp = _bilinear_params(out[2], q.shape[2], align), _bilinear_params(out[3], q.shape[3], align)
+    if hp is None or wp is None:
+        raise UserError(f"{describe(node)}: bilinear resize from {tuple(q.shape[2:])} to {tuple(out[2:])} "
+                        f"(align_corners={align}) has no exact TOSA resize ratio")
+    nhwc = self.w.transpose(q.v, [0, 2, 3, 1])
+    wide = "i32" if q.elem == "i8" else "i48"
+    y = self.w.op("tosa.resize", [nhwc, (self.w.shape_const([hp[0], hp[1], wp[0], wp[1]]), "!tosa.shape<4>"),
+                                  (self.w.shape_const([hp[2], wp[2]]), "!tosa.shape<2>"),
+                                  (self.w.shape_const([hp[3], wp[3]]), "!tosa.shape<2>")],
+                  (out[0], out[2], out[3], out[1]), wide, "mode = #tosa.resize_mode<BILINEAR>")
+    mult, shift = quantize_multiplier(1.0 / (hp[0] * wp[0]))
+    y = self.w.rescale(y, [mult], [shift], 0, 0, q.elem)
+    y = self.w.transpose(y, [0, 3, 1, 2])
+    return DQ(Q(y, q.scale, q.zp))
 
 
 def _resize_params(out_size: int, in_size: int):
@@ -337,6 +412,7 @@ EAGER = {
     aten.split.Tensor: _eager_split, aten.split_with_sizes.default: _eager_split,
     aten.chunk.default: _eager_split, aten.unbind.int: _eager_split,
     aten.upsample_nearest2d.vec: _eager_upsample, aten.upsample_nearest2d.default: _eager_upsample,
+    aten.upsample_bilinear2d.vec: _eager_upsample_bilinear, aten.upsample_bilinear2d.default: _eager_upsample_bilinear,
     aten.upsample_nearest1d.vec: _eager_upsample,
     aten.expand.default: _eager_expand, aten.broadcast_to.default: _eager_expand, aten.expand_as.default: _eager_expand,
     aten.repeat.default: _eager_repeat, aten.tile.default: _eager_repeat,

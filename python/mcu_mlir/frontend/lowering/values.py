@@ -102,7 +102,8 @@ PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.defa
                  aten.flatten.using_ints, aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
                  aten.unsqueeze.default, aten.clone.default, aten.contiguous.default,
                  aten.alias.default, aten.detach.default, aten.dropout.default,
-                 aten.view_copy.default, aten.lift_fresh_copy.default}
+                 aten.view_copy.default, aten.lift_fresh_copy.default, aten.reshape_as.default,
+                 aten.view_as.default}
 # Dropout in all its forms is the identity in an evaluated model (the frontend refuses training mode),
 # the in-place ones (nn.Dropout(inplace=True)) included.
 PASS_RESHAPES |= {getattr(aten, name).default for name in (
