@@ -389,6 +389,24 @@ class LibraryOps(nn.Module):
         return affine, shaped, repeated, merged, odd, up, up_corners, down, up4
 
 
+class AutocastRegion(nn.Module):
+    """EfficientViT-MIT's linear attention: a `torch.autocast(enabled=False)` block (exported as a
+    call of a submodule), float casts inside it, and v padded with ones, a value v's own
+    quantization does not hold exactly."""
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k = torch.relu(q), torch.relu(k)
+        v = F.pad(v, (0, 1), mode="constant", value=1.0)
+        with torch.autocast(device_type="cpu", enabled=False):
+            q, k, v = q.float(), k.float(), v.float()
+            kv = k.transpose(-1, -2) @ v
+            return q @ kv
+
+
 CASES_FLOAT_ORACLE = {"masked_attentions": (MaskedAttentions, [(2, 5, 8)])}
 
 CASES = {
@@ -421,6 +439,7 @@ CASES = {
     # A bilinear mix lands on a half step often (weights in quarters): PT2E rounds ties to even,
     # the rescale up (0.875 exact measured on the downscale).
     "library_ops": (LibraryOps, [(1, 3, 6, 6)], 1, 0.85),
+    "autocast_region": (AutocastRegion, [(1, 6, 8)], 1),
 }
 
 
@@ -697,7 +716,8 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "response_norms", "library_ops"])
+                                  "attentions", "masked_attentions", "response_norms", "library_ops",
+                                  "autocast_region"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

@@ -28,7 +28,7 @@ from .. import progress
 from .._mlir import ir, new_context
 from .. import diagnostics as _diagnostics
 from ..diagnostics import UserError
-from .torch_export import export, fold_batch_norm  # noqa: F401  (the frontend's API)
+from .torch_export import export, fold_batch_norm, inline_autocast_regions  # noqa: F401  (the frontend's API)
 
 DEFAULT_CALIBRATION_SAMPLES = 32
 
@@ -419,7 +419,9 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             ep = export(to_export, example_inputs)
         if quantize != "none":
             ep = decompose_composites(ep)
-        gm = fold_batch_norm(ep.module())
+        gm = ep.module()
+        inline_autocast_regions(gm)
+        gm = fold_batch_norm(gm)
         if quantize != "none":
             stft_magnitude_as_conv(gm)
             fold_parameter_subgraphs(gm)

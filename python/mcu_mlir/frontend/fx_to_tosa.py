@@ -27,7 +27,7 @@ from .lowering import CLAMPS, EAGER, LOWER
 from .lowering.lookup import lower_index_use, reads_indices
 from .lowering.values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, Indices, LoweringResult,
                               Pending, Q, Tup, aten, dequantize_const, describe, fetch_attr, node_location, nodes_of,
-                              op_name, qd, shape_of, source_node, to_numpy)
+                              op_name, qd, shape_of, source_node, to_numpy, is_float_cast)
 from .qmath import quantize_multiplier, quantize_multiplier_16
 from .tosa_builder import TosaBuilder, Value
 
@@ -158,7 +158,7 @@ class Lowering:
             return folded
         if reads_indices(self, node):
             return lower_index_use(self, node, ins)
-        if t in PASS_RESHAPES and isinstance(ins[0], DQ):
+        if isinstance(ins[0], DQ) and (t in PASS_RESHAPES or is_float_cast(node, input_is_float=True)):
             return DQ(self.pass_reshape(ins[0].q, shape_of(node)))
         handler = EAGER.get(t)
         # cat's first argument is the list of inputs; _eager_cat checks them itself.

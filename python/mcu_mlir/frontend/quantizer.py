@@ -23,6 +23,8 @@ from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
                                                  QuantizationAnnotation, QuantizationSpec,
                                                  Quantizer, SharedQuantizationSpec)
 
+from .lowering.values import is_float_cast
+
 aten = torch.ops.aten
 
 WEIGHTED = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
@@ -172,7 +174,7 @@ class CmsisNNQuantizer(Quantizer):
             target = node.target
             if target in WEIGHTED:
                 self._annotate_weighted(node, act, weight)
-            elif target in PASS_THROUGH or target in TAILS and not self._is_tail(node):
+            elif target in PASS_THROUGH or is_float_cast(node) or target in TAILS and not self._is_tail(node):
                 x = node.args[0]
                 if not _is_float_tensor(x):
                     continue

@@ -1,4 +1,4 @@
-"""torch.export with static shapes, and BatchNorm folded into the op before it."""
+"""torch.export with static shapes, autocast regions inlined, and BatchNorm folded into the op before it."""
 
 from __future__ import annotations
 
@@ -23,6 +23,50 @@ def export(model, example_inputs):
         hint = (f"\n({', '.join(ints)}: integer inputs are indices, read only by lookups such as nn.Embedding)"
                 if ints else "")
         raise UserError("torch.export failed: " + "\n".join(msg[:12]) + hint) from None
+
+
+def inline_autocast_regions(gm) -> int:
+    """`with torch.autocast(...)` blocks (timm's EfficientViT-MIT keeps its attention in float32 that
+    way) export as a wrap_with_autocast call of a submodule: its ops are put back in line, since
+    the model runs in float32 here and is quantized after. Returns how many were inlined."""
+    import torch
+    from torch._higher_order_ops.wrap import wrap_with_autocast
+    graph, inlined = gm.graph, 0
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not wrap_with_autocast:
+            continue
+        sub = getattr(gm, node.args[4].target)
+        args, env, outputs = list(node.args[5:]), {}, None
+        placeholders = [n for n in sub.graph.nodes if n.op == "placeholder"]
+        with graph.inserting_before(node):
+            for n in sub.graph.nodes:
+                if n.op == "placeholder":
+                    env[n] = args[placeholders.index(n)]
+                elif n.op == "output":
+                    outputs = torch.fx.node.map_arg(n.args[0], lambda a: env[a])
+                elif n.op == "get_attr":
+                    name = f"_autocast{inlined}_{n.target.replace('.', '_')}"
+                    value = sub
+                    for part in n.target.split("."):
+                        value = getattr(value, part)
+                    setattr(gm, name, value)
+                    env[n] = graph.get_attr(name)
+                    env[n].meta.update(n.meta)
+                else:
+                    env[n] = graph.node_copy(n, lambda a: env[a])
+        for user in list(node.users):
+            if user.op == "call_function" and user.target.__name__ == "getitem":
+                user.replace_all_uses_with(outputs[user.args[1]])
+                graph.erase_node(user)
+        if node.users:
+            node.replace_all_uses_with(outputs if not isinstance(outputs, (tuple, list)) else outputs[0])
+        graph.erase_node(node)
+        inlined += 1
+    if inlined:
+        graph.eliminate_dead_code()
+        gm.delete_all_unused_submodules()
+        gm.recompile()
+    return inlined
 
 
 def fold_batch_norm(gm):

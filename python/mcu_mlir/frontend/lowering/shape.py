@@ -212,9 +212,10 @@ def _eager_pad(self, node, ins):
         d = rank - 1 - i
         padding[2 * d], padding[2 * d + 1] = pads[2 * i], pads[2 * i + 1]
     lo, hi = RANGE[q.elem]
+    # The padded tensor keeps the input's parameters (the quantizer shares them), so the fill is the
+    # value nearest to `value` there, as the quantized model computes it (EfficientViT-MIT pads v
+    # with ones for its linear attention's normaliser).
     fill = int(np.clip(np.round(float(value or 0.0) / q.scale) + q.zp, lo, hi))
-    if abs((fill - q.zp) * q.scale - float(value or 0.0)) > 1e-6 * max(1.0, abs(float(value or 0.0))):
-        return None     # the fill value is not representable: not a pass-through
     shape = [d + padding[2 * i] + padding[2 * i + 1] for i, d in enumerate(q.shape)]
     amounts = self.w.shape_const(padding)
     v = self.w.op("tosa.pad", [q.v, (amounts, f"!tosa.shape<{2 * rank}>"), self.w.zp(fill, q.elem)],

@@ -104,6 +104,22 @@ PASS_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.defa
                  aten.alias.default, aten.detach.default, aten.dropout.default,
                  aten.view_copy.default, aten.lift_fresh_copy.default, aten.reshape_as.default,
                  aten.view_as.default}
+# Casts and device moves between float types (x.float() in float32 code, .to(device)): the
+# identity here, where everything float is float32 until quantized.
+FLOAT_CASTS = {aten._to_copy.default, aten.to.dtype, aten.to.dtype_layout, aten.to.device, aten.type_as.default}
+
+
+def is_float_cast(node, input_is_float: bool | None = None) -> bool:
+    """A cast from a float tensor to a float tensor (input_is_float: known already, e.g. a
+    dequantized value, whose node PT2E leaves without a recorded value)."""
+    def is_float(n):
+        val = n.meta.get("val") if hasattr(n, "meta") else None
+        return val is not None and hasattr(val, "dtype") and val.dtype.is_floating_point
+    if node.target not in FLOAT_CASTS or not node.args or not is_float(node):
+        return False
+    return input_is_float if input_is_float is not None else is_float(node.args[0])
+
+
 # Dropout in all its forms is the identity in an evaluated model (the frontend refuses training mode),
 # the in-place ones (nn.Dropout(inplace=True)) included.
 PASS_RESHAPES |= {getattr(aten, name).default for name in (
