@@ -62,8 +62,9 @@ def channel_gather(src_shape, chain) -> np.ndarray | None:
     return perm
 
 
-def _gather_source(op, chain, channels: int):
-    """(source value, perm) of the longest channel-gather tail of `chain` feeding `op`, or None."""
+def _gather_source(chain, channels: int):
+    """(source value, perm) of the longest channel-gather tail of a view chain over `channels`
+    channels (the farthest source first), or None."""
     for start in range(len(chain)):
         links = chain[start:]
         src = links[0].operands[0]
@@ -106,7 +107,7 @@ def fold_permutations_through_depthwise(fn, consts: ConstantData) -> int:
         weights, bias = consts.array(dw.operands[1]), consts.array(dw.operands[2])
         if weights is None or bias is None or weights.shape[-1] != 1 or bias.size != weights.shape[-2]:
             continue
-        found = _gather_source(dw, _view_chain(dw.operands[0]), weights.shape[-2])
+        found = _gather_source(_view_chain(dw.operands[0]), weights.shape[-2])
         if found is None:
             continue
         src, perm = found
@@ -147,28 +148,12 @@ def fold_channel_permutations(fn, consts: ConstantData) -> int:
     for op in list(fn.regions[0].blocks[0].operations):
         if op.operation.name not in _CONSUMERS or not is_constant(op.operands[1]):
             continue
-        chain = _view_chain(op.operands[0])
         weights = consts.array(op.operands[1])
-        if weights is None:
+        found = None if weights is None else _gather_source(_view_chain(op.operands[0]), weights.shape[-1])
+        if found is None:
             continue
-        # The farthest source first: the longest chain that is a channel gather.
-        for start in range(len(chain)):
-            links = chain[start:]
-            src = links[0].operands[0]
-            if not any(isa(o, tosa.TransposeOp) for o in links) or not is_static_tensor(src):
-                continue
-            shape = tuple(ir.RankedTensorType(src.type).shape)
-            if not shape or weights.shape[-1] != shape[-1]:
-                continue
-            perm = channel_gather(shape, links)
-            if perm is None:
-                continue
-            inverse = np.argsort(perm)
-            with ir.InsertionPoint(op), op.location as loc:
-                new_weights = make_constant(np.ascontiguousarray(weights[..., inverse]),
-                                            op.operands[1].type, loc=loc)
-            op.operands[0] = src
-            op.operands[1] = new_weights
-            folded += 1
-            break
+        src, perm = found
+        _permuted_constant(op, 1, consts, np.argsort(perm), axis=-1)
+        op.operands[0] = src
+        folded += 1
     return folded
