@@ -172,6 +172,32 @@ func.func @conv$weight_zero_point(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi
 
 // -----
 
+// A requantization that scales up (TOSA shift 29 < 31: arm_nn_requantize shifts left by 2 first)
+// is the same integers while the shifted accumulator fits in 32 bits: here |acc| <= 2 x 100 x 255
+// + 7, so the conv runs on CMSIS-NN; with weights of 127 and a bias of 2**29 it could overflow and
+// stays portable, saying why.
+// CHECK-LABEL: func.func @conv$scale_up
+// CHECK: "cmsisnn.conv"{{.*}}shift = array<i32: 2>
+// CHECK: "portable.conv2d"{{.*}}mcu.fallback = "no requantization after it that CMSIS-NN computes bit-exactly
+func.func @conv$scale_up(%arg0: tensor<1x4x4x2xi8>) -> (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) {
+  %w = "tosa.const"() {values = dense<100> : tensor<2x1x1x2xi8>} : () -> tensor<2x1x1x2xi8>
+  %b = "tosa.const"() {values = dense<7> : tensor<2xi32>} : () -> tensor<2xi32>
+  %w2 = "tosa.const"() {values = dense<127> : tensor<2x1x1x2xi8>} : () -> tensor<2x1x1x2xi8>
+  %b2 = "tosa.const"() {values = dense<536870912> : tensor<2xi32>} : () -> tensor<2xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %acc = tosa.conv2d %arg0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %acc2 = tosa.conv2d %arg0, %w2, %b2, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %rm = "tosa.const"() {values = dense<1226902588> : tensor<1xi32>} : () -> tensor<1xi32>
+  %rs = "tosa.const"() {values = dense<29> : tensor<1xi8>} : () -> tensor<1xi8>
+  %riz = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %roz = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %rm, %rs, %riz, %roz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %r2 = tosa.rescale %acc2, %rm, %rs, %riz, %roz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  return %r, %r2 : tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>
+}
+
+// -----
+
 // conv3d: a portable kernel to raw accumulators, any zero points; the [1] bias stands for every
 // output channel and is expanded.
 // CHECK-LABEL: func.func @conv3d$int8

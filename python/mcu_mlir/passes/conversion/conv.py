@@ -30,6 +30,16 @@ def _operands(op, what: str):
     return inp, weight, bias, izp, wzp
 
 
+def accumulator_bound(weight, bias, izp: int, depthwise: bool) -> int:
+    """The largest |accumulator| an int8 conv can reach: per output channel its bias plus the sum
+    of its |weights| times the largest |input - zero point| (255 at most); padding adds zeros."""
+    w = np.abs(np.asarray(const_array(weight), np.int64))
+    b = np.abs(np.asarray(const_array(bias), np.int64)).reshape(-1)
+    per_channel = w.sum(axis=(0, 1)).reshape(-1) if depthwise else w.reshape(w.shape[0], -1).sum(axis=1)
+    reach = max(127 - izp, izp + 128)
+    return int((per_channel * reach + np.broadcast_to(b, per_channel.shape)).max())
+
+
 def _bias_per_channel(op, bias, channels: int):
     """The bias with one value per output channel: TOSA lets a [1] bias stand for all of them, the
     kernels read `channels` values."""
@@ -141,7 +151,8 @@ def _convert(op, rw, depthwise: bool):
         weight = make_const(filt, op, op.location)  # HWCM bytes viewed as 1 x H x W x (C*M)
     else:
         k_h, k_w = w_shape[1], w_shape[2]
-    if tail is not None and not s16 and not tail[0].requantize_exact():
+    if tail is not None and not s16 and not tail[0].requantize_exact(
+            max_abs_input=accumulator_bound(op.operands[1], bias, izp, depthwise)):
         tail = None  # keep the exact TOSA rescale as its own kernel
     ops = absorbed[::-1] + [op]
     if tail is not None:
