@@ -84,7 +84,7 @@ def correct_biases(gm: GraphModule, samples, weight_spec) -> int:
         if node.op != "call_function" or (node.target not in _CONVS and node.target != _LINEAR):
             continue
         w, b = _get_attr(node.args[1]), _get_attr(_bias_node(node))
-        if w is None or b is None:
+        if w is None or b is None or len(b.users) != 1:     # a bias two layers share would move twice
             continue
         weight = fetch_attr(gm, w.target).detach()
         if weight.dtype != torch.float32 or weight.shape[0] != fetch_attr(gm, b.target).shape[0]:
