@@ -189,6 +189,15 @@ class StandaloneBatchNorms(nn.Module):
         return z, self.bn2(y), self.fc(self.bn3(z.mean(-1)))
 
 
+class DecomposedBatchNorms(StandaloneBatchNorms):
+    """The same, in a program that also holds an einsum: re-traced with decompositions, export
+    writes each BatchNorm in its inference-only form (_native_batch_norm_legit_no_training, read
+    through getitem), as XCiT's patch interaction after a GELU."""
+    def forward(self, x, y):
+        z, a, b = super().forward(x, y)
+        return z, a, torch.einsum("nc,nc->n", b, b)
+
+
 class PReLUs(nn.Module):
     """nn.PReLU with one slope (a leaky ReLU table) and a slope per channel after a conv (4-D) and a
     linear (2-D): relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv."""
@@ -420,6 +429,7 @@ CASES = {
     "adaptive_pools": (AdaptivePools, [(1, 3, 9, 7)], 1, 0.8),
     "prelus": (PReLUs, [(1, 3, 6, 6)], 1),
     "standalone_batch_norms": (StandaloneBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
+    "decomposed_batch_norms": (DecomposedBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
     "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
     # 2x2 means tie often (PT2E rounds ties to even, the integer pool away from zero): 0.85 measured.
     "ceil_pools": (CeilPools, [(1, 3, 7, 9)], 1, 0.8),
@@ -717,7 +727,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
                                   "attentions", "masked_attentions", "response_norms", "library_ops",
-                                  "autocast_region"])
+                                  "autocast_region", "decomposed_batch_norms"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

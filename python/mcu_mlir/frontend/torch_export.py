@@ -112,9 +112,19 @@ def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) ->
     kernels already take (CMSIS-NN's depthwise conv)."""
     import torch
     aten = torch.ops.aten
+    legit = aten._native_batch_norm_legit_no_training.default
     for bn in list(gm.graph.nodes):
-        if bn.op != "call_function" or bn.target != aten.batch_norm.default or bn.args[5]:
+        # batch_norm(x, w, b, mean, var, training, momentum, eps), or the inference-only form export
+        # may leave, (x, w, b, mean, var, momentum, eps) -> (out, ...) read through getitem 0.
+        if bn.op != "call_function" or not (bn.target == aten.batch_norm.default and not bn.args[5]
+                                             or bn.target == legit):
             continue
+        outputs = [bn]
+        if bn.target == legit:
+            outputs = list(bn.users)
+            if any(u.target.__name__ != "getitem" or u.args[1] != 0 for u in outputs):
+                continue
+        eps = float(bn.args[6] if bn.target == legit else bn.args[7])
         x = bn.args[0]
         if shared_input_only and len(x.users) < 2:
             continue
@@ -126,7 +136,7 @@ def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) ->
         channels = mean.numel()
         gamma = params[0].detach().double() if params[0] is not None else torch.ones(channels, dtype=torch.float64)
         beta = params[1].detach().double() if params[1] is not None else torch.zeros(channels, dtype=torch.float64)
-        scale = gamma / torch.sqrt(var + float(bn.args[7]))
+        scale = gamma / torch.sqrt(var + eps)
         weight = scale.float().reshape((channels, 1) + (1,) * max(rank - 2, 1))
         bias = (beta - mean * scale).float()
         names = []
@@ -134,6 +144,7 @@ def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) ->
             name = f"_mcu_bn_{bn.name}_{kind}"
             gm.register_buffer(name, tensor)
             names.append(name)
+        out_val = bn.meta["val"][0] if bn.target == legit else bn.meta["val"]
         with gm.graph.inserting_before(bn):
             w_node, b_node = (gm.graph.get_attr(n) for n in names)
             w_node.meta["val"], b_node.meta["val"] = weight, bias
@@ -143,10 +154,13 @@ def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) ->
                 x = gm.graph.call_function(aten.unsqueeze.default, (x, -1))
                 x.meta = dict(bn.meta, val=bn.args[0].meta["val"].unsqueeze(-1))
             node = gm.graph.call_function(conv, (x, w_node, b_node, ones, zeros, ones, channels))
-            node.meta = dict(bn.meta)
+            node.meta = dict(bn.meta, val=out_val)
             if rank == 2:
-                node.meta["val"] = bn.meta["val"].unsqueeze(-1)
+                node.meta["val"] = out_val.unsqueeze(-1)
                 node = gm.graph.call_function(aten.squeeze.dim, (node, -1))
-                node.meta = dict(bn.meta)
-        bn.replace_all_uses_with(node)
+                node.meta = dict(bn.meta, val=out_val)
+        for out in outputs:
+            out.replace_all_uses_with(node)
+            if out is not bn:
+                gm.graph.erase_node(out)
         gm.graph.erase_node(bn)
