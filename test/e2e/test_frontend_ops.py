@@ -198,6 +198,26 @@ class DecomposedBatchNorms(StandaloneBatchNorms):
         return z, a, torch.einsum("nc,nc->n", b, b)
 
 
+class RelativePositionBias(nn.Module):
+    """BEiT's / Swin's relative-position bias: a learned table gathered by an index that forward
+    builds from a meshgrid of aranges (a tuple of constants read through getitem), added to the
+    attention scores."""
+    def __init__(self, window: int = 3):
+        super().__init__()
+        self.window = window
+        self.table = nn.Parameter(torch.randn((2 * window - 1) ** 2, 2) * 0.5)
+        self.qk = nn.Linear(8, 16)
+
+    def forward(self, x):
+        coords = torch.stack(torch.meshgrid(torch.arange(self.window), torch.arange(self.window), indexing="ij"))
+        flat = coords.flatten(1)
+        rel = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0) + (self.window - 1)
+        index = rel[..., 0] * (2 * self.window - 1) + rel[..., 1]
+        bias = self.table[index.reshape(-1)].reshape(self.window ** 2, self.window ** 2, 2).permute(2, 0, 1)
+        q, k = self.qk(x).reshape(1, 9, 2, 8).permute(0, 2, 1, 3).chunk(2, dim=-1)
+        return torch.softmax(q @ k.transpose(-1, -2) + bias, dim=-1)
+
+
 class PReLUs(nn.Module):
     """nn.PReLU with one slope (a leaky ReLU table) and a slope per channel after a conv (4-D) and a
     linear (2-D): relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv."""
@@ -430,6 +450,7 @@ CASES = {
     "prelus": (PReLUs, [(1, 3, 6, 6)], 1),
     "standalone_batch_norms": (StandaloneBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
     "decomposed_batch_norms": (DecomposedBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
+    "relative_position_bias": (RelativePositionBias, [(1, 9, 8)], 1),
     "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
     # 2x2 means tie often (PT2E rounds ties to even, the integer pool away from zero): 0.85 measured.
     "ceil_pools": (CeilPools, [(1, 3, 7, 9)], 1, 0.8),
@@ -727,7 +748,8 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
                                   "attentions", "masked_attentions", "response_norms", "library_ops",
-                                  "autocast_region", "decomposed_batch_norms"])
+                                  "autocast_region", "decomposed_batch_norms",
+                                  "relative_position_bias"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

@@ -44,10 +44,14 @@ def fold_parameter_subgraphs(gm) -> int:
                 continue
             if isinstance(result, torch.Tensor):
                 values[node] = result.detach()
+            elif isinstance(result, (tuple, list)) and result and all(isinstance(r, torch.Tensor) for r in result):
+                # meshgrid / split / unbind of constants, read through getitem (BEiT's relative
+                # position index is built from a meshgrid of aranges)
+                values[node] = tuple(r.detach() for r in result)
 
     folded = 0
     for node in list(gm.graph.nodes):
-        if node.op != "call_function" or node not in values:
+        if node.op != "call_function" or not isinstance(values.get(node), torch.Tensor):
             continue
         if all(user in values for user in node.users):
             continue        # an inner op of a larger constant subgraph: its consumer is folded instead
