@@ -218,6 +218,20 @@ class RelativePositionBias(nn.Module):
         return torch.softmax(q @ k.transpose(-1, -2) + bias, dim=-1)
 
 
+class SharedConv(nn.Module):
+    """One depthwise conv (weights and bias) applied to two tensors of different ranges, as CoaT
+    shares its position-encoding conv between the blocks of a stage: the bias is quantized for one
+    of them and each call takes it at its own scale."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1, groups=3)
+        with torch.no_grad():
+            self.conv.bias.copy_(torch.tensor([0.5, -0.3, 0.2]))
+
+    def forward(self, x):
+        return self.conv(x) + x, self.conv(4 * x) + x
+
+
 class PReLUs(nn.Module):
     """nn.PReLU with one slope (a leaky ReLU table) and a slope per channel after a conv (4-D) and a
     linear (2-D): relu(x) + slope * min(x, 0), the product a 1x1 depthwise conv."""
@@ -451,6 +465,7 @@ CASES = {
     "standalone_batch_norms": (StandaloneBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
     "decomposed_batch_norms": (DecomposedBatchNorms, [(1, 4, 16), (1, 3, 5, 5)], 1),
     "relative_position_bias": (RelativePositionBias, [(1, 9, 8)], 1),
+    "shared_conv": (SharedConv, [(1, 3, 6, 6)], 1),
     "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
     # 2x2 means tie often (PT2E rounds ties to even, the integer pool away from zero): 0.85 measured.
     "ceil_pools": (CeilPools, [(1, 3, 7, 9)], 1, 0.8),
@@ -749,7 +764,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
                                   "attentions", "masked_attentions", "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
-                                  "relative_position_bias"])
+                                  "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

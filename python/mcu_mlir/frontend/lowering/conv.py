@@ -73,8 +73,12 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
     elif isinstance(bias, Const) and bias.scales is not None:
         bias_q = np.asarray(bias.data, np.int64).reshape(-1)
         expect = xq.scale * w_scales
-        if not np.allclose(np.broadcast_to(bias.scales, (c_out,)), expect, rtol=1e-5):
-            raise UserError(f"{describe(node)}: bias scale is not input scale x weight scale")
+        scales = np.broadcast_to(np.asarray(bias.scales, np.float64), (c_out,))
+        if not np.allclose(scales, expect, rtol=1e-5):
+            # A bias that layers with other inputs share (CoaT's one position-encoding conv for
+            # every block of a stage) was quantized for one of them: this layer takes its value
+            # at its own input scale x weight scale.
+            bias_q = np.round(np.broadcast_to(bias_q, (c_out,)) * scales / expect).astype(np.int64)
     elif isinstance(bias, Const):
         bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
     else:
