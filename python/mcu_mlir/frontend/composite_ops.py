@@ -189,10 +189,16 @@ def _insert_chain(graph, node, steps) -> torch.fx.Node:
         with graph.inserting_before(node):
             prev = graph.call_function(target, args)
         prev.meta.update({k: node.meta[k] for k in ("stack_trace", "nn_module_stack") if k in node.meta})
-        vals = torch.fx.node.map_arg(args, lambda n: n.meta.get("val"))
-        with fake_mode if fake_mode is not None else contextlib.nullcontext():
-            prev.meta["val"] = target(*vals)
+        _set_fake_value(prev, fake_mode)
     return prev
+
+
+def _set_fake_value(node, fake_mode) -> None:
+    """node.meta["val"]: its op run on its inputs' values, in the program's fake mode (as export
+    leaves on every node)."""
+    args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda n: n.meta.get("val"))
+    with fake_mode if fake_mode is not None else contextlib.nullcontext():
+        node.meta["val"] = node.target(*args, **kwargs)
 
 
 def vector_norm_as_square_sum(gm: torch.fx.GraphModule) -> None:
@@ -353,9 +359,7 @@ def _describe_new_nodes(created, src, val, basis, weight) -> None:
         if new is weight:
             new.meta["val"] = fake_mode.from_tensor(basis, static_shapes=True) if fake_mode is not None else basis
             continue
-        args, kwargs = torch.fx.node.map_arg((new.args, new.kwargs), lambda n: n.meta.get("val"))
-        with fake_mode if fake_mode is not None else contextlib.nullcontext():
-            new.meta["val"] = new.target(*args, **kwargs)
+        _set_fake_value(new, fake_mode)
 
 
 def _stft_basis(gm, stft) -> torch.Tensor | None:

@@ -9,6 +9,7 @@ from ..base import PassError
 from ...dialects import cmsisnn, portable
 from ...dialects.kernel_op import GROUPS
 from ...transposes import is_data_moving
+from ..layout.channel_permutation import chain_index
 from .common import (CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, producer, shape,
                      str_attr, users)
 
@@ -142,9 +143,10 @@ def convert_concat_transposed(op, rw):
     axis = int(ir.IntegerAttr(concat.attributes["axis"]).value)
     sizes = [int(np.prod(shape(a))) for a in inputs]
     starts = np.cumsum([0] + sizes)
+    # Source id (input start + flat index in it) of each element of the concat, then of each
+    # output position through the views and the transpose.
     ids = np.concatenate([np.arange(n).reshape(shape(a)) + s for a, n, s in zip(inputs, sizes, starts)], axis)
-    perms = [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["perms"])]
-    order = ids.reshape(shape(op.operands[0])).transpose(perms).reshape(-1)     # output position -> source id
+    order = ids.reshape(-1)[chain_index(shape(value), chain[::-1] + [op]).reshape(-1)]
     dst = np.empty_like(order)
     dst[order] = np.arange(order.size)
     flat = []
