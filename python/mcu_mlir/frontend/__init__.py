@@ -412,7 +412,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     from .constant_folding import fold_parameter_subgraphs
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
-        to_export = decompose_modules(model)
+        # int8: each LSTM step one op, lowered to CMSIS-NN's LSTM arithmetic (int16 / float: gates).
+        to_export = decompose_modules(model, lstm_kernel=quantize == "int8")
         folded, folds = fold_sequential_batch_norms(to_export) if quantize != "none" else (to_export, {})
         ep = export(folded, example_inputs)
         if not sequential_folds_hold(ep.graph, folds):

@@ -13,11 +13,13 @@ from torch import nn
 
 
 class LSTMCellOps(nn.Module):
-    """nn.LSTMCell written as its gates (same parameters, same results)."""
+    """nn.LSTMCell written as its gates (same parameters, same results); with `kernel`, as one
+    `mcu_mlir::lstm_cell` op per step (int8 models: the step CMSIS-NN's LSTM kernel computes)."""
 
-    def __init__(self, cell: nn.LSTMCell):
+    def __init__(self, cell: nn.LSTMCell, kernel: bool = False):
         super().__init__()
         self.hidden_size = cell.hidden_size
+        self.kernel = kernel
         self.ih = nn.Linear(cell.input_size, 4 * cell.hidden_size, bias=cell.bias)
         self.hh = nn.Linear(cell.hidden_size, 4 * cell.hidden_size, bias=cell.bias)
         with torch.no_grad():
@@ -26,6 +28,9 @@ class LSTMCellOps(nn.Module):
             if cell.bias:
                 self.ih.bias.copy_(cell.bias_ih)
                 self.hh.bias.copy_(cell.bias_hh)
+        # The kernel's one bias per gate: both biases summed (a buffer: a constant in the graph).
+        self.register_buffer("kernel_bias", (cell.bias_ih + cell.bias_hh).detach().clone() if cell.bias
+                             else torch.zeros(4 * cell.hidden_size))
         # Without a state, hh(0) is just its bias: one linear with both biases.
         self.ih_no_state = nn.Linear(cell.input_size, 4 * cell.hidden_size, bias=cell.bias)
         with torch.no_grad():
@@ -34,6 +39,13 @@ class LSTMCellOps(nn.Module):
                 self.ih_no_state.bias.copy_(cell.bias_ih + cell.bias_hh)
 
     def forward(self, x, state=None):
+        if self.kernel:
+            from .lstm_cell import lstm_cell
+            if state is None:
+                # Two tensors: h and c are quantized differently (each input its own annotation).
+                shape = x.shape[:-1] + (self.hidden_size,)
+                state = (torch.zeros(shape), torch.zeros(shape))
+            return lstm_cell(x, state[0], state[1], self.ih.weight, self.hh.weight, self.kernel_bias)
         if state is None:
             gates = self.ih_no_state(x)
             c = None
@@ -118,7 +130,7 @@ class RecurrentOps(nn.Module):
     bidirectional layer's output per step is both directions' hidden states concatenated. Returns
     what the module returns: (output, h_n), or (output, (h_n, c_n)) for an LSTM."""
 
-    def __init__(self, rnn: nn.RNNBase):
+    def __init__(self, rnn: nn.RNNBase, lstm_kernel: bool = False):
         super().__init__()
         cell_cls, ops_cls = _CELLS[type(rnn)]
         self.is_lstm = isinstance(rnn, nn.LSTM)
@@ -139,7 +151,7 @@ class RecurrentOps(nn.Module):
                     if rnn.bias:
                         cell.bias_ih.copy_(getattr(rnn, "bias_ih" + suffix))
                         cell.bias_hh.copy_(getattr(rnn, "bias_hh" + suffix))
-                cells.append(ops_cls(cell))
+                cells.append(ops_cls(cell, lstm_kernel) if ops_cls is LSTMCellOps else ops_cls(cell))
         self.cells = nn.ModuleList(cells)
 
     def flatten_parameters(self):
@@ -186,10 +198,10 @@ class RecurrentOps(nn.Module):
         return (out, (h_n, c_n)) if self.is_lstm else (out, h_n)
 
 
-def _recurrent(module: nn.RNNBase):
+def _recurrent(module: nn.RNNBase, lstm_kernel: bool = False):
     if getattr(module, "proj_size", 0):
         return None     # left alone: the lowering names it as unsupported
-    return RecurrentOps(module)
+    return RecurrentOps(module, lstm_kernel)
 
 
 def prelu_by_depthwise(x, slopes):
@@ -229,15 +241,19 @@ _REWRITES = {nn.LSTMCell: LSTMCellOps, nn.GRUCell: GRUCellOps, nn.RNNCell: RNNCe
              nn.GRU: _recurrent, nn.RNN: _recurrent, nn.PReLU: PReLUOps}
 
 
-def decompose_modules(model: nn.Module) -> nn.Module:
-    """A copy of `model` with the layers above rewritten (the model itself if none)."""
+def decompose_modules(model: nn.Module, lstm_kernel: bool = False) -> nn.Module:
+    """A copy of `model` with the layers above rewritten (the model itself if none). With
+    `lstm_kernel` (int8 models), every LSTM step is one `mcu_mlir::lstm_cell` op."""
     if not any(type(m) in _REWRITES for m in model.modules()):
         return model
     model = copy.deepcopy(model)
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             rewrite = _REWRITES.get(type(child))
-            replacement = rewrite(child) if rewrite is not None else None
+            if rewrite is None:
+                continue
+            kernel_aware = rewrite in (LSTMCellOps, _recurrent)
+            replacement = rewrite(child, lstm_kernel) if kernel_aware else rewrite(child)
             if replacement is not None:
                 setattr(module, child_name, replacement.eval())
     return model

@@ -24,6 +24,7 @@ from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
                                                  Quantizer, SharedQuantizationSpec)
 
 from .lowering.values import is_float_cast
+from .lstm_cell import LSTM_CELL
 
 aten = torch.ops.aten
 
@@ -86,6 +87,22 @@ class HeadroomMinMaxObserver(FiniteMinMaxObserver):
 # A log's input keeps the tight range: near zero, where the log is steep, every bit of relative
 # resolution shows in its output (an MFCC's log-mel power lost 7 dB to the headroom's one bit).
 LOGS = {aten.log.default, aten.log10.default, aten.log2.default, aten.log1p.default}
+
+
+class CellStateObserver(MinMaxObserver):
+    """An LSTM cell state (int16, zero point 0): the kernel takes its scale as a power of two,
+    2**ceil(log2(2 max|c|)) / 2**15 (one bit of headroom, as int16 activations get)."""
+
+    def calculate_qparams(self):
+        scale, zero_point = super().calculate_qparams()
+        amax = max(abs(float(self.min_val)), abs(float(self.max_val)), 2.0 ** -20)
+        power = math.ceil(math.log2(2 * amax)) - 15
+        return torch.full_like(scale, 2.0 ** power), torch.zeros_like(zero_point)
+
+
+CELL_STATE_SPEC = QuantizationSpec(dtype=torch.int16, quant_min=-32768, quant_max=32767,
+                                   qscheme=torch.per_tensor_symmetric,
+                                   observer_or_fake_quant_ctr=CellStateObserver.with_args(eps=2 ** -24))
 
 
 def _act_spec(dtype: str, headroom: bool = True) -> QuantizationSpec:
@@ -217,6 +234,8 @@ class CmsisNNQuantizer(Quantizer):
                 self._annotate_with_tail(node, {a: act, b: SharedQuantizationSpec((a, node))}, act)
             elif target in NORMS:
                 self._annotate_with_tail(node, {node.args[0]: act}, act)
+            elif target is LSTM_CELL:
+                _annotate_lstm_cell(node)
             elif target in TAILS:
                 continue   # annotated with its producer
             elif _is_float_tensor(node):
@@ -258,6 +277,24 @@ class CmsisNNQuantizer(Quantizer):
 
     def validate(self, model: torch.fx.GraphModule) -> None:
         pass
+
+
+def _annotate_lstm_cell(node: Node) -> None:
+    """x int8; h int8 and c int16 (power-of-two scale) with one observer each for every step of
+    the layer: a step's h and c are the previous step's outputs, read as they are. Weights and
+    bias stay float (the lowering quantizes them per gate, as the kernel takes them)."""
+    x, h, c = node.args[:3]
+    act = _act_spec("int8")
+
+    def state(v, spec):
+        from_cell = isinstance(v, Node) and v.target is operator.getitem and \
+            isinstance(v.args[0], Node) and v.args[0].target is LSTM_CELL
+        return SharedQuantizationSpec(v) if from_cell else spec
+
+    _annotate(node, {x: act, h: state(h, act), c: state(c, CELL_STATE_SPEC)})
+    for user in node.users:
+        if user.target is operator.getitem:
+            _annotate(user, {}, SharedQuantizationSpec((h if user.args[1] == 0 else c, node)))
 
 
 def _feeding_logs(graph) -> set:

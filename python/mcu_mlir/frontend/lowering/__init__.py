@@ -10,9 +10,9 @@ imports only `values` (and the writer), never the graph walk: no import cycle.
 
 from __future__ import annotations
 
-from . import conv, elementwise, matmul, norm, pool, shape, softmax
+from . import conv, elementwise, matmul, norm, pool, recurrent, shape, softmax
 
-FAMILIES = (conv, elementwise, pool, shape, matmul, softmax, norm)
+FAMILIES = (conv, elementwise, pool, shape, matmul, softmax, norm, recurrent)
 
 LOWER: dict = {}
 EAGER: dict = {}

@@ -1,0 +1,122 @@
+"""One LSTM step (`mcu_mlir::lstm_cell`) as the integers CMSIS-NN's arm_lstm_unidirectional_s8
+computes (cmsis_lstm.py), in TOSA that tosa_reference_model runs:
+
+    per gate:  acc_x = matmul(x, Wx) + bias           gx = rescale(acc_x -> i16, mx)
+               acc_h = matmul(h, Wh)                  gh = rescale(acc_h -> i32, mh)
+               gate  = lut(sat16(cast32(gx) + gh))
+    fc = rescale(mul(f, c) -> i16, forget_to_cell)
+    c' = clamp(sat16(rescale(mul(i, g) -> i32, input_to_cell) + cast32(fc)), -clip, clip)
+    h' = rescale(mul(o, lut_tanh(c')) -> i8, output, zero point of h)
+
+`sat16` is an identity rescale to int16 (it saturates), `lut` a gather from the 65536 values of arm_nn_activation_s16 for the gate's activation. The
+conversion matches this form as one kernel call; anything else reads it as the TOSA ops above.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import cmsis_lstm
+from ...diagnostics import UserError
+from ..lstm_cell import LSTM_CELL
+from .values import DQ, Const, Q, Tup, describe, dequantize_const
+
+
+def _float(self, node, v, what: str) -> np.ndarray:
+    if not isinstance(v, Const):
+        raise UserError(f"{describe(node)}: the LSTM {what} must be a constant")
+    return np.asarray(dequantize_const(v) if v.scales is not None else v.data, np.float64)
+
+
+def _shared_const(self, arr: np.ndarray, elem: str):
+    """One constant per distinct array: every step of a layer reads the same weights and tables."""
+    cache = self.__dict__.setdefault("_lstm_consts", {})
+    key = (elem, arr.shape, arr.tobytes())
+    if key not in cache:
+        cache[key] = self.w.const(arr, elem)
+    return cache[key]
+
+
+def _lut(self, v, left_shift: int, kind: str):
+    """arm_nn_activation_s16 of an int16 value, as a gather from its table of every input."""
+    w = self.w
+    n = int(np.prod(v.shape, dtype=np.int64))
+    wide = w.op("tosa.cast", [v], v.shape, "i32")
+    index = w.op("tosa.add", [wide, w.scalar(32768, len(v.shape))], v.shape, "i32")
+    table = _shared_const(self, cmsis_lstm.activation_table(left_shift, kind).reshape(1, -1, 1), "i16")
+    out = w.op("tosa.gather", [table, w.reshape(index, (1, n))], (1, n, 1), "i16")
+    return w.reshape(out, v.shape)
+
+
+def _saturate16(w, v):
+    """int32 -> int16, saturating (an identity rescale: TOSA clamps no int32)."""
+    return w.rescale(v, [1 << 30], [30], 0, 0, "i16")
+
+
+def _product(w, a, b):
+    """a * b of two int16 values, in int32."""
+    wide = [w.op("tosa.cast", [v], v.shape, "i32") for v in (a, b)]
+    return w.op("tosa.mul", [wide[0], wide[1], w.zp(0, "i8")], a.shape, "i32")
+
+
+def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
+    w = self.w
+    rows = x.shape[0]
+    hidden = wx.shape[0]
+    parts = []
+    for q, weights, b in ((x, wx, bias), (h, wh, None)):
+        qw, w_scale = cmsis_lstm.quantize_gate_weights(weights)
+        a = w.reshape(q.v, (1, rows, q.shape[1]))
+        wv = _shared_const(self, qw.T.reshape(1, q.shape[1], hidden), "i8")
+        acc = w.op("tosa.matmul", [a, wv, w.zp(q.zp, "i8"), w.zp(0, "i8")], (1, rows, hidden), "i32")
+        if b is not None:
+            bias_q = np.round(b / (q.scale * w_scale)).astype(np.int64)
+            acc = w.op("tosa.add", [acc, w.const(bias_q.reshape(1, 1, hidden), "i32", (1, 1, hidden))],
+                       (1, rows, hidden), "i32")
+        m, s = cmsis_lstm.multiplier(q.scale * w_scale / 2.0 ** cmsis_lstm.GATE_POWER)
+        parts.append(w.rescale(acc, [m], [s], 0, 0, "i16" if b is not None else "i32"))
+    gx = w.op("tosa.cast", [parts[0]], parts[0].shape, "i32")
+    pre = w.reshape(_saturate16(w, w.op("tosa.add", [gx, parts[1]], gx.shape, "i32")), (rows, hidden))
+    return _lut(self, pre, 0, kind)
+
+
+def _lower_lstm_cell(self, node, ins):
+    x_v, h_v, c_v, w_ih, w_hh, bias = ins[:6]
+    x, h, c = (self.operand(v) for v in (x_v, h_v, c_v))
+    if x.elem != "i8" or h.elem != "i8" or c.elem != "i16" or c.zp != 0:
+        raise UserError(f"{describe(node)}: an LSTM step takes int8 x and h and an int16 cell state")
+    power = math.log2(c.scale)
+    if power != int(power):
+        raise UserError(f"{describe(node)}: the LSTM cell state's scale {c.scale} is not a power of two")
+    power = int(power)
+    w_ih, w_hh, bias = (_float(self, node, v, what) for v, what in
+                        ((w_ih, "input weights"), (w_hh, "hidden weights"), (bias, "bias")))
+    shape = tuple(h.shape)
+    hidden = w_hh.shape[1]
+    w = self.w
+    x2, h2, c2 = (Q(w.reshape(q.v, (int(np.prod(q.shape[:-1], dtype=np.int64)), q.shape[-1])),
+                    q.scale, q.zp) for q in (x, h, c))
+    gates = {}
+    for k, name in enumerate(cmsis_lstm.GATES):
+        rows = slice(k * hidden, (k + 1) * hidden)
+        gates[name] = _gate(self, x2, h2, w_ih[rows], w_hh[rows], bias[rows],
+                            "tanh" if name == "cell" else "sigmoid")
+    mults = cmsis_lstm.cell_multipliers(power, h.scale)
+    m, s = mults["forget_to_cell"]
+    fc = w.rescale(_product(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16")
+    m, s = mults["input_to_cell"]
+    ig = w.rescale(_product(w, gates["input"], gates["cell"]), [m], [s], 0, 0, "i32")
+    total = w.op("tosa.add", [ig, w.op("tosa.cast", [fc], fc.shape, "i32")], ig.shape, "i32")
+    c_next = w.clamp(_saturate16(w, total), -cmsis_lstm.CELL_CLIP, cmsis_lstm.CELL_CLIP)
+    squashed = _lut(self, c_next, cmsis_lstm.tanh_left_shift(power), "tanh")
+    m, s = mults["output"]
+    h_next = w.rescale(_product(w, gates["output"], squashed), [m], [s], 0, h.zp, "i8")
+    self.record_layer(node, "lstm_cell", x, None, h.scale, h.zp)
+    return Tup([DQ(Q(w.reshape(h_next, shape), h.scale, h.zp)),
+                DQ(Q(w.reshape(c_next, shape), c.scale, 0))])
+
+
+LOWER = {}
+EAGER = {LSTM_CELL: _lower_lstm_cell}
