@@ -66,6 +66,10 @@ FALLBACK = _declare("mcu.fallback", "kernel op", "string", "mcu-convert-tosa-to-
 STORAGE = _declare("mcu.storage", "kernel op", "string", "mcu-plan-memory",
                    "where the result lives: arena, input:<i> or output:<i>")
 OFFSET = _declare("mcu.offset", "kernel op", "integer", "mcu-plan-memory", "byte offset in that storage")
+STORAGE_1 = _declare("mcu.storage_1", "kernel op", "string", "mcu-plan-memory",
+                     "where a kernel's second result lives (an LSTM step's cell state)")
+OFFSET_1 = _declare("mcu.offset_1", "kernel op", "integer", "mcu-plan-memory",
+                    "byte offset of the second result in its storage")
 VIEW = _declare("mcu.view", "kernel op", "unit", "mcu-plan-memory",
                 "the result is a contiguous part of its input: no code")
 COPY = _declare("mcu.copy", "kernel op", "unit", "mcu-plan-memory",

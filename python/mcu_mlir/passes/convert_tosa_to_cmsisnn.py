@@ -17,6 +17,8 @@ from ..ir import attributes as mcu_attrs
 # Patterns that absorb several TOSA ops into one kernel call. They run first, over the whole
 # function: a unit's root (e.g. tosa.add) may come after ops it absorbs (its input rescales),
 # which the one-op patterns would otherwise take first.
+# Patterns whose units contain other units (an LSTM step's matmuls, rescales, products): before them.
+OUTER_PATTERNS = frozenset({"lstm-s8"})
 UNIT_PATTERNS = frozenset({"grouped-conv2d", "conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
                            "add-s8", "mul-s8", "table-s16-rescale", "log-softmax", "softmax-s16-cmsis",
                            "softmax-s16-lut", "softmax-s16", "softmax-table", "softmax-s8", "norm", "hypot",
@@ -75,8 +77,11 @@ class ConvertTosaToCmsisNN(ModulePass):
         module.attributes[mcu_attrs.TARGET] = ir.StringAttr.get(self.target)
         module.attributes[mcu_attrs.BACKEND] = ir.StringAttr.get(self.backend)
         table = [p for p in patterns() if p[0] not in state.disabled]
-        for units in (True, False):
-            phase = [p for p in table if (p[0] in UNIT_PATTERNS) == units]
+        for kind in (OUTER_PATTERNS, UNIT_PATTERNS, None):
+            if kind is None:
+                phase = [p for p in table if p[0] not in UNIT_PATTERNS | OUTER_PATTERNS]
+            else:
+                phase = [p for p in table if p[0] in kind]
             ps = RewritePatternSet()
             for priority, (_, root, fn) in enumerate(phase):
                 ps.add(root, _pattern(fn, state), benefit=len(phase) - priority)

@@ -63,6 +63,8 @@ def scratch_bytes(op, path: str) -> int:
         return cmsis_buffers.avgpool_s8(path, channels)
     if isinstance(op, cmsisnn.BatchMatmulOp):
         return cmsis_buffers.batch_matmul_s8(path, op.shape(1)[1]) if op.type_suffix() == "s8" else 0
+    if isinstance(op, cmsisnn.LstmOp):
+        return cmsis_buffers.lstm_scratch_bytes(*op.shape(1))
     # Fully connected on MVE reads kernel sums that are precomputed into flash: no scratch.
     return 0
 
@@ -192,7 +194,7 @@ class PlanMemory(ModulePass):
     def _plan_function(self, fn, path: str) -> tuple[int, int, int]:
         block = fn.regions[0].blocks[0]
         ops = kernel_ops(block)
-        index = {op.results[0]: i for i, op in enumerate(ops)}
+        index = {r: i for i, op in enumerate(ops) for r in op.results}
         ret = next(op for op in block.operations if op.operation.name == "func.return")
         returned = {}
         for i, v in enumerate(ret.operands):
@@ -213,6 +215,9 @@ class PlanMemory(ModulePass):
             new_group(arg)["input"] = arg.arg_number
         view_offset: dict = {}  # value -> byte offset inside its group's buffer
         for op in ops:
+            for extra in list(op.results)[1:]:
+                # A kernel's other results (an LSTM step's cell state): buffers of their own.
+                new_group(extra)["output"] = returned.get(extra)
             v = op.results[0]
             out_index = returned.get(v)
             src = op.operands[0] if len(op.operands) else None
@@ -289,17 +294,22 @@ class PlanMemory(ModulePass):
             arena, lower, overlap_lower, scratch = plan()
 
         i64 = ir.IntegerType.get_signless(64)
-        for i, op in enumerate(ops):
-            g = group_of[op.results[0]]
-            extra = view_offset.get(op.results[0], 0)
+        def where(v) -> tuple[str, int]:
+            g = group_of[v]
+            extra = view_offset.get(v, 0)
             if g["input"] is not None:
-                storage, offset = f"input:{g['input']}", extra
-            elif g["output"] is not None:
-                storage, offset = f"output:{g['output']}", extra
-            else:
-                storage, offset = "arena", by_group[id(g)].offset + extra
-            op.attributes[mcu_attrs.STORAGE] = ir.StringAttr.get(storage)
-            op.attributes[mcu_attrs.OFFSET] = ir.IntegerAttr.get(i64, offset)
+                return f"input:{g['input']}", extra
+            if g["output"] is not None:
+                return f"output:{g['output']}", extra
+            return "arena", by_group[id(g)].offset + extra
+
+        for i, op in enumerate(ops):
+            for k, (storage_attr, offset_attr) in enumerate(((mcu_attrs.STORAGE, mcu_attrs.OFFSET),
+                                                             (mcu_attrs.STORAGE_1, mcu_attrs.OFFSET_1))):
+                if k < len(op.results):
+                    storage, offset = where(op.results[k])
+                    op.attributes[storage_attr] = ir.StringAttr.get(storage)
+                    op.attributes[offset_attr] = ir.IntegerAttr.get(i64, offset)
             if i in scratch:
                 op.attributes[mcu_attrs.SCRATCH_OFFSET] = ir.IntegerAttr.get(i64, scratch[i].offset)
                 op.attributes[mcu_attrs.SCRATCH_BYTES] = ir.IntegerAttr.get(i64, scratch[i].size)

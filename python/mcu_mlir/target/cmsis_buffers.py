@@ -109,3 +109,9 @@ def depthwise_wrapper_s16(path, ch_mult, dilation, in_c, f_h, f_w) -> int:
 
 def avgpool_s16(path, ch) -> int:
     return ch * 4 if path == "dsp" else 0
+
+
+def lstm_scratch_bytes(rows: int, hidden: int) -> int:
+    """An LSTM step's buffers: two int16 gate buffers and the copy of the hidden state the kernel
+    reads (it writes the new one there when the step ends)."""
+    return 2 * (2 * rows * hidden) + rows * hidden

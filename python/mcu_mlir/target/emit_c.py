@@ -142,6 +142,7 @@ class _Emitter:
         self.inputs_quant, self.outputs_quant = inputs_quant, outputs_quant
         self.consts: dict = {}   # const op -> (name, ctype, array)
         self.const_order: list = []
+        self.const_by_content: dict = {}
         self.arrays: list[str] = []  # static parameter arrays
         self.uses_cmsis = any(_kernel_name(op).startswith("arm_") for op in self.ops)
         self.ret = next(o for o in self.block.operations if o.operation.name == "func.return")
@@ -156,9 +157,17 @@ class _Emitter:
             if k == key:
                 return name
         arr = attr_array(op.attributes["values"], _type(op.results[0]), module_of(op))
-        name = f"mcu_const{len(self.const_order)}_{hint}"
-        self.consts[key] = (name, types.CTYPE[_elem(value)], arr)
-        self.const_order.append(key)
+        ctype = types.CTYPE[_elem(value)]
+        # Equal arrays are one array in flash (kernels that take constants made per call, such as
+        # every step of an LSTM, share them).
+        content = (ctype, np.asarray(arr).tobytes())
+        if content in self.const_by_content:
+            name = self.const_by_content[content]
+        else:
+            name = f"mcu_const{len(self.const_order)}_{hint}"
+            self.const_by_content[content] = name
+            self.const_order.append(key)
+        self.consts[key] = (name, ctype, arr)
         return name
 
     def buf(self, value, hint: str = "t") -> str:
@@ -168,11 +177,12 @@ class _Emitter:
             return f"((const uint8_t *)inputs[{value.arg_number}])"
         if isinstance(owner, tosa.ConstOp):
             return self.const_name(value, hint)
-        return self.storage(owner)
+        return self.storage(owner, ir.OpResult(value).result_number)
 
-    def storage(self, op) -> str:
-        kind = _str(op, mcu_attrs.STORAGE)
-        offset = _int(op, mcu_attrs.OFFSET)
+    def storage(self, op, result: int = 0) -> str:
+        """Where result `result` of kernel op `op` lives."""
+        kind = _str(op, mcu_attrs.STORAGE_1 if result else mcu_attrs.STORAGE)
+        offset = _int(op, mcu_attrs.OFFSET_1 if result else mcu_attrs.OFFSET)
         if kind == "arena":
             return f"(arena + {offset})"
         what, _, index = kind.partition(":")
@@ -187,8 +197,8 @@ class _Emitter:
             return b
         return f"({'const ' if const else ''}{ctype} *){b}"
 
-    def out(self, op, ctype: str) -> str:
-        return f"({ctype} *){self.storage(op)}"
+    def out(self, op, ctype: str, result: int = 0) -> str:
+        return f"({ctype} *){self.storage(op, result)}"
 
     def array(self, name: str, ctype: str, values) -> str:
         body = ", ".join(str(int(v)) for v in values) or "0"
@@ -246,8 +256,9 @@ class _Emitter:
         # Outputs that are graph inputs or constants are copied.
         for k, v in enumerate(self.ret.operands):
             owner = v.owner
-            if isinstance(owner, (ir.Block, tosa.ConstOp)) or \
-                    not _str(owner, mcu_attrs.STORAGE).startswith(f"output:{k}"):
+            storage = mcu_attrs.STORAGE_1 if isinstance(v, ir.OpResult) and ir.OpResult(v).result_number \
+                else mcu_attrs.STORAGE
+            if isinstance(owner, (ir.Block, tosa.ConstOp)) or not _str(owner, storage).startswith(f"output:{k}"):
                 body.append(f"  /* output {k} is not computed in place: copy it */")
                 body.append(f"  status = mcu_copy({_nbytes(v)}, {self.buf(v, f'output{k}')}, outputs[{k}]);")
                 body.append("  if (status != 0) return status;")
@@ -435,7 +446,7 @@ def _is_view(op) -> bool:
 def _arena_buffers(ops) -> list[dict]:
     """Each tensor and scratch buffer the arena holds: its layer, the kernels it lives over
     (first to last, views' readers included) and where it sits; the memory report's timeline."""
-    index = {op.results[0]: i for i, op in enumerate(ops)}
+    index = {r: i for i, op in enumerate(ops) for r in op.results}
 
     def last_use(value) -> int:
         last = index[value]
@@ -453,6 +464,10 @@ def _arena_buffers(ops) -> list[dict]:
             out.append({"layer": _layer_name(op), "kernel": _kernel_name(op), "start": i, "end": i,
                         "offset": _int(op, mcu_attrs.SCRATCH_OFFSET), "bytes": _int(op, mcu_attrs.SCRATCH_BYTES),
                         "scratch": True})
+        if mcu_attrs.STORAGE_1 in op.attributes and _str(op, mcu_attrs.STORAGE_1) == "arena":
+            out.append({"layer": _layer_name(op), "kernel": _kernel_name(op), "start": i,
+                        "end": last_use(op.results[1]), "offset": _int(op, mcu_attrs.OFFSET_1),
+                        "bytes": _nbytes(op.results[1]), "scratch": False})
         if _is_view(op) or mcu_attrs.STORAGE not in op.attributes or _str(op, mcu_attrs.STORAGE) != "arena":
             continue
         out.append({"layer": _layer_name(op), "kernel": _kernel_name(op), "start": i, "end": last_use(op.results[0]),

@@ -104,11 +104,14 @@ def _lower_lstm_cell(self, node, ins):
         gates[name] = _gate(self, x2, h2, w_ih[rows], w_hh[rows], bias[rows],
                             "tanh" if name == "cell" else "sigmoid")
     mults = cmsis_lstm.cell_multipliers(power, h.scale)
-    m, s = mults["forget_to_cell"]
-    fc = w.rescale(_product(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16")
     m, s = mults["input_to_cell"]
-    ig = w.rescale(_product(w, gates["input"], gates["cell"]), [m], [s], 0, 0, "i32")
-    total = w.op("tosa.add", [ig, w.op("tosa.cast", [fc], fc.shape, "i32")], ig.shape, "i32")
+    total = w.rescale(_product(w, gates["input"], gates["cell"]), [m], [s], 0, 0, "i32")
+    if not (isinstance(c_v, Const) and not np.any(c_v.data)):
+        # f x c (a zero cell state, the first step's without one, adds nothing: left out, as
+        # the TOSA canonicalizer would fold it).
+        m, s = mults["forget_to_cell"]
+        fc = w.rescale(_product(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16")
+        total = w.op("tosa.add", [total, w.op("tosa.cast", [fc], fc.shape, "i32")], total.shape, "i32")
     c_next = w.clamp(_saturate16(w, total), -cmsis_lstm.CELL_CLIP, cmsis_lstm.CELL_CLIP)
     squashed = _lut(self, c_next, cmsis_lstm.tanh_left_shift(power), "tanh")
     m, s = mults["output"]

@@ -4,4 +4,4 @@ Each module lists `PATTERNS`: (pattern name, root TOSA op, function(op, rewriter
 function returns NO_MATCH (False) when it leaves the op alone and CONVERTED after rewriting it.
 """
 
-FAMILIES = ("conv", "matmul", "pool", "softmax", "norm", "magnitude", "elementwise", "data_movement", "reduction")
+FAMILIES = ("recurrent", "conv", "matmul", "pool", "softmax", "norm", "magnitude", "elementwise", "data_movement", "reduction")

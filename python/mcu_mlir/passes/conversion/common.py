@@ -192,7 +192,8 @@ def make_op(cls, operands: list, result_type, attrs: dict, *, before, loc, sourc
             raise PassError(before, f"'{op_name(before)}' has {len(runs)} runs of differently typed "
                                     f"inputs; a kernel op takes at most {GROUPS}")
         attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(runs + [0] * (GROUPS - len(runs)))
-    return ir.Operation.create(cls.OPERATION_NAME, results=[result_type], operands=list(operands),
+    results = list(result_type) if isinstance(result_type, (list, tuple)) else [result_type]
+    return ir.Operation.create(cls.OPERATION_NAME, results=results, operands=list(operands),
                                attributes=attributes, loc=loc, ip=ir.InsertionPoint(before))
 
 
