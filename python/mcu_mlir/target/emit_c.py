@@ -143,6 +143,7 @@ class _Emitter:
         self.consts: dict = {}   # const op -> (name, ctype, array)
         self.const_order: list = []
         self.const_by_content: dict = {}
+        self.structs: dict = {}   # (type, initialiser) -> name
         self.arrays: list[str] = []  # static parameter arrays
         self.uses_cmsis = any(_kernel_name(op).startswith("arm_") for op in self.ops)
         self.ret = next(o for o in self.block.operations if o.operation.name == "func.return")
@@ -157,7 +158,16 @@ class _Emitter:
             if k == key:
                 return name
         arr = attr_array(op.attributes["values"], _type(op.results[0]), module_of(op))
-        ctype = types.CTYPE[_elem(value)]
+        return self._register_const(key, types.CTYPE[_elem(value)], arr, hint)
+
+    def const_part_name(self, value, index: int, hint: str) -> str:
+        """The array of `value[index]` (a constant's first-axis slice) as its own array: the
+        gates of an LSTM step, shared with any other step whose gate is the same."""
+        op = _const_producer(value)
+        arr = attr_array(op.attributes["values"], _type(op.results[0]), module_of(op))
+        return self._register_const((op.operation, index), types.CTYPE[_elem(value)], np.asarray(arr)[index], hint)
+
+    def _register_const(self, key, ctype: str, arr, hint: str) -> str:
         # Equal arrays are one array in flash (kernels that take constants made per call, such as
         # every step of an LSTM, share them).
         content = (ctype, np.asarray(arr).tobytes())
@@ -199,6 +209,15 @@ class _Emitter:
 
     def out(self, op, ctype: str, result: int = 0) -> str:
         return f"({ctype} *){self.storage(op, result)}"
+
+    def shared_struct(self, ctype: str, hint: str, body: str) -> str:
+        """A file-scope `static const` struct initialised with `body`; calls with equal ones share
+        it (the steps of an LSTM layer). Returns its name."""
+        key = (ctype, body)
+        if key not in self.structs:
+            self.structs[key] = f"mcu_{hint}{len(self.structs)}"
+            self.arrays.append(f"static const {ctype} {self.structs[key]} = {{{body}}};")
+        return self.structs[key]
 
     def array(self, name: str, ctype: str, values) -> str:
         body = ", ".join(str(int(v)) for v in values) or "0"
@@ -437,6 +456,19 @@ def _weights_bytes(op) -> int:
     return total
 
 
+def _flash_arrays(op):
+    """(element type, array) of each constant `op` reads, as the C holds them: an LSTM step's
+    stacked gate weights and biases as one array per gate."""
+    for k, v in enumerate(op.operands):
+        owner = v.owner
+        if not isinstance(owner, tosa.ConstOp):
+            continue
+        arr = np.asarray(attr_array(owner.attributes["values"], _type(owner.results[0]), module_of(owner)))
+        parts = list(arr) if isinstance(op, cmsisnn.LstmOp) and k >= 3 else [arr]
+        for part in parts:
+            yield _elem(v), np.ascontiguousarray(part)
+
+
 def _is_view(op) -> bool:
     """A kernel op whose result is its input's storage (a contiguous slice, a reshape not copied)."""
     return mcu_attrs.VIEW in op.attributes or (isinstance(op, cmsisnn.ReshapeOp)
@@ -481,14 +513,13 @@ def model_report(module) -> dict:
     ops, weights, seen = [], 0, set()
     for op in _kernel_ops(fn):
         w = _weights_bytes(op)
-        # The model total counts a constant shared by several calls once, as the C holds it once.
-        for v in op.operands:
-            owner = v.owner
-            if isinstance(owner, tosa.ConstOp):
-                key = hash(owner.operation)
-                if key not in seen:
-                    seen.add(key)
-                    weights += _nbytes(v)
+        # The model total counts a constant shared by several calls once, and equal arrays once,
+        # as the C holds them once (the emitter's const_name).
+        for elem, arr in _flash_arrays(op):
+            key = (elem, arr.shape, arr.tobytes())
+            if key not in seen:
+                seen.add(key)
+                weights += arr.size * types.BYTES.get(elem, 4)
         if mcu_attrs.KERNEL_SUMS in op.attributes:
             weights += 4 * len(_ints(op.attributes[mcu_attrs.KERNEL_SUMS]))
         entry = {"name": _layer_name(op), "tosa_op": _source_op(op), "kernel": _kernel_name(op),

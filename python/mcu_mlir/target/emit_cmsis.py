@@ -256,42 +256,45 @@ def lstm(em, i, op):
     """arm_lstm_unidirectional_s8 over one time step (time major, batch = rows): the cell state
     is updated in place, so the next state's buffer starts as a copy of this one."""
     (rows, inputs), hidden = _shape(op.operands[0]), _shape(op.operands[1])[1]
-    w_x = em.const_name(op.operands[3], f"layer{i}_input_weights")
-    w_h = em.const_name(op.operands[4], f"layer{i}_hidden_weights")
-    b_x = em.const_name(op.operands[5], f"layer{i}_input_bias")
-    b_h = em.const_name(op.operands[6], f"layer{i}_hidden_bias")
     mx, sx = op.ints("input_multipliers"), op.ints("input_shifts")
     mh, sh = op.ints("hidden_multipliers"), op.ints("hidden_shifts")
     order = ("input", "forget", "cell", "output")   # the operands' gate order
 
     def gate(name: str) -> str:
         k = order.index(name)
+        # One array per gate: a layer's steps share them (and a first step's stand-in forget gate
+        # is its input gate).
+        w_x, w_h, b_x, b_h = (em.const_part_name(op.operands[3 + j], k, f"{name}_gate_{part}")
+                              for j, part in enumerate(("input_weights", "hidden_weights", "input_bias",
+                                                        "hidden_bias")))
         return (f".{name}_gate = {{.input_multiplier = {mx[k]}, .input_shift = {sx[k]}, "
-                f".input_weights = {w_x} + {k * hidden * inputs}, .input_effective_bias = {b_x} + {k * hidden}, "
+                f".input_weights = {w_x}, .input_effective_bias = {b_x}, "
                 f".hidden_multiplier = {mh[k]}, .hidden_shift = {sh[k]}, "
-                f".hidden_weights = {w_h} + {k * hidden * hidden}, .hidden_effective_bias = {b_h} + {k * hidden}, "
+                f".hidden_weights = {w_h}, .hidden_effective_bias = {b_h}, "
                 f".bias = NULL, .activation_type = {'ARM_TANH' if name == 'cell' else 'ARM_SIGMOID'}}}")
     f2c, i2c = op.ints("forget_to_cell"), op.ints("input_to_cell")
     scratch = f"(arena + {op.int(mcu_attrs.SCRATCH_OFFSET)})"
     gate_bytes = 2 * rows * hidden
     cell_in, cell_out = em.buf(op.operands[2]), em.storage(op, 1)
-    return [
-        f"const cmsis_nn_lstm_params layer{i}_params = {{.time_major = 1, .batch_size = {rows}, .time_steps = 1, "
+    params = em.shared_struct(
+        "cmsis_nn_lstm_params", "lstm_params",
+        f".time_major = 1, .batch_size = {rows}, .time_steps = 1, "
         f".input_size = {inputs}, .hidden_size = {hidden}, .input_offset = {op.int('input_offset')}, "
         f".forget_to_cell_multiplier = {f2c[0]}, .forget_to_cell_shift = {f2c[1]}, "
         f".input_to_cell_multiplier = {i2c[0]}, .input_to_cell_shift = {i2c[1]}, "
         f".cell_clip = {op.int('cell_clip')}, .cell_scale_power = {op.int('cell_scale_power')}, "
         f".output_multiplier = {op.int('output_multiplier')}, .output_shift = {op.int('output_shift')}, "
         f".output_offset = {op.int('output_offset')}, "
-        f"{gate('forget')}, {gate('input')}, {gate('cell')}, {gate('output')}}};",
+        f"{gate('forget')}, {gate('input')}, {gate('cell')}, {gate('output')}")
+    return [
         f"status = mcu_copy({2 * rows * hidden}, {cell_in}, {cell_out});",
-        f"if (status != 0) return status;",
+        "if (status != 0) return status;",
         f"status = mcu_copy({rows * hidden}, {em.buf(op.operands[1])}, {scratch} + {2 * gate_bytes});",
-        f"if (status != 0) return status;",
+        "if (status != 0) return status;",
         f"cmsis_nn_lstm_context layer{i}_buffers = {{.temp1 = {scratch}, .temp2 = {scratch} + {gate_bytes}, "
         f".cell_state = {cell_out}, .hidden_state = {scratch} + {2 * gate_bytes}}};",
         f"status = arm_lstm_unidirectional_s8({em.ptr(op.operands[0], 'int8_t')}, {em.out(op, 'int8_t')}, "
-        f"&layer{i}_params, &layer{i}_buffers);"]
+        f"&{params}, &layer{i}_buffers);"]
 
 
 EMITTERS = {

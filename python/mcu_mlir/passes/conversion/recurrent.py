@@ -150,9 +150,9 @@ def convert_lstm(op, rw):
     if any(p is None for p in gates.values()) or len({p["xzp"] for p in gates.values()}) != 1:
         return NO_MATCH
     if "forget" not in gates:
-        # No cell state to forget: the kernel's forget gate multiplies zeros, whatever it is.
-        gates["forget"] = {k: np.zeros_like(v) if isinstance(v, np.ndarray) else v
-                           for k, v in gates["input"].items()}
+        # No cell state to forget: the kernel's forget gate multiplies zeros, whatever it is (the
+        # input gate's parameters stand in: no arrays of its own).
+        gates["forget"] = gates["input"]
     c_next_op = m.ops["c_next"]
     bounds = clamp_bounds(c_next_op)
     fc = _requantize(read_rescale(m.ops["fc"]), 32768 * 32768) if cell is not None else None
