@@ -336,6 +336,34 @@ typedef struct {
 int mcu_norm(const mcu_norm_params_t *p, const int16_t *rsqrt_table, const int32_t *channel_params,
              const void *input, void *output);
 
+/* -- recurrent ------------------------------------------------------------------------------- */
+
+/* One LSTM time step with the integers of CMSIS-NN's arm_lstm_unidirectional_s8 (one step, time
+ * major): x [rows, input_size] and h [rows, hidden_size] int8, the cell state c int16 at scale
+ * 2**cell_scale_power. Per gate (input, forget, cell, output):
+ *   g = act(clamp16(clamp16(rq(x . Wx + bx, mx, sx)) + rq(h . Wh + bh, mh, sh)))
+ * with act the int16 sigmoid (tanh for the cell gate) of arm_nn_activation_s16 and rq
+ * mcu_requantize; then
+ *   c' = clamp(rq(i * g, input_to_cell) + clamp16(rq(f * c, forget_to_cell)), -cell_clip, cell_clip)
+ *   h' = clamp8(rq(o * tanh(c' read as Q3.12), output) + output_offset).
+ * The biases already hold the zero points' terms (bias - zp x row sums). h_out and c_out must not
+ * overlap the inputs. */
+typedef struct {
+  int32_t rows, input_size, hidden_size;
+  const int8_t *input_weights[4];   /* [hidden_size, input_size] per gate */
+  const int8_t *hidden_weights[4];  /* [hidden_size, hidden_size] per gate */
+  const int32_t *input_bias[4];
+  const int32_t *hidden_bias[4];
+  int32_t input_multiplier[4], input_shift[4], hidden_multiplier[4], hidden_shift[4];
+  int32_t forget_to_cell_multiplier, forget_to_cell_shift;
+  int32_t input_to_cell_multiplier, input_to_cell_shift;
+  int32_t cell_clip, cell_scale_power;
+  int32_t output_multiplier, output_shift, output_offset;
+} mcu_lstm_params_t;
+
+int mcu_lstm_step_s8(const mcu_lstm_params_t *p, const int8_t *x, const int8_t *h, const int16_t *c,
+                     int8_t *h_out, int16_t *c_out);
+
 /* arm_softmax_s8's integers over rows of int8, from the frontend's tables (exp_table[d]: the
    kernel's exponential of -d in Q0.31, sum_table[d]: its share of the row sum, d = max - x):
      total = sum(sum_table[d]);  h = clz(total);  s = ONE_OVER1((total << h) & INT32_MAX)

@@ -3,19 +3,24 @@
 # without a cell state to forget: the zero cell is a constant). With one activation table off by
 # one entry, nothing matches: the steps stay the TOSA ops they are (portable kernels).
 # RUN: %PYTHON %s | mcu-opt --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
+# RUN: %PYTHON %s | mcu-opt --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
 # CHECK-LABEL: func.func @main
 # CHECK-NOT: tosa.gather
 # CHECK: %[[ZERO:[0-9]+]] = "tosa.const"() <{values = dense<0> : tensor<1x5xi16>}>
 # CHECK: %[[S0:[0-9]+]]:2 = "cmsisnn.lstm"(%{{.*}}, %{{.*}}, %[[ZERO]],
 # CHECK-SAME: cell_clip = 32767 : i32
 # CHECK-SAME: forget_to_cell = array<i32: 1073741824, -14>
-# CHECK-SAME: (tensor<1x6xi8>, tensor<1x5xi8>, tensor<1x5xi16>, tensor<4x5x6xi8>, tensor<4x5x5xi8>, tensor<4x5xi32>, tensor<4x5xi32>) -> (tensor<1x5xi8>, tensor<1x5xi16>)
+# CHECK-SAME: (tensor<1x6xi8>, tensor<1x5xi8>, tensor<1x5xi16>, tensor<4x5x6xi8>, tensor<4x5x5xi8>,
+# CHECK-SAME: tensor<4x5xi32>, tensor<4x5xi32>) -> (tensor<1x5xi8>, tensor<1x5xi16>)
 # CHECK: %[[S1:[0-9]+]]:2 = "cmsisnn.lstm"(%{{.*}}, %[[S0]]#0, %[[S0]]#1,
 # CHECK: "cmsisnn.lstm"(%{{.*}}, %[[S1]]#0, %[[S1]]#1,
 # CHECK-NOT: cmsisnn.lstm
 # CHECK: // -----
 # CHECK-NOT: cmsisnn.lstm
 # CHECK: portable.gather
+# PORTABLE-COUNT-3: "portable.lstm"
+# PORTABLE-NOT: portable.lstm
+# PORTABLE: // -----
 import warnings
 
 import numpy as np

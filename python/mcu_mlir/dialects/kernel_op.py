@@ -283,3 +283,47 @@ class ConcatFields(KernelOp):
 
 
 assert GROUPS == 8  # ConcatFields declares g0..g7
+
+
+class LstmFields(KernelOp):
+    """One LSTM time step in CMSIS-NN's integer arithmetic (cmsis_lstm.py): input [B, I] and hidden
+    [B, H] int8, cell [B, H] int16 (scale 2**cell_scale_power) in; the next hidden state and cell
+    state out. Weights and effective biases (bias + offset x row sums, as the kernel reads them)
+    are stacked per gate in PyTorch's order (input, forget, cell, output): [4, H, I], [4, H, H],
+    [4, H]. The per-gate requantizations are in CMSIS-NN's (multiplier, left shift) form."""
+    input: Operand[ir.RankedTensorType]
+    hidden: Operand[ir.RankedTensorType]
+    cell: Operand[ir.RankedTensorType]
+    input_weights: Operand[ir.RankedTensorType]
+    hidden_weights: Operand[ir.RankedTensorType]
+    input_biases: Operand[ir.RankedTensorType]
+    hidden_biases: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    cell_out: Result[ir.RankedTensorType]
+    input_offset: ir.IntegerAttr
+    input_multipliers: I32Array
+    input_shifts: I32Array
+    hidden_multipliers: I32Array
+    hidden_shifts: I32Array
+    forget_to_cell: I32Array
+    input_to_cell: I32Array
+    cell_clip: ir.IntegerAttr
+    cell_scale_power: ir.IntegerAttr
+    output_multiplier: ir.IntegerAttr
+    output_shift: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    LENGTHS = {"input_multipliers": 4, "input_shifts": 4, "hidden_multipliers": 4, "hidden_shifts": 4,
+               "forget_to_cell": 2, "input_to_cell": 2}
+
+    def check(self):
+        (b, i), (b2, h) = self.shape(0), self.shape(1)
+        if self.shape(2) != [b, h] or self.shape(0, result=True) != [b, h] or self.shape(1, result=True) != [b, h] \
+                or b2 != b:
+            return "needs input [B, I], hidden and cell [B, H], results [B, H]"
+        if self.shape(3) != [4, h, i] or self.shape(4) != [4, h, h] or self.shape(5) != [4, h] \
+                or self.shape(6) != [4, h]:
+            return "needs weights [4, H, I] and [4, H, H], biases [4, H]"
+        if (self.elem(0), self.elem(1), self.elem(2)) != ("i8", "i8", "i16") or \
+                (self.elem(0, result=True), self.elem(1, result=True)) != ("i8", "i16"):
+            return "takes int8 input and hidden state and an int16 cell state"
+        return None

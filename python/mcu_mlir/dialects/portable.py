@@ -8,7 +8,8 @@ types, shapes, counts) is not repeated. The C emitter maps each op class to one 
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
-from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, MulFields, numel,
+from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, LstmFields,
+                        MulFields, numel,
                         PoolFields, rows_check, Softmax16Fields, UnaryFields, WeightedFields, per_channel_check)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
@@ -432,6 +433,12 @@ class HypotOp(KernelOp, dialect=Portable, name="hypot"):
         if not 0 <= self.int("headroom") <= 16:
             return "needs a headroom of 0 to 16 bits"
         return None
+
+
+class LstmOp(LstmFields, dialect=Portable, name="lstm"):
+    """mcu_lstm_step_s8: one LSTM time step, the integers arm_lstm_unidirectional_s8 computes
+    (kernel_op.LstmFields), for builds without CMSIS-NN."""
+    KERNEL = "mcu_lstm_step_s8"
 
 
 class NormOp(KernelOp, dialect=Portable, name="norm"):

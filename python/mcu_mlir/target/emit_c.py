@@ -14,7 +14,7 @@ import numpy as np
 
 from .._mlir import ir, tosa
 from ..dialects import cmsisnn
-from ..dialects.kernel_op import KernelOp
+from ..dialects.kernel_op import KernelOp, LstmFields
 from ..ir.constants import attr_array, module_of
 from ..ir.locations import layer_name
 from ..ir.resources import clear_resource_cache
@@ -464,7 +464,7 @@ def _flash_arrays(op):
         if not isinstance(owner, tosa.ConstOp):
             continue
         arr = np.asarray(attr_array(owner.attributes["values"], _type(owner.results[0]), module_of(owner)))
-        parts = list(arr) if isinstance(op, cmsisnn.LstmOp) and k >= 3 else [arr]
+        parts = list(arr) if isinstance(op, LstmFields) and k >= 3 else [arr]
         for part in parts:
             yield _elem(v), np.ascontiguousarray(part)
 

@@ -309,6 +309,35 @@ def norm(em, i, op):
             f"{em.buf(op.operands[0])}, {em.storage(op)});"]
 
 
+def lstm(em, i, op):
+    """mcu_lstm_step_s8 with one static parameter struct per distinct step (a layer's steps share
+    it) and one array per gate."""
+    (rows, inputs), hidden = _shape(op.operands[0]), _shape(op.operands[1])[1]
+
+    def per_gate(operand: int, part: str) -> str:
+        names = [em.const_part_name(op.operands[operand], k, f"{gate}_gate_{part}")
+                 for k, gate in enumerate(("input", "forget", "cell", "output"))]
+        return "{" + ", ".join(names) + "}"
+
+    def ints(name: str) -> str:
+        return "{" + ", ".join(str(v) for v in op.ints(name)) + "}"
+    f2c, i2c = op.ints("forget_to_cell"), op.ints("input_to_cell")
+    fields = {"rows": rows, "input_size": inputs, "hidden_size": hidden,
+              "input_weights": per_gate(3, "input_weights"), "hidden_weights": per_gate(4, "hidden_weights"),
+              "input_bias": per_gate(5, "input_bias"), "hidden_bias": per_gate(6, "hidden_bias"),
+              "input_multiplier": ints("input_multipliers"), "input_shift": ints("input_shifts"),
+              "hidden_multiplier": ints("hidden_multipliers"), "hidden_shift": ints("hidden_shifts"),
+              "forget_to_cell_multiplier": f2c[0], "forget_to_cell_shift": f2c[1],
+              "input_to_cell_multiplier": i2c[0], "input_to_cell_shift": i2c[1],
+              "cell_clip": op.int("cell_clip"), "cell_scale_power": op.int("cell_scale_power"),
+              "output_multiplier": op.int("output_multiplier"), "output_shift": op.int("output_shift"),
+              "output_offset": op.int("output_offset")}
+    params = em.shared_struct("mcu_lstm_params_t", "lstm_params", ", ".join(f".{k} = {v}" for k, v in fields.items()))
+    return [f"status = mcu_lstm_step_s8(&{params}, {em.ptr(op.operands[0], 'int8_t')}, "
+            f"{em.ptr(op.operands[1], 'int8_t')}, {em.ptr(op.operands[2], 'int16_t')}, {em.out(op, 'int8_t')}, "
+            f"{em.out(op, 'int16_t', 1)});"]
+
+
 # -- data movement --------------------------------------------------------------------------------
 
 def _shape_struct(em, var, dims):
@@ -433,5 +462,5 @@ EMITTERS = {
     portable.ConcatTransposedOp: concat_transposed, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,
     portable.GatherOp: gather, portable.ScatterOp: scatter, portable.ResizeOp: resize, portable.ReduceOp: reduce,
-    portable.ArgmaxOp: argmax,
+    portable.ArgmaxOp: argmax, portable.LstmOp: lstm,
 }

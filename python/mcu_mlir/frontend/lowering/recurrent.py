@@ -8,8 +8,9 @@ computes (cmsis_lstm.py), in TOSA that tosa_reference_model runs:
     c' = clamp(sat16(rescale(mul(i, g) -> i32, input_to_cell) + cast32(fc)), -clip, clip)
     h' = rescale(mul(o, lut_tanh(c')) -> i8, output, zero point of h)
 
-`sat16` is an identity rescale to int16 (it saturates), `lut` a gather from the 65536 values of arm_nn_activation_s16 for the gate's activation. The
-conversion matches this form as one kernel call; anything else reads it as the TOSA ops above.
+`sat16` is an identity rescale to int16 (it saturates), `lut` a gather from the 65536 values of
+arm_nn_activation_s16 for the gate's activation. The conversion matches this form as one kernel
+call; anything else reads it as the TOSA ops above.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The frontend's LSTM step (frontend/lowering/recurrent.py) matched whole onto
-arm_lstm_unidirectional_s8: one call per step, the hidden and cell state in and out.
+arm_lstm_unidirectional_s8 (mcu_lstm_step_s8, the same integers, without CMSIS-NN): one call per
+step, the hidden and cell state in and out.
 
 The TOSA form computes the kernel's integers (cmsis_lstm.py); the match checks every part the
 kernel fixes: the activation tables equal arm_nn_activation_s16 for the gate and the cell
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..._mlir import ir, tosa
 from ... import cmsis_lstm
-from ...dialects import cmsisnn
+from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
 from .common import CONVERTED, NO_MATCH, clamp_bounds, elem, fused_location, make_const, make_op, read_rescale, \
     shape, users
@@ -134,7 +135,7 @@ def _view(value, dims, loc, before):
 
 
 def convert_lstm(op, rw):
-    if not rw.use_cmsis or elem(op.results[0]) != "i8" or elem(op.operands[0]) != "i32":
+    if elem(op.results[0]) != "i8" or elem(op.operands[0]) != "i32":
         return NO_MATCH
     m = next((m for m in (dag.match(p, "h_next", op) for p in PATTERNS_BY_STATE) if m is not None), None)
     if m is None:
@@ -192,8 +193,9 @@ def convert_lstm(op, rw):
     x, h, cell = (_view(v, [rows, n], loc, op) for v, n in ((x, inputs), (h, hidden), (cell, hidden)))
     h_type = ir.RankedTensorType.get([rows, hidden], ir.IntegerType.get_signless(8))
     c_type = ir.RankedTensorType.get([rows, hidden], ir.IntegerType.get_signless(16))
-    new = make_op(cmsisnn.LstmOp, [x, h, cell, x_w, h_w, x_b, h_b], [h_type, c_type], attrs,
-                  before=op, loc=loc, source_op="tosa.lstm_step")
+    kernel = cmsisnn.LstmOp if rw.use_cmsis else portable.LstmOp
+    new = make_op(kernel, [x, h, cell, x_w, h_w, x_b, h_b], [h_type, c_type], attrs, before=op, loc=loc,
+                  source_op="tosa.lstm_step")
     h_out = _view(new.results[0], shape(op.results[0]), loc, op)
     c_out = _view(new.results[1], shape(c_next_op.results[0]), loc, op)
     c_next_op.results[0].replace_all_uses_with(c_out)
