@@ -291,7 +291,11 @@ def _annotate_lstm_cell(node: Node) -> None:
             isinstance(v.args[0], Node) and v.args[0].target is LSTM_CELL
         return SharedQuantizationSpec(v) if from_cell else spec
 
-    _annotate(node, {x: act, h: state(h, act), c: state(c, CELL_STATE_SPEC)})
+    # x as its producer quantized it, when it did (the kernel takes any input parameters): the
+    # previous layer's h or a concat of both directions is read without a requantization.
+    ann = x.meta.get("quantization_annotation") if isinstance(x, Node) else None
+    x_spec = SharedQuantizationSpec(x) if ann is not None and ann.output_qspec is not None else act
+    _annotate(node, {x: x_spec, h: state(h, act), c: state(c, CELL_STATE_SPEC)})
     for user in node.users:
         if user.target is operator.getitem:
             _annotate(user, {}, SharedQuantizationSpec((h if user.args[1] == 0 else c, node)))
