@@ -17,6 +17,8 @@ The scales follow TFLite's integer LSTM: gate pre-activations 2**-12, gates 2**-
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .frontend.qmath import quantize_multiplier
@@ -75,9 +77,12 @@ def activation_s16(x, left_shift: int, kind: str) -> np.ndarray:
     return ((result + (1 << 15)) & 0xFFFF) - (1 << 15)
 
 
+@functools.lru_cache(maxsize=16)
 def activation_table(left_shift: int, kind: str) -> np.ndarray:
-    """activation_s16 of every int16 input, -32768 first (a gather's table)."""
-    return activation_s16(np.arange(-32768, 32768), left_shift, kind)
+    """activation_s16 of every int16 input, -32768 first (a gather's table; read-only, shared)."""
+    table = activation_s16(np.arange(-32768, 32768), left_shift, kind)
+    table.flags.writeable = False
+    return table
 
 
 def tanh_left_shift(cell_power: int) -> int:

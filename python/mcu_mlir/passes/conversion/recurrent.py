@@ -99,6 +99,13 @@ def _requantize(rs, bound: int):
     return rs.multiplier[0], rs.cmsis_shifts()[0]
 
 
+def _is_table(values, left_shift: int, kind: str) -> bool:
+    """Whether a gather's values [1, 65536, 1] are arm_nn_activation_s16's for every int16 input."""
+    values = np.asarray(values)
+    return values.shape == (1, 65536, 1) and np.array_equal(values.reshape(-1),
+                                                             cmsis_lstm.activation_table(left_shift, kind))
+
+
 def _gate_params(m, g):
     """The kernel's weights, effective biases and requantizations of gate prefix `g`, or None."""
     c = m.consts
@@ -109,14 +116,15 @@ def _gate_params(m, g):
         return None
     x_bound = int((np.abs(wx).sum(axis=1) * max(127 - xzp, xzp + 128) + np.abs(bias)).max())
     h_bound = int((np.abs(wh).sum(axis=1) * max(127 - hzp, hzp + 128)).max())
+    if max(x_bound, h_bound) >= 2 ** 31:
+        return None    # the int32 accumulator could overflow
     gx = _requantize(read_rescale(m.ops[g + "gx"]), x_bound)
     gh = _requantize(read_rescale(m.ops[g + "gh"]), h_bound)
     if gx is None or gh is None or not _saturation(read_rescale(m.ops[g + "pre"])):
         return None
     if elem(m.ops[g + "gx"].results[0]) != "i16" or elem(m.ops[g + "gh"].results[0]) != "i32":
         return None
-    kind = "tanh" if g == "g_" else "sigmoid"
-    if not np.array_equal(np.asarray(c[g + "table"]).reshape(-1), cmsis_lstm.activation_table(0, kind)):
+    if not _is_table(c[g + "table"], 0, "tanh" if g == "g_" else "sigmoid"):
         return None
     return {"wx": wx, "wh": wh, "bx": bias - xzp * wx.sum(axis=1), "bh": -hzp * wh.sum(axis=1),
             "xzp": xzp, "mx": gx, "mh": gh}
@@ -171,8 +179,7 @@ def convert_lstm(op, rw):
     forget_m, forget_s = cmsis_lstm.multiplier(2.0 ** cmsis_lstm.GATE_OUT_POWER)
     if cell is not None and (fc != (forget_m, 31 - forget_s) or elem(m.ops["fc"].results[0]) != "i16"):
         return NO_MATCH    # forget (Q0.15) x cell -> cell, saturated to int16
-    table = np.asarray(m.consts["t_table"]).reshape(-1)
-    if not np.array_equal(table, cmsis_lstm.activation_table(cmsis_lstm.tanh_left_shift(power), "tanh")):
+    if not _is_table(m.consts["t_table"], cmsis_lstm.tanh_left_shift(power), "tanh"):
         return NO_MATCH
     order = cmsis_lstm.GATES
     loc = fused_location([op, c_next_op])
