@@ -410,6 +410,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     from .composite_ops import (decompose_composites, l2_normalize_as_rms_norm, magnitude_as_hypot, quotient_as_product,
                                 square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
     from .constant_folding import fold_parameter_subgraphs
+    from .reparameterize import merge_parallel_convs
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
         # int8: each LSTM step one op, lowered to CMSIS-NN's LSTM arithmetic (int16 / float: gates).
@@ -424,6 +425,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         inline_autocast_regions(gm)
         gm = fold_batch_norm(gm)
         if quantize != "none":
+            merge_parallel_convs(gm)
             stft_magnitude_as_conv(gm)
             fold_parameter_subgraphs(gm)
             l2_normalize_as_rms_norm(gm)
