@@ -28,7 +28,10 @@ if shutil.which("tosa-opt") is None or shutil.which("tosa_reference_model") is N
 # in PyTorch's float reference; bias correction on). Classifiers must also agree on top-1.
 INT8_BOUNDS = {
     "wav2letter_small": [(1, 0.80)],
-    "silero_vad": [(1, 0.95), (2, 0.90), (1, 0.90)],
+    # The LSTM step computes CMSIS-NN's integer LSTM (gates in Q3.12 / Q0.15, an int16 cell state
+    # at 2**-12 here), the PT2E model the float cell on the dequantized state: the probability and
+    # h within 2 LSB, the cell state within 96 of its int16 LSB (0.023).
+    "silero_vad": [(2, 0.0), (2, 0.90), (96, 0.0)],
     "mobilenet_v2": [(9, 0.10)],
     "mobilenet_v3_small": [(3, 0.40)],
     "ds_cnn": [(1, 0.65)],
@@ -96,7 +99,10 @@ def test_int8_is_integer_tosa(name):
     for op in re.findall(r"tosa\.(?:conv2d|depthwise_conv2d|matmul) .*", text):
         assert re.search(r"-> tensor<[\dx]+xi(32|48)>", op), op
     assert "tosa.rescale" in text and "DOUBLE_ROUND" in text
-    assert all(tq.dtype == "int8" for tq in result.inputs + result.outputs)
+    # Every tensor crossing the boundary is int8 but an LSTM's cell state (CMSIS-NN's is int16).
+    cell_state = {"silero_vad": (2, 2)}.get(name, (None, None))
+    assert all(tq.dtype == ("int16" if i == cell_state[0] else "int8") for i, tq in enumerate(result.inputs))
+    assert all(tq.dtype == ("int16" if i == cell_state[1] else "int8") for i, tq in enumerate(result.outputs))
 
 
 @pytest.mark.parametrize("name", TEST_MODELS)

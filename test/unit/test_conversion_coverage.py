@@ -14,6 +14,9 @@ def _texts():
     for path in sorted(CONVERSION.glob("*.mlir")):
         for line in path.read_text().splitlines():
             (checks if line.lstrip().startswith("//") else code).append(line)
+    # A test that generates its input (%PYTHON %s | mcu-opt ...): its CHECK comments count.
+    for path in sorted(CONVERSION.glob("*.py")):
+        checks += [line for line in path.read_text().splitlines() if line.lstrip().startswith("#")]
     return "\n".join(code), "\n".join(checks)
 
 
