@@ -78,13 +78,17 @@ def test_streaming_c_api_and_steps_equal_the_reference(tmp_path):
 
 @pytest.mark.skipif(shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
                     reason="needs qemu-system-arm and arm-none-eabi-gcc")
-def test_mcu_run_steps_on_cortex_m55(tmp_path):
-    out = tmp_path / "m55"
-    _compile(out, target="cortex-m55")
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
+def test_mcu_run_steps_on_cortex_m(target, tmp_path):
+    # The LSTM cell is arm_lstm_unidirectional_s8 (its MVE and DSP code paths) or mcu_lstm_step_s8.
+    out = tmp_path / target
+    _compile(out, target=target)
+    kernel = "arm_lstm_unidirectional_s8(" if BACKEND == "cmsis-nn" else "mcu_lstm_step_s8("
+    assert kernel in (out / "model.c").read_text()
     inputs = tmp_path / "chunks.npz"
     np.savez(inputs, input0=np.stack([x for (x,) in _chunks(1)]))
     proc = subprocess.run([sys.executable, "-m", "mcu_mlir.tools.mcu_run", str(out), "--inputs", str(inputs),
-                           "--outputs", str(tmp_path / "o.npz"), "--steps", str(STEPS), "--target", "cortex-m55"],
+                           "--outputs", str(tmp_path / "o.npz"), "--steps", str(STEPS), "--target", target],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "every step equals tosa_reference_model" in proc.stdout
