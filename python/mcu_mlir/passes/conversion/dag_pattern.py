@@ -40,6 +40,9 @@ class Node:
     cls: type
     operands: tuple
     check: Callable[[object], bool] | None = None
+    # An op that may be absent (an add of a zero bias the canonicalizer folded): where the value's
+    # producer is not this op, the value is bound to operand `absent_is` of the spec instead.
+    absent_is: int | None = None
 
 
 @dataclasses.dataclass
@@ -74,6 +77,8 @@ def match(nodes: dict, root: str, root_op) -> Match | None:
     def visit(name, op, value) -> bool:
         spec = nodes[name]
         if op is None or not isinstance(op, spec.cls) or len(op.operands) != len(spec.operands):
+            if spec.absent_is is not None and not isinstance(spec.operands[spec.absent_is], Const):
+                return bind(spec.operands[spec.absent_is], value)
             return False
         if spec.check is not None and not spec.check(op):
             return False

@@ -47,7 +47,7 @@ def _gate(g):
         g + "sum": dag.Node(tosa.AddOp, (g + "gx32", g + "gh")),
         g + "gx32": dag.Node(tosa.CastOp, (g + "gx",)),
         g + "gx": _rescale(g + "gx", g + "accx"),
-        g + "accx": dag.Node(tosa.AddOp, (g + "mmx", _named(g + "bias"))),
+        g + "accx": dag.Node(tosa.AddOp, (g + "mmx", _named(g + "bias")), absent_is=0),   # a zero bias folds
         g + "mmx": dag.Node(tosa.MatMulOp, ("$x", _named(g + "wx"), _named(g + "xzp"), ZERO)),
         g + "gh": _rescale(g + "gh", g + "mmh"),
         g + "mmh": dag.Node(tosa.MatMulOp, ("$h", _named(g + "wh"), _named(g + "hzp"), ZERO)),
@@ -110,7 +110,7 @@ def _gate_params(m, g):
     """The kernel's weights, effective biases and requantizations of gate prefix `g`, or None."""
     c = m.consts
     wx, wh = np.asarray(c[g + "wx"], np.int64)[0].T, np.asarray(c[g + "wh"], np.int64)[0].T   # [H, K]
-    bias = np.asarray(c[g + "bias"], np.int64).reshape(-1)
+    bias = np.asarray(c[g + "bias"], np.int64).reshape(-1) if g + "bias" in c else np.zeros(wx.shape[0], np.int64)
     xzp, hzp = int(c[g + "xzp"].reshape(-1)[0]), int(c[g + "hzp"].reshape(-1)[0])
     if bias.size != wx.shape[0]:
         return None
