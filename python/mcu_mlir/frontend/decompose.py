@@ -28,9 +28,10 @@ class LSTMCellOps(nn.Module):
             if cell.bias:
                 self.ih.bias.copy_(cell.bias_ih)
                 self.hh.bias.copy_(cell.bias_hh)
-        # The kernel's one bias per gate: both biases summed (a buffer: a constant in the graph).
-        self.register_buffer("kernel_bias", (cell.bias_ih + cell.bias_hh).detach().clone() if cell.bias
-                             else torch.zeros(4 * cell.hidden_size))
+        if kernel:
+            # The kernel's one bias per gate: both biases summed (a buffer: a constant in the graph).
+            self.register_buffer("kernel_bias", (cell.bias_ih + cell.bias_hh).detach().clone() if cell.bias
+                                 else torch.zeros(4 * cell.hidden_size))
         # Without a state, hh(0) is just its bias: one linear with both biases.
         self.ih_no_state = nn.Linear(cell.input_size, 4 * cell.hidden_size, bias=cell.bias)
         with torch.no_grad():
