@@ -879,3 +879,36 @@ def test_magnitude_is_one_integer_hypot(activations, bound, tmp_path):
     got = run.run(tmp_path, [xs], target="host")
     for c, r in zip(got.outputs_q, want.outputs_q):
         assert np.array_equal(c, r.reshape(c.shape))
+
+
+@pytest.mark.parametrize("activations", ["int8", "int16"])
+def test_quotient_of_run_time_values_is_an_integer_division(activations):
+    """a / b of two activations (EfficientViT's attention normaliser, ConvNeXt-V2's response norm):
+    one INTDIV of (a - zp) << k by (b - zp), within 1 LSB of the PT2E model's integers, a zero
+    divisor taken as 1."""
+    class Quotient(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.fc(x)
+            return y[..., :4] / (y[..., 4:].abs() + 0.25), y / torch.relu(x)     # relu(x) is often 0
+    torch.manual_seed(0)
+    x = torch.randn(4, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(Quotient().eval(), (x,), quantize=activations, calibration=8)
+    text = result.module.operation.get_asm()
+    assert text.count("tosa.intdiv") == 2
+    q_in = [result.inputs[0].quantize(x.numpy())]
+    outs = run_reference(text, q_in)
+    ref = result.reference([result.inputs[0].dequantize(q_in[0])])
+    out, want, tq = outs[0], ref[0], result.outputs[0]
+    assert np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64).reshape(out.shape)).max() <= 1
+    # y / relu(x) divides by zero wherever x < 0: the reference model ran it (TOSA's INTDIV by
+    # zero is an error), and the finite quotients are PT2E's.
+    out, want, tq = outs[1], ref[1].reshape(outs[1].shape), result.outputs[1]
+    finite = np.isfinite(want)
+    assert finite.sum() >= 8
+    assert np.abs(out.astype(np.int64) - tq.quantize(want).astype(np.int64))[finite].max() <= 1

@@ -407,7 +407,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
-    from .composite_ops import (decompose_composites, l2_normalize_as_rms_norm, magnitude_as_hypot, quotient_as_product,
+    from .composite_ops import (decompose_composites, l2_normalize_as_rms_norm, magnitude_as_hypot,
                                 square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
     from .constant_folding import fold_parameter_subgraphs
     from .reparameterize import merge_parallel_convs
@@ -430,7 +430,6 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             fold_parameter_subgraphs(gm)
             l2_normalize_as_rms_norm(gm)
             vector_norm_as_square_sum(gm)
-            quotient_as_product(gm)
             square_as_product(gm)
             magnitude_as_hypot(gm)
     timings["export"] = time.perf_counter() - t0

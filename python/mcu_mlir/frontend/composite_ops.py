@@ -223,30 +223,6 @@ def vector_norm_as_square_sum(gm: torch.fx.GraphModule) -> None:
         gm.recompile()
 
 
-def _is_activation(arg) -> bool:
-    """A value computed from the inputs (after constant folding, parameters are get_attr)."""
-    return isinstance(arg, torch.fx.Node) and arg.op not in ("get_attr",) and isinstance(
-        arg.meta.get("val"), torch.Tensor) and arg.meta["val"].is_floating_point()
-
-
-def quotient_as_product(gm: torch.fx.GraphModule) -> None:
-    """a / b with b computed at run time becomes a * reciprocal(b): a table and a multiply of two
-    activations (a division by a constant stays, it is a constant multiply)."""
-    graph = gm.graph
-    rewritten = False
-    for node in list(graph.nodes):
-        if node.op != "call_function" or node.target not in (aten.div.Tensor, aten.div_.Tensor) or node.kwargs:
-            continue
-        a, b = node.args[:2]
-        if not (_is_activation(a) and _is_activation(b)):
-            continue
-        inverse = _insert_chain(graph, node, [(aten.reciprocal.default, (b,))])
-        _replace(graph, node, aten.mul.Tensor, (a, inverse))
-        rewritten = True
-    if rewritten:
-        gm.recompile()
-
-
 def magnitude_as_hypot(gm: torch.fx.GraphModule) -> None:
     """sqrt(a * a + b * b) (a magnitude: an STFT's bins from its real and imaginary parts) becomes
     hypot(a, b), one op whose integer lowering keeps the sum of squares exact; quantized term by
