@@ -176,14 +176,16 @@ class CmsisNNQuantizer(Quantizer):
             raise ValueError(f"activations must be int8 or int16, not {activations!r}")
         self.activations = activations
         self.int16_nodes = frozenset(int16_nodes)
+        self._pool_differences: set = set()
 
     def _dtype(self, node: Node) -> str:
-        return "int16" if node.name in self.int16_nodes else self.activations
+        return "int16" if node.name in self.int16_nodes or node in self._pool_differences else self.activations
 
     def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
         weight = weight_spec()
         graph = model.graph
         tight = _feeding_logs(graph)
+        self._pool_differences = _pool_differences(graph) if self.activations == "int8" else set()
         for node in graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
@@ -299,6 +301,26 @@ def _annotate_lstm_cell(node: Node) -> None:
     for user in node.users:
         if user.target is operator.getitem:
             _annotate(user, {}, SharedQuantizationSpec((h if user.args[1] == 0 else c, node)))
+
+
+POOLS = {aten.avg_pool2d.default, aten.avg_pool1d.default}
+
+
+def _pool_differences(graph) -> set:
+    """The average pools and subtractions of `pool(x) - x` (PoolFormer's token mixer: a local
+    mean minus the value, a small difference of two large values). In int8 the pool's output
+    keeps x's scale, and its rounding, half a step of x, is most of the small difference (7.6 dB
+    on PoolFormer-S12); both ops run in int16 (CMSIS-NN's arm_avgpool_s16), the difference's
+    readers take it back in int8."""
+    out = set()
+    for node in graph.nodes:
+        if node.op != "call_function" or node.target not in (aten.sub.Tensor, aten.sub_.Tensor) or len(node.args) != 2:
+            continue
+        a, b = node.args
+        for pool, x in ((a, b), (b, a)):
+            if isinstance(pool, Node) and pool.target in POOLS and pool.args[0] is x and len(pool.users) == 1:
+                out |= {pool, node}
+    return out
 
 
 def _feeding_logs(graph) -> set:
