@@ -44,6 +44,20 @@ class RepBlock(nn.Module):
         return torch.relu(out + self.kxk(x))
 
 
+class RepMixerLike(nn.Module):
+    """FastViT's RepMixer: x + layer_scale * (mixer(x) - norm(x)), both depthwise on x."""
+
+    def __init__(self, channels=6):
+        super().__init__()
+        self.mixer = nn.Sequential(nn.Conv2d(channels, channels, 3, 1, 1, groups=channels, bias=False),
+                                   nn.BatchNorm2d(channels))
+        self.norm = nn.BatchNorm2d(channels)
+        self.gamma = nn.Parameter(torch.rand(channels, 1, 1) + 0.5)
+
+    def forward(self, x):
+        return x + self.gamma * (self.mixer(x) - self.norm(x))
+
+
 class Conv1dPair(nn.Module):
     def __init__(self):
         super().__init__()
@@ -52,6 +66,18 @@ class Conv1dPair(nn.Module):
 
     def forward(self, x):
         return self.a(x) + self.b(x)
+
+
+def test_subtracted_branches_and_layer_scale_merge():
+    x = torch.randn(1, 6, 9, 9)
+    gm = _graph(RepMixerLike(), x)
+    want = gm(x)
+    assert merge_parallel_convs(gm) == 2          # the sub, then the layer scale
+    assert len(_convs(gm)) == 1
+    assert not [n for n in gm.graph.nodes if n.target in (aten.sub.Tensor, aten.mul.Tensor)]
+    # The residual add stays (an identity tap would coarsen the conv's weights).
+    assert [n for n in gm.graph.nodes if n.target == aten.add.Tensor]
+    assert torch.allclose(gm(x), want, atol=1e-5)
 
 
 @pytest.mark.parametrize("make, shape", [
@@ -97,3 +123,25 @@ def test_other_sums_are_left_alone():
     merge_parallel_convs(gm)
     assert len(_convs(gm)) == convs
     assert torch.allclose(gm(x), want, atol=1e-6)
+
+
+class SpatialScale(nn.Module):
+    """A constant that is not one value per channel (a spatial map) stays a multiply."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.map = nn.Parameter(torch.rand(1, 1, 8, 8))
+        self.per_channel = nn.Parameter(torch.rand(4, 1, 1))
+
+    def forward(self, x):
+        return self.conv(x) * self.map, self.conv(torch.relu(x)) * self.per_channel
+
+
+def test_only_per_channel_scales_fold():
+    x = torch.randn(1, 3, 8, 8)
+    gm = _graph(SpatialScale(), x)
+    want = gm(x)
+    assert merge_parallel_convs(gm) == 1
+    assert len([n for n in gm.graph.nodes if n.target == aten.mul.Tensor]) == 1
+    assert all(torch.allclose(g, w, atol=1e-6) for g, w in zip(gm(x), want))
