@@ -90,17 +90,12 @@ def tanh_left_shift(cell_power: int) -> int:
     return cell_power - GATE_POWER
 
 
-def multiplier(real: float) -> tuple[int, int]:
-    """(multiplier, TOSA shift) of a requantization by `real` (TFLite's QuantizeMultiplier)."""
-    return quantize_multiplier(real)
-
-
 def cell_multipliers(cell_power: int, hidden_scale: float) -> dict:
     """The three fixed requantizations of a step: forget x cell -> cell, input x cell gate -> cell,
     output gate x tanh(cell) -> h."""
-    return {"forget_to_cell": multiplier(2.0 ** GATE_OUT_POWER),
-            "input_to_cell": multiplier(2.0 ** (2 * GATE_OUT_POWER - cell_power)),
-            "output": multiplier(2.0 ** (2 * GATE_OUT_POWER) / hidden_scale)}
+    return {"forget_to_cell": quantize_multiplier(2.0 ** GATE_OUT_POWER),
+            "input_to_cell": quantize_multiplier(2.0 ** (2 * GATE_OUT_POWER - cell_power)),
+            "output": quantize_multiplier(2.0 ** (2 * GATE_OUT_POWER) / hidden_scale)}
 
 
 def quantize_gate_weights(w: np.ndarray) -> tuple[np.ndarray, float]:

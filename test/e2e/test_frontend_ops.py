@@ -3,7 +3,9 @@ against the PT2E-converted model (int8 unless said otherwise)."""
 
 from __future__ import annotations
 
+import os
 import random
+import re
 import shutil
 import subprocess
 import warnings
@@ -15,9 +17,11 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 
+import mcu_mlir  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
 from mcu_mlir.frontend import import_model  # noqa: E402
 from mcu_mlir.reference import run_reference  # noqa: E402
+from mcu_mlir.target import run  # noqa: E402
 
 if shutil.which("tosa_reference_model") is None:
     pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)
@@ -915,11 +919,6 @@ def test_quotient_of_run_time_values_is_an_integer_division(activations):
 
 
 def test_pool_minus_input_runs_in_int16(tmp_path):
-    import os
-    import re
-
-    import mcu_mlir
-    from mcu_mlir.target import run
     """PoolFormer's token mixer pool(x) - x in an int8 model: the average pool and the difference
     in int16 (the pool's rounding at x's int8 scale was most of the small difference), the C equal
     to the reference model (34.8 dB against float here; 33.7 with both in int8)."""

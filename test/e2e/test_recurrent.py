@@ -123,3 +123,21 @@ def test_recurrent_models_bit_exact_on_host(name, tmp_path):
         c = (tmp_path / "model.c").read_text()
         assert c.count("status = arm_lstm_unidirectional_s8(") == steps
         assert "mcu_gather" not in c and "mcu_matmul" not in c
+
+
+@pytest.mark.skipif(shutil.which("tosa_reference_model") is None, reason="tosa-tools not installed")
+def test_portable_lstm_kernel_bit_exact(tmp_path):
+    """Without CMSIS-NN every LSTM step is mcu_lstm_step_s8, the kernel's integers in portable C:
+    equal to the reference model (this runs whether or not CMSIS-NN is available)."""
+    torch.manual_seed(0)
+    shape = (1, 16, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(SequenceLSTM().eval(), (torch.randn(shape),), target="host", backend="portable",
+                         calibration=16, emit="c", output_dir=str(tmp_path))
+    c = (tmp_path / "model.c").read_text()
+    assert c.count("status = mcu_lstm_step_s8(") == 2 * 16 and "mcu_gather" not in c
+    x = [torch.randn(shape, generator=torch.Generator().manual_seed(5)).numpy()]
+    want = run.run_reference_outdir(tmp_path, x)
+    got = run.run(tmp_path, x, target="host")
+    assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))

@@ -146,7 +146,8 @@ class PlanMemory(ModulePass):
     caller's buffers. Records `mcu.arena_bytes`,
     `mcu.arena_lower_bound_bytes` (the most bytes live at once) and
     `mcu.arena_overlap_bound_bytes` (the same, pairs overlapped as allowed) on the module; each kernel op
-    gets `mcu.storage` ("arena" / "input:N" / "output:N"), `mcu.offset`, and scratch attributes.
+    gets `mcu.storage` ("arena" / "input:N" / "output:N"), `mcu.offset`, and scratch attributes; a
+    kernel's second result (an LSTM step's cell state) its own buffer, `mcu.storage_1` / `mcu.offset_1`.
     """
 
     NAME = "mcu-plan-memory"

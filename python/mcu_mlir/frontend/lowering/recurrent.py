@@ -22,10 +22,11 @@ import numpy as np
 from ... import cmsis_lstm
 from ...diagnostics import UserError
 from ..lstm_cell import LSTM_CELL
+from ..qmath import quantize_multiplier
 from .values import DQ, Const, Q, Tup, describe, dequantize_const
 
 
-def _float(self, node, v, what: str) -> np.ndarray:
+def _float(node, v, what: str) -> np.ndarray:
     if not isinstance(v, Const):
         raise UserError(f"{describe(node)}: the LSTM {what} must be a constant")
     return np.asarray(dequantize_const(v) if v.scales is not None else v.data, np.float64)
@@ -79,7 +80,7 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
                                 f"(input scale x weight scale {q.scale * w_scale:.3g})")
             acc = w.op("tosa.add", [acc, w.const(bias_q.reshape(1, 1, hidden), "i32", (1, 1, hidden))],
                        (1, rows, hidden), "i32")
-        m, s = cmsis_lstm.multiplier(q.scale * w_scale / 2.0 ** cmsis_lstm.GATE_POWER)
+        m, s = quantize_multiplier(q.scale * w_scale / 2.0 ** cmsis_lstm.GATE_POWER)
         parts.append(w.rescale(acc, [m], [s], 0, 0, "i16" if b is not None else "i32"))
     gx = w.op("tosa.cast", [parts[0]], parts[0].shape, "i32")
     pre = w.reshape(_saturate16(w, w.op("tosa.add", [gx, parts[1]], gx.shape, "i32")), (rows, hidden))
@@ -95,7 +96,7 @@ def _lower_lstm_cell(self, node, ins):
     if power != int(power):
         raise UserError(f"{describe(node)}: the LSTM cell state's scale {c.scale} is not a power of two")
     power = int(power)
-    w_ih, w_hh, bias = (_float(self, node, v, what) for v, what in
+    w_ih, w_hh, bias = (_float(node, v, what) for v, what in
                         ((w_ih, "input weights"), (w_hh, "hidden weights"), (bias, "bias")))
     shape = tuple(h.shape)
     hidden = w_hh.shape[1]

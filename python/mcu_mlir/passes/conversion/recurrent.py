@@ -176,7 +176,7 @@ def convert_lstm(op, rw):
     if ig_rs.multiplier[0] != 1 << 30:
         return NO_MATCH
     power = ig_rs.shift[0] - 60
-    forget_m, forget_s = cmsis_lstm.multiplier(2.0 ** cmsis_lstm.GATE_OUT_POWER)
+    forget_m, forget_s = cmsis_lstm.cell_multipliers(power, 1.0)["forget_to_cell"]
     if cell is not None and (fc != (forget_m, 31 - forget_s) or elem(m.ops["fc"].results[0]) != "i16"):
         return NO_MATCH    # forget (Q0.15) x cell -> cell, saturated to int16
     if not _is_table(m.consts["t_table"], cmsis_lstm.tanh_left_shift(power), "tanh"):
