@@ -313,12 +313,51 @@ def _backend_stage(module, options, result, timings):
     load_all(module.context)
     with _Timer(timings, "backend-passes"), progress.step("converting to kernels and planning memory"):
         ram, _ = options.memory_limits()
-        options_text = (f"target={options.target} backend={options.backend} prefer={options.prefer} "
-                        f"softmax={options.softmax} ram-bytes={ram}")
-        _run(module, f"{BACKEND_PIPELINE}{{{options_text}}}", out, "cmsisnn")
+
+        def pipeline(prefer: str) -> str:
+            return (f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend} prefer={prefer} "
+                    f"softmax={options.softmax} ram-bytes={ram} max-overhead={options.max_overhead:g}}}")
+        if options.prefer == "memory":
+            _run(module, pipeline("memory"), out, "cmsisnn")
+        else:
+            # A model over the RAM limit is planned again with its first layers in bands of rows.
+            kept = module.operation.clone()
+            try:
+                _run(module, pipeline(options.prefer), out, "cmsisnn")
+            except UserError as err:
+                if not any("over the RAM limit" in d.message for d in getattr(err, "diagnostics", [])):
+                    kept.erase()
+                    raise
+                _replace_body(module, kept)
+                result.report["patched_to_fit_ram"] = True
+                try:
+                    _run(module, pipeline("memory"), out, "cmsisnn")
+                except UserError as again:
+                    from .diagnostics import Diagnostic
+                    again.diagnostics.append(Diagnostic("note", "that is with its first layers run in bands of rows "
+                                                                "and scratch-free kernels (--prefer memory)"))
+                    raise
+            else:
+                kept.erase()
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
     from .transposes import count_transpose_kernels
     result.report["interior_transpose_kernels"] = count_transpose_kernels(module, interior_only=True)
+
+
+def _replace_body(module, source) -> None:
+    """Makes `module` hold `source`'s ops and attributes again (`source`, a clone, is consumed)."""
+    from . import _mlir
+    body = module.operation.regions[0].blocks[0]
+    for op in list(body.operations):
+        op.operation.erase()
+    attrs = module.operation.attributes
+    for name in list(attrs):
+        del attrs[name]
+    for name in source.attributes:
+        attrs[name] = source.attributes[name]
+    for op in list(source.regions[0].blocks[0].operations):
+        _mlir.ir.InsertionPoint(body).insert(op.detach_from_parent())
+    source.erase()
 
 
 def _emit_stage(module, options, result, timings):

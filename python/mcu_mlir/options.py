@@ -48,6 +48,7 @@ class CompileOptions:
     calibration: object = None      # None, int N, path to .npz, or an iterable of input tuples
     io_layout: str = "nchw"
     prefer: str = "speed"
+    max_overhead: float = 15.0       # prefer="memory": most extra MACs (percent) for running early layers in bands
     softmax: str = "table"
     emit: str = "c"
     output_dir: str | None = None

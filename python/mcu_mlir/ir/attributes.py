@@ -47,6 +47,10 @@ ARENA_LOWER_BOUND_BYTES = _declare("mcu.arena_lower_bound_bytes", "module", "int
                                    "the most bytes live at one kernel (no planner does better)")
 ARENA_OVERLAP_BOUND_BYTES = _declare("mcu.arena_overlap_bound_bytes", "module", "integer", "mcu-plan-memory",
                                      "the same, with outputs overlapping their inputs where allowed")
+PATCHED_BANDS = _declare("mcu.patched_bands", "function", "integer", "mcu-patch-early-stages",
+                         "how many bands of rows the function's first stage runs in")
+PATCHED_OPS = _declare("mcu.patched_ops", "function", "integer", "mcu-patch-early-stages",
+                       "how many TOSA ops that stage had before it was run band by band")
 
 # -- function arguments and results ---------------------------------------------------------------
 SCALE = _declare("mcu.scale", "function argument / result", "float", "frontend",
@@ -72,6 +76,8 @@ OFFSET_1 = _declare("mcu.offset_1", "kernel op", "integer", "mcu-plan-memory",
                     "byte offset of the second result in its storage")
 VIEW = _declare("mcu.view", "kernel op", "unit", "mcu-plan-memory",
                 "the result is a contiguous part of its input: no code")
+IN_PLACE = _declare("mcu.in_place", "kernel op", "unit", "mcu-plan-memory",
+                    "a concat whose inputs were written into their places in its result: no code")
 COPY = _declare("mcu.copy", "kernel op", "unit", "mcu-plan-memory",
                 "a reshape the planner could not make a view: copied")
 SCRATCH_OFFSET = _declare("mcu.scratch_offset", "kernel op", "integer", "mcu-plan-memory",

@@ -316,6 +316,8 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
         gin, gout = group_of.get(src), group_of.get(out)
         if gin is None or gout is None or gin is gout:
             continue
+        if gout["values"][0] != out:
+            continue  # written into a part of a larger buffer (a band of a concat's result)
         bin_, bout = buffer_of_group.get(id(gin)), buffer_of_group.get(id(gout))
         if bin_ is None or bout is None:
             continue  # a graph input or output: the caller's buffer

@@ -92,6 +92,32 @@ def _contiguous_slice_offset(op) -> int | None:
     return sum(s * st for s, st in zip(start, strides)) * DTYPE_BYTES[op.elem(0)]
 
 
+def _concat_slots(ops, returned) -> dict:
+    """input value -> (concat result, byte offset) for every concat whose inputs can be written in
+    their places in its result: one contiguous run each (every axis before the concat's is 1), each
+    input a kernel's only result (not a view), read by the concat alone, the result no graph output."""
+    slots = {}
+    for op in ops:
+        if not isinstance(op, (cmsisnn.ConcatOp, portable.ConcatOp)) or op.results[0] in returned:
+            continue
+        out_shape = list(ir.RankedTensorType(op.results[0].type).shape)
+        axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
+        if any(d != 1 for d in out_shape[:axis]):
+            continue
+        inputs, offset, slot = list(op.operands), 0, {}
+        for v in inputs:
+            owner = v.owner
+            if isinstance(owner, ir.Block) or not isinstance(owner, KernelOp) or len(owner.results) != 1 \
+                    or isinstance(owner, cmsisnn.ReshapeOp) or _contiguous_slice_offset(owner) is not None \
+                    or len(list(v.uses)) != 1 or v in slot or v in slots:
+                break
+            slot[v] = (op.results[0], offset)
+            offset += value_bytes(v)
+        else:
+            slots.update(slot)
+    return slots
+
+
 @dataclasses.dataclass
 class _Buffer:
     size: int
@@ -137,12 +163,14 @@ class PlanMemory(ModulePass):
 
     Lifetimes come from the kernel order; buffers are placed best-fit (several orders tried, the
     smallest kept). Reshapes, and slices that are one contiguous run of their input, are views
-    (at an offset); elementwise kernels write in place when their input dies there; CMSIS-NN scratch buffers are sized for the target core and share
+    (at an offset); elementwise kernels write in place when their input dies there; a concat along its outermost
+    axis (bands of rows) gets its inputs written into their places in its result; CMSIS-NN scratch buffers are sized for the target core and share
     the arena. With overlap (the default) a conv / depthwise output may start just far enough
     before its dying input that no output pixel overwrites input a later pixel still reads (per
     kernel and core path, from its access order; unknown kernels keep their buffers apart).
     With prefer=memory, a kernel whose scratch buffer holds the arena's top bytes is swapped for
-    its scratch-free variant when that shrinks the arena. Graph inputs and outputs stay in the
+    its scratch-free variant when that shrinks the arena (not in a function that
+    mcu-patch-early-stages ran in bands: those variants are several times slower). Graph inputs and outputs stay in the
     caller's buffers. Records `mcu.arena_bytes`,
     `mcu.arena_lower_bound_bytes` (the most bytes live at once) and
     `mcu.arena_overlap_bound_bytes` (the same, pairs overlapped as allowed) on the module; each kernel op
@@ -215,11 +243,23 @@ class PlanMemory(ModulePass):
         for arg in block.arguments:
             new_group(arg)["input"] = arg.arg_number
         view_offset: dict = {}  # value -> byte offset inside its group's buffer
+        slots = _concat_slots(ops, returned)
         for op in ops:
             for extra in list(op.results)[1:]:
                 # A kernel's other results (an LSTM step's cell state): buffers of their own.
                 new_group(extra)["output"] = returned.get(extra)
             v = op.results[0]
+            if v in slots:
+                # Written straight into its place in a concat's result (created with its first input).
+                result, offset = slots[v]
+                g = group_of.get(result) or new_group(result)
+                g["values"].append(v)
+                group_of[v] = g
+                view_offset[v] = offset
+                continue
+            if v in group_of:
+                op.attributes[mcu_attrs.IN_PLACE] = ir.UnitAttr.get()  # that concat: nothing left to do
+                continue
             out_index = returned.get(v)
             src = op.operands[0] if len(op.operands) else None
             g = group_of.get(src) if src is not None else None
@@ -291,7 +331,12 @@ class PlanMemory(ModulePass):
             return arena, lower, overlap_lower, scratch
 
         arena, lower, overlap_lower, scratch = plan()
-        if self.prefer == "memory" and self._use_scratch_free_kernels(ops, buffers, scratch, arena, plan):
+        # The scratch-free variants cost several times the instructions of the layers they replace
+        # (arm_depthwise_conv_s8: 9-12x on Cortex-M55): not on top of a function already run in bands,
+        # which spent its instruction budget there.
+        patched = mcu_attrs.PATCHED_BANDS in fn.attributes
+        if self.prefer == "memory" and not patched and \
+                self._use_scratch_free_kernels(ops, buffers, scratch, arena, plan):
             arena, lower, overlap_lower, scratch = plan()
 
         i64 = ir.IntegerType.get_signless(64)

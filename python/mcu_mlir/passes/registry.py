@@ -14,6 +14,7 @@ PASSES: dict[str, str] = {
     "mcu-verify-tosa-spec": "verify_tosa_spec:VerifyTosaSpec",
     "mcu-split-sliced-convs": "split_sliced_convs:SplitSlicedConvs",
     "mcu-chunk-transposes": "chunk_transposes:ChunkTransposes",
+    "mcu-patch-early-stages": "patch_early_stages:PatchEarlyStages",
     "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
     "mcu-plan-memory": "plan_memory:PlanMemory",
     "mcu-prepare-for-emission": "prepare_for_emission:PrepareForEmission",

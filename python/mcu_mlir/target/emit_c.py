@@ -75,7 +75,7 @@ def _ints(attr):
 
 def _kernel_name(op) -> str:
     """What the call is, for comments and reports: `arm_*`, `portable:<kernel>` or `view`."""
-    if mcu_attrs.VIEW in op.attributes:
+    if mcu_attrs.VIEW in op.attributes or mcu_attrs.IN_PLACE in op.attributes:
         return "view"
     if isinstance(op, cmsisnn.ReshapeOp):
         return "portable:copy" if mcu_attrs.COPY in op.attributes else "view"
@@ -226,8 +226,8 @@ class _Emitter:
 
     # calls --------------------------------------------------------------------------------------
     def emit_op(self, i: int, op) -> list[str]:
-        if mcu_attrs.VIEW in op.attributes:
-            return []  # a contiguous slice: the planner placed it inside its input
+        if mcu_attrs.VIEW in op.attributes or mcu_attrs.IN_PLACE in op.attributes:
+            return []  # a contiguous slice, or a concat whose inputs the planner placed in its result
         if isinstance(op, cmsisnn.ReshapeOp):
             if mcu_attrs.COPY not in op.attributes:
                 return []  # a view: the planner gave it its input's storage
@@ -471,7 +471,7 @@ def _flash_arrays(op):
 
 def _is_view(op) -> bool:
     """A kernel op whose result is its input's storage (a contiguous slice, a reshape not copied)."""
-    return mcu_attrs.VIEW in op.attributes or (isinstance(op, cmsisnn.ReshapeOp)
+    return mcu_attrs.VIEW in op.attributes or mcu_attrs.IN_PLACE in op.attributes or (isinstance(op, cmsisnn.ReshapeOp)
                                                and mcu_attrs.COPY not in op.attributes)
 
 

@@ -47,7 +47,12 @@ def _parser() -> argparse.ArgumentParser:
                         "table (self-contained; mcu-run --count-instructions adds its instruction counts)")
     p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
     p.add_argument("--prefer", choices=PREFER, default="speed",
-                   help="memory: call scratch-free kernels where a scratch buffer would raise the arena")
+                   help="memory: run the first, high-resolution layers of a CNN band of rows by band of rows and call "
+                        "scratch-free kernels where a scratch buffer would raise the arena (the same outputs; a model "
+                        "over the RAM limit gets this by itself)")
+    p.add_argument("--max-overhead", type=float, default=15.0, metavar="PERCENT",
+                   help="with --prefer memory: the most extra multiply-accumulates (recomputed rows between bands), in "
+                        "percent of the model's (default 15)")
     p.add_argument("--softmax", choices=SOFTMAX, default="table",
                    help="int8 softmax, arm_softmax_s8's integers either way: table (looked up, fastest) or cmsis-nn "
                         "(arm_softmax_s8 itself)")
@@ -106,7 +111,8 @@ def _calibration(text):
 def run(args) -> int:
     from ..driver import compile as compile_model
     options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
-                   calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer, softmax=args.softmax, emit=args.emit,
+                   calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer,
+                   max_overhead=args.max_overhead, softmax=args.softmax, emit=args.emit,
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
                    name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
                    state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit, report=args.report,

@@ -1,0 +1,470 @@
+"""mcu-patch-early-stages: the first, high-resolution layers of a CNN run band of rows by band of rows."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._mlir import ir
+from .base import ModulePass
+from .conversion.common import elem, i64_array, op_name, shape, users
+from ..ir import attributes as mcu_attrs
+from ..ir.types import BYTES as DTYPE_BYTES
+
+ROW = 1  # NHWC: the row axis of every tensor inside a patched stage
+
+# Ops whose output rows [lo, hi) read input rows through a window (kernel, stride, dilation, top pad).
+_WINDOW = ("tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d")
+# Ops whose output row i reads row i of each activation operand.
+_ROWWISE = ("tosa.rescale", "tosa.clamp", "tosa.table", "tosa.cast", "tosa.add", "tosa.sub", "tosa.mul",
+            "tosa.maximum", "tosa.minimum", "tosa.select", "tosa.equal", "tosa.greater", "tosa.greater_equal",
+            "tosa.abs", "tosa.negate", "tosa.arithmetic_right_shift", "tosa.logical_left_shift",
+            "tosa.logical_right_shift", "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.intdiv")
+# Kernels that compute their int32 accumulator internally: a rescale right after them is fused.
+_ACCUMULATING = _WINDOW + ("tosa.matmul", "tosa.fully_connected", "tosa.transpose_conv2d")
+# Elementwise ops that the planner lets write over a dying input of the same size.
+_IN_PLACE = _ROWWISE
+_CONSTANTS = ("tosa.const", "tosa.const_shape")
+
+
+def _const(value) -> bool:
+    owner = value.owner
+    return not isinstance(owner, ir.Block) and op_name(owner) in _CONSTANTS
+
+
+def _bytes_per_row(value) -> int:
+    dims = shape(value)
+    return int(np.prod(dims[:ROW] + dims[ROW + 1:], dtype=np.int64)) * DTYPE_BYTES.get(elem(value), 4)
+
+
+def _nbytes(value) -> int:
+    return int(np.prod(shape(value), dtype=np.int64)) * DTYPE_BYTES.get(elem(value), 4)
+
+
+@dataclasses.dataclass
+class _Node:
+    """One op of a patchable stage: how its output rows read its activation operands' rows."""
+    op: object
+    acts: list            # operand indices that are activations (not constants)
+    in_axis: int          # the row axis of those operands (a transpose reads rows of another axis)
+    window: tuple | None  # (kernel rows, stride, dilation, top pad) for window ops and pads
+
+    @property
+    def result(self):
+        return self.op.results[0]
+
+    def need(self, lo: int, hi: int) -> tuple[int, int]:
+        """Input rows [lo', hi') that output rows [lo, hi) read, padding rows included."""
+        if self.window is None:
+            return lo, hi
+        k, s, d, top = self.window
+        return lo * s - top, (hi - 1) * s - top + (k - 1) * d + 1
+
+    def cost(self, rows: int) -> int:
+        """Multiply-accumulates (or elements moved) for `rows` output rows."""
+        out = _bytes_per_row(self.result) // DTYPE_BYTES.get(elem(self.result), 4) * rows
+        name = op_name(self.op)
+        if name == "tosa.conv2d":
+            w = shape(self.op.operands[1])
+            return out * w[1] * w[2] * w[3]
+        if name == "tosa.depthwise_conv2d":
+            w = shape(self.op.operands[1])
+            return out * w[0] * w[1]
+        if name in ("tosa.avg_pool2d", "tosa.max_pool2d"):
+            k = i64_array(self.op, "kernel")
+            return out * k[0] * k[1]
+        return out
+
+
+def _node(op) -> _Node | None:
+    """The op as a patchable node, or None when its output rows do not depend on input rows alone."""
+    name = op_name(op)
+    if len(op.results) != 1 or len(shape(op.results[0])) != 4 or shape(op.results[0])[0] != 1:
+        return None
+    out = shape(op.results[0])
+    acts = [i for i, v in enumerate(op.operands) if not _const(v)]
+    if not acts:
+        return None
+    if name in _WINDOW:
+        if name in ("tosa.conv2d", "tosa.depthwise_conv2d"):
+            w = shape(op.operands[1])
+            k, d = (w[1] if name == "tosa.conv2d" else w[0]), i64_array(op, "dilation")[0]
+        else:
+            k, d = i64_array(op, "kernel")[0], 1
+        if acts != [0]:
+            return None
+        return _Node(op, acts, ROW, (k, i64_array(op, "stride")[0], d, i64_array(op, "pad")[0]))
+    if name == "tosa.pad":
+        pad = _const_values(op.operands[1])
+        if pad is None or acts != [0]:
+            return None
+        return _Node(op, acts, ROW, (1, 1, 1, int(pad[2 * ROW])))
+    if name == "tosa.transpose":
+        perms = [int(p) for p in ir.DenseI32ArrayAttr(op.attributes["perms"])]
+        if perms[0] != 0:
+            return None
+        return _Node(op, acts, perms[ROW], None)
+    if name in _ROWWISE:
+        # Constants broadcast over rows; activations have the output's rows.
+        for i, v in enumerate(op.operands):
+            dims = shape(v)
+            if i in acts and (len(dims) != 4 or dims[ROW] != out[ROW]):
+                return None
+            if i not in acts and len(dims) == 4 and dims[ROW] != 1:
+                return None
+        return _Node(op, acts, ROW, None)
+    return None
+
+
+def _const_values(value) -> list[int] | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or op_name(owner) not in _CONSTANTS:
+        return None
+    return [int(x) for x in np.asarray(ir.DenseElementsAttr(owner.attributes["values"])).reshape(-1)] \
+        if op_name(owner) == "tosa.const" else [int(x) for x in ir.DenseElementsAttr(owner.attributes["values"])]
+
+
+@dataclasses.dataclass
+class _Stage:
+    """The first `len(nodes)` ops of a function: patchable, read only graph inputs and each other,
+    and seen by later ops through one tensor, `out`."""
+    nodes: list
+    out: object
+    inputs: dict          # graph input -> its row axis
+
+
+def _stages(block) -> list[_Stage]:
+    """Every patchable prefix of the block whose ops are read from after it through one tensor."""
+    ops = [op for op in block.operations if op_name(op) not in _CONSTANTS]
+    stages, nodes, inputs, inside = [], [], {}, set()
+    for op in ops:
+        node = _node(op)
+        if node is None:
+            break
+        ok = True
+        for i in node.acts:
+            v = op.operands[i]
+            if isinstance(v.owner, ir.Block):
+                if inputs.setdefault(v, node.in_axis) != node.in_axis:
+                    ok = False
+            elif v not in inside:
+                ok = False
+        if not ok:
+            break
+        nodes.append(node)
+        inside.add(node.result)
+        # Values of the prefix read by ops after it (the return included).
+        member = {n.op for n in nodes}
+        crossing = [n.result for n in nodes if any(isinstance(u, ir.Block) or u not in member
+                                                   for u in users(n.result))]
+        if len(crossing) == 1 and crossing[0] == node.result and elem(node.result) in ("i8", "i16") \
+                and all(op_name(u) != "func.return" for u in users(node.result)):
+            stages.append(_Stage(list(nodes), node.result, dict(inputs)))
+    return stages
+
+
+def _bands(rows: int, n: int) -> list[tuple[int, int]]:
+    """n bands of rows: the first rows % n one row taller (at most two band shapes)."""
+    base, extra = divmod(rows, n)
+    out, lo = [], 0
+    for b in range(n):
+        hi = lo + base + (1 if b < extra else 0)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
+def _row_ranges(stage: _Stage, band: tuple[int, int]) -> tuple[dict, dict] | None:
+    """(value -> rows computed, (node index, operand index) -> rows read, clipped) for one band of
+    the stage's output, or None when some op would read no row at all."""
+    rows = {stage.out: band}
+    reads = {}
+    for k in range(len(stage.nodes) - 1, -1, -1):
+        node = stage.nodes[k]
+        lo, hi = rows[node.result]
+        for i in node.acts:
+            v = node.op.operands[i]
+            axis = node.in_axis if isinstance(v.owner, ir.Block) else ROW
+            a, b = node.need(lo, hi)
+            a, b = max(a, 0), min(b, shape(v)[axis])
+            if a >= b:
+                return None
+            reads[(k, i)] = (a, b)
+            old = rows.get(v)
+            rows[v] = (a, b) if old is None else (min(old[0], a), max(old[1], b))
+    return rows, reads
+
+
+@dataclasses.dataclass
+class _Plan:
+    stage: _Stage
+    bands: list
+    ranges: list          # per band: (rows, reads)
+    peak: int             # estimated most bytes live at once
+    cost: int             # MACs (and elements) of the patched stage
+
+
+def _step_list(block, stage: _Stage | None, plan_ranges=None) -> list[dict]:
+    """The function as abstract steps (what each kernel writes and reads), patched or not, for the
+    live-set estimate: an accumulator that a rescale consumes is fused into its kernel, and an
+    elementwise op writes over a dying input of its size, as the planner does."""
+    ops = [op for op in block.operations if op_name(op) not in _CONSTANTS and op_name(op) != "func.return"]
+    ret = [op for op in block.operations if op_name(op) == "func.return"]
+    returned = set(ret[0].operands) if ret else set()
+    steps = []
+    reads_of = {}  # key -> the keys a read of it means (fused accumulators read their kernel's inputs)
+
+    def key_reads(key):
+        return reads_of.get(key, [key])
+
+    def add(out_key, op, size, in_keys, rowwise):
+        in_keys = [k for key in in_keys for k in key_reads(key)]
+        name = op_name(op)
+        if name in _ACCUMULATING and elem(op.results[0]) in ("i32", "i48") and \
+                all(op_name(u) == "tosa.rescale" for u in users(op.results[0]) if not isinstance(u, ir.Block)):
+            reads_of[out_key] = in_keys
+            return
+        steps.append({"out": out_key, "size": size, "reads": in_keys,
+                      "in_place": in_keys[0] if rowwise and name in _IN_PLACE and in_keys else None})
+
+    stage_ops = {n.op for n in stage.nodes} if stage else set()
+    if stage is not None:
+        t_size = _nbytes(stage.out)
+        copied = set()
+        for b, (rows, reads) in enumerate(plan_ranges):
+            for k, node in enumerate(stage.nodes):
+                lo, hi = rows[node.result]
+                in_keys = []
+                for i in node.acts:
+                    v = node.op.operands[i]
+                    if isinstance(v.owner, ir.Block):
+                        if node.in_axis != ROW:  # rows of another axis: a copied slice, once per band
+                            copy = ("slice", b, v)
+                            if copy not in copied:
+                                lo_v, hi_v = rows[v]
+                                copied.add(copy)
+                                steps.append({"out": copy, "reads": [], "in_place": None,
+                                              "size": _nbytes(v) // shape(v)[node.in_axis] * (hi_v - lo_v)})
+                            in_keys.append(copy)
+                        continue
+                    in_keys.append((v, b))
+                if node.result == stage.out:
+                    steps.append({"out": ("T",), "size": t_size,
+                                  "reads": [x for key in in_keys for x in key_reads(key)], "in_place": None})
+                else:
+                    add((node.result, b), node.op, _bytes_per_row(node.result) * (hi - lo), in_keys, True)
+    for op in ops:
+        if op in stage_ops:
+            continue
+        in_keys = []
+        for v in op.operands:
+            if _const(v) or isinstance(v.owner, ir.Block):
+                continue
+            in_keys.append(("T",) if stage is not None and v == stage.out else v)
+        size = 0 if op.results and op.results[0] in returned else sum(_nbytes(r) for r in op.results)
+        same = bool(op.operands) and not _const(op.operands[0]) and op.results and \
+            list(shape(op.operands[0])) == list(shape(op.results[0]))
+        add(op.results[0] if op.results else None, op, size, in_keys, same)
+    return steps
+
+
+def live_bound(steps: list[dict]) -> int:
+    """Most bytes live at once over the steps (a buffer lives from its first write to its last read)."""
+    last = {}
+    for i, s in enumerate(steps):
+        for k in s["reads"]:
+            last[k] = i
+    buffer_of, first, end, size = {}, {}, {}, {}
+    for i, s in enumerate(steps):
+        src = s["in_place"]
+        if src is not None and last.get(src) == i and src in buffer_of and size[buffer_of[src]] == s["size"] \
+                and sum(1 for k in s["reads"] if k == src) == 1:
+            buf = buffer_of[src]
+        else:
+            buf = buffer_of.get(s["out"], s["out"])
+            size[buf] = max(size.get(buf, 0), s["size"])
+            first.setdefault(buf, i)
+        buffer_of[s["out"]] = buf
+        end[buf] = max(end.get(buf, i), i)
+    for k, i in last.items():
+        if k in buffer_of:
+            end[buffer_of[k]] = max(end[buffer_of[k]], i)
+    delta = [0] * (len(steps) + 1)
+    for buf, f in first.items():
+        delta[f] += size[buf]
+        delta[end[buf] + 1] -= size[buf]
+    peak = live = 0
+    for d in delta:
+        live += d
+        peak = max(peak, live)
+    return peak
+
+
+def total_cost(block) -> int:
+    """MACs of the whole function (elements for ops without a window), the overhead's denominator."""
+    cost = 0
+    for op in block.operations:
+        if op_name(op) in _CONSTANTS or op_name(op) == "func.return" or not op.results:
+            continue
+        node = _node(op)
+        if node is not None:
+            cost += node.cost(shape(op.results[0])[ROW])
+        elif op_name(op) == "tosa.matmul":
+            a, b = shape(op.operands[0]), shape(op.operands[1])
+            cost += a[0] * a[1] * a[2] * b[2]
+        else:
+            cost += int(np.prod(shape(op.results[0]), dtype=np.int64)) \
+                if isinstance(op.results[0].type, ir.RankedTensorType) else 0
+    return max(cost, 1)
+
+
+def choose(block, max_overhead: float, bands: int = 0) -> tuple[int, _Plan | None]:
+    """(the unpatched estimate, the plan with the lowest estimated peak whose extra MACs stay within
+    max_overhead percent of the model's; None when no plan lowers the peak, unless `bands` forces it)."""
+    base = live_bound(_step_list(block, None))
+    total = total_cost(block)
+    best = None
+    for stage in _stages(block):
+        rows = shape(stage.out)[ROW]
+        stage_cost = sum(n.cost(shape(n.result)[ROW]) for n in stage.nodes)
+        counts = [bands] if bands else range(2, min(rows, 32) + 1)
+        for n in counts:
+            if n > rows:
+                continue
+            split = _bands(rows, n)
+            ranges = [_row_ranges(stage, band) for band in split]
+            if any(r is None for r in ranges):
+                continue
+            cost = sum(node.cost(r[0][node.result][1] - r[0][node.result][0])
+                       for r in ranges for node in stage.nodes)
+            if (cost - stage_cost) * 100.0 > max_overhead * total:
+                continue
+            peak = live_bound(_step_list(block, stage, ranges))
+            if best is None or (peak, cost) < (best.peak, best.cost):
+                best = _Plan(stage, split, ranges, peak, cost)
+    if best is not None and best.peak >= base and not bands:
+        best = None
+    return base, best
+
+
+def _shape_const(dims, before) -> ir.Value:
+    attr = ir.DenseElementsAttr.get(np.asarray(dims, dtype=np.int64),
+                                    type=ir.RankedTensorType.get([len(dims)], ir.IndexType.get()))
+    return ir.Operation.create("tosa.const_shape", results=[ir.Type.parse(f"!tosa.shape<{len(dims)}>")],
+                               attributes={"values": attr}, ip=ir.InsertionPoint(before)).results[0]
+
+
+def _with_rows(value_type, axis: int, rows: int) -> ir.RankedTensorType:
+    t = ir.RankedTensorType(value_type)
+    dims = list(t.shape)
+    dims[axis] = rows
+    return ir.RankedTensorType.get(dims, t.element_type)
+
+
+def _slice_rows(value, axis: int, start: int, rows: int, before, loc) -> ir.Value:
+    """value[..., start:start + rows (on `axis`), ...] (the value itself when that is all of it)."""
+    if start == 0 and rows == shape(value)[axis]:
+        return value
+    begin = [0] * len(shape(value))
+    begin[axis] = start
+    size = list(shape(value))
+    size[axis] = rows
+    return ir.Operation.create("tosa.slice", results=[_with_rows(value.type, axis, rows)],
+                               operands=[value, _shape_const(begin, before), _shape_const(size, before)],
+                               loc=loc, ip=ir.InsertionPoint(before)).results[0]
+
+
+def rewrite(plan: _Plan) -> None:
+    """Writes the plan: per band, each op of the stage on its rows (inputs sliced, padding only at
+    the image's edges), the bands' outputs concatenated into the stage's output tensor."""
+    stage = plan.stage
+    last = stage.nodes[-1].op
+    anchor = _next_op(last.operation.block, last)
+    outs = []
+    for b, (rows, reads) in enumerate(plan.ranges):
+        band_value = {}
+        for v, axis in stage.inputs.items():
+            if v in rows:
+                lo, hi = rows[v]
+                band_value[v] = _slice_rows(v, axis, lo, hi - lo, anchor, stage.nodes[0].op.location)
+        for k, node in enumerate(stage.nodes):
+            op = node.op
+            lo, hi = rows[node.result]
+            operands = list(op.operands)
+            attrs = {name: op.attributes[name] for name in op.attributes}
+            for i in node.acts:
+                v = op.operands[i]
+                axis = node.in_axis if isinstance(v.owner, ir.Block) else ROW
+                a, bb = reads[(k, i)]
+                vlo = rows[v][0]
+                operands[i] = _slice_rows(band_value[v], axis, a - vlo, bb - a, anchor, op.location)
+            if node.window is not None:
+                need_lo, need_hi = node.need(lo, hi)
+                a, bb = reads[(k, node.acts[0])]
+                top, bottom = a - need_lo, need_hi - bb
+                if op_name(op) == "tosa.pad":
+                    pad = _const_values(op.operands[1])
+                    pad[2 * ROW], pad[2 * ROW + 1] = top, bottom
+                    operands[1] = _shape_const(pad, anchor)
+                else:
+                    pad = i64_array(op, "pad")
+                    attrs["pad"] = ir.DenseI64ArrayAttr.get([top, bottom, pad[2], pad[3]])
+            new = ir.Operation.create(op_name(op), results=[_with_rows(node.result.type, ROW, hi - lo)],
+                                      operands=operands, attributes=attrs, loc=op.location,
+                                      ip=ir.InsertionPoint(anchor))
+            band_value[node.result] = new.results[0]
+        outs.append(band_value[stage.out])
+    concat = ir.Operation.create("tosa.concat", results=[stage.out.type], operands=outs,
+                                 attributes={"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), ROW)},
+                                 loc=last.location, ip=ir.InsertionPoint(anchor))
+    stage.out.replace_all_uses_with(concat.results[0])
+    for node in reversed(stage.nodes):
+        node.op.operation.erase()
+
+
+def _next_op(block, op):
+    found = False
+    for o in block.operations:
+        if found:
+            return o
+        if o == op:
+            found = True
+    raise AssertionError("op not in its block")
+
+
+@dataclasses.dataclass(frozen=True)
+class PatchEarlyStages(ModulePass):
+    """Runs the first layers of a CNN band of rows by band of rows, to lower peak RAM.
+
+    The high-resolution layers at the start of a CNN hold its largest tensors. A stage made of the
+    function's first ops (convs, depthwise convs, pools, pads, transposes of the input and
+    elementwise ops; read by the rest through one tensor) is computed for one band of its output's
+    rows at a time: each op on the rows that band needs (halo rows recomputed), its input a slice
+    (a view when contiguous), padding only where the band meets the image's edge, each band's
+    output written into its rows of the stage's output (a tosa.concat the planner places in
+    place). Every output element is computed by the same arithmetic on the same inputs, so the
+    result is the unpatched one. The stage's end and the number of bands are chosen by the lowest
+    estimate of the bytes live at once, among plans whose extra MACs stay within max-overhead
+    percent of the model's; a function no plan helps is left as it is. Records
+    `mcu.patched_bands` and `mcu.patched_ops` on the function.
+    """
+
+    NAME = "mcu-patch-early-stages"
+    max_overhead: float = dataclasses.field(default=15.0, metadata={
+        "help": "most extra multiply-accumulates (recomputed halo rows), in percent of the model's"})
+    bands: int = dataclasses.field(default=0, metadata={
+        "help": "number of bands (0: chosen with the stage's end; N: N bands even where that does not "
+                "lower the estimate)"})
+
+    def run(self, module: ir.Operation) -> None:
+        for fn in self.functions(module):
+            block = fn.regions[0].blocks[0]
+            _, plan = choose(block, self.max_overhead, self.bands)
+            if plan is None:
+                continue
+            n_ops = len(plan.stage.nodes)
+            rewrite(plan)
+            i64 = ir.IntegerType.get_signless(64)
+            fn.attributes[mcu_attrs.PATCHED_BANDS] = ir.IntegerAttr.get(i64, len(plan.bands))
+            fn.attributes[mcu_attrs.PATCHED_OPS] = ir.IntegerAttr.get(i64, n_ops)
