@@ -334,12 +334,17 @@ def _backend_stage(module, options, result, timings):
                     _run(module, pipeline("memory"), out, "cmsisnn")
                 except UserError as again:
                     from .diagnostics import Diagnostic
-                    again.diagnostics.append(Diagnostic("note", "that is with its first layers run in bands of rows "
-                                                                "and scratch-free kernels (--prefer memory)"))
-                    raise
+                    note = Diagnostic("note", "that is with its first layers run in bands of rows and scratch-free "
+                                              "kernels (--prefer memory)")
+                    raise UserError(diagnostics=again.diagnostics + [note]) from None
             else:
                 kept.erase()
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")
+    from .ir import attributes as mcu_attrs
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and mcu_attrs.PATCHED_BANDS in op.attributes:
+            result.report["patched_bands"] = int(op.attributes[mcu_attrs.PATCHED_BANDS].value)
+            result.report["patched_ops"] = int(op.attributes[mcu_attrs.PATCHED_OPS].value)
     from .transposes import count_transpose_kernels
     result.report["interior_transpose_kernels"] = count_transpose_kernels(module, interior_only=True)
 
