@@ -49,30 +49,16 @@ def macs(cmsisnn_text: str) -> tuple[int, int]:
     """(MACs in CMSIS-NN kernels, all MACs) of the planned kernel ops: convolutions, fully connected
     layers and matmuls."""
     from mcu_mlir._mlir import ir, new_context
-    from mcu_mlir.dialects import cmsisnn, load_all, portable
+    from mcu_mlir.dialects import load_all
+    from mcu_mlir.target.macs import kernel_macs
 
-    def shape(v):
-        return list(ir.RankedTensorType(v.type).shape)
     inside = total = 0
     ctx = new_context()
     load_all(ctx)
     with ctx:
         module = ir.Module.parse(cmsisnn_text)
         for op in module.body.operations[0].regions[0].blocks[0].operations:
-            view = op.opview if hasattr(op, "opview") else op
-            n = 0
-            if isinstance(view, (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, portable.Conv2DOp,
-                                 portable.DepthwiseConv2DOp)):
-                out, f = shape(op.results[0]), shape(op.operands[1])
-                per_output = f[1] * f[2] * (f[3] if not isinstance(view, (cmsisnn.DepthwiseConvOp,
-                                                                       portable.DepthwiseConv2DOp)) else 1)
-                n = math.prod(out) * per_output
-            elif isinstance(view, cmsisnn.FullyConnectedOp):
-                n = math.prod(shape(op.results[0])) * shape(op.operands[1])[1]
-            elif isinstance(view, cmsisnn.BatchMatmulOp):
-                n = math.prod(shape(op.results[0])) * shape(op.operands[0])[-1]
-            elif isinstance(view, portable.MatmulOp):
-                n = math.prod(shape(op.results[0])) * shape(op.operands[0])[-1]
+            n = kernel_macs(op.opview if hasattr(op, "opview") else op)
             total += n
             if op.operation.name.startswith("cmsisnn."):
                 inside += n

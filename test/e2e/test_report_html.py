@@ -37,17 +37,29 @@ class Net(nn.Module):
         return self.head(x.mean((2, 3)))
 
 
+class Strided(Net):
+    """Net with one more strided conv: its first three convs are worth running in bands."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(16, 16, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        x = torch.relu(self.body(torch.relu(self.stem(x))))
+        return self.head(torch.relu(self.down(x)).mean((2, 3)))
+
+
 def _chromium(tmp_path, page, *args) -> subprocess.CompletedProcess:
     return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args, page.as_uri()],
                           capture_output=True, text=True, timeout=120)
 
 
-def _compile(out, target="host"):
+def _compile(out, target="host", net=Net, size=16, **options):
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return mcu_mlir.compile(Net().eval(), (torch.randn(1, 3, 16, 16),), target=target, backend="portable",
-                                calibration=4, emit="c", output_dir=str(out), report=True, ram_limit="64K")
+        return mcu_mlir.compile(net().eval(), (torch.randn(1, 3, size, size),), target=target, backend="portable",
+                                calibration=4, emit="c", output_dir=str(out), report=True, ram_limit="64K", **options)
 
 
 def test_report_page_renders_timeline_and_table(tmp_path):
@@ -69,6 +81,20 @@ def test_report_page_renders_timeline_and_table(tmp_path):
     assert len({tuple(p) for p in pixels.reshape(-1, 3)[::7]}) > 50
     assert ((np.abs(pixels.astype(int) - (217, 83, 79)).sum(-1)) < 30).sum() > 50
     assert result.report["arena_bytes"] <= 64 * 1024
+
+
+def test_patched_stage_is_shaded(tmp_path):
+    result = _compile(tmp_path / "out", net=Strided, size=32, prefer="memory")
+    bands = result.report["patched_bands"]
+    page = tmp_path / "out" / "report.html"
+    dom = _chromium(tmp_path, page, "--dump-dom").stdout
+    assert dom.count('<rect class="patched"') == 1 and f"patched stage ({bands} bands)" in dom
+    assert dom.count(f" of {bands})</td>") >= 2 * bands  # each band's calls named in the table
+    shot = tmp_path / "page.png"
+    _chromium(tmp_path, page, "--window-size=1200,1200", f"--screenshot={shot}")
+    from PIL import Image
+    pixels = np.asarray(Image.open(shot).convert("RGB"))
+    assert ((np.abs(pixels.astype(int) - (227, 238, 251)).sum(-1)) < 8).sum() > 500  # the stage's shading
 
 
 @pytest.mark.skipif(shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,

@@ -10,6 +10,7 @@ from .._mlir import ir
 from .base import ModulePass
 from .conversion.common import elem, i64_array, op_name, shape, users
 from ..ir import attributes as mcu_attrs
+from ..ir.locations import layer_name
 from ..ir.types import BYTES as DTYPE_BYTES
 
 ROW = 1  # NHWC: the row axis of every tensor inside a patched stage
@@ -379,6 +380,7 @@ def rewrite(plan: _Plan) -> None:
     """Writes the plan: per band, each op of the stage on its rows (inputs sliced, padding only at
     the image's edges), the bands' outputs concatenated into the stage's output tensor."""
     stage = plan.stage
+    n = len(plan.bands)
     last = stage.nodes[-1].op
     anchor = _next_op(last.operation.block, last)
     outs = []
@@ -387,7 +389,8 @@ def rewrite(plan: _Plan) -> None:
         for v, axis in stage.inputs.items():
             if v in rows:
                 lo, hi = rows[v]
-                band_value[v] = _slice_rows(v, axis, lo, hi - lo, anchor, stage.nodes[0].op.location)
+                band_value[v] = _slice_rows(v, axis, lo, hi - lo, anchor,
+                                            band_location(stage.nodes[0].op.location, b, n))
         for k, node in enumerate(stage.nodes):
             op = node.op
             lo, hi = rows[node.result]
@@ -398,7 +401,8 @@ def rewrite(plan: _Plan) -> None:
                 axis = node.in_axis if isinstance(v.owner, ir.Block) else ROW
                 a, bb = reads[(k, i)]
                 vlo = rows[v][0]
-                operands[i] = _slice_rows(band_value[v], axis, a - vlo, bb - a, anchor, op.location)
+                operands[i] = _slice_rows(band_value[v], axis, a - vlo, bb - a, anchor,
+                                          band_location(op.location, b, n))
             if node.window is not None:
                 need_lo, need_hi = node.need(lo, hi)
                 a, bb = reads[(k, node.acts[0])]
@@ -411,7 +415,7 @@ def rewrite(plan: _Plan) -> None:
                     pad = i64_array(op, "pad")
                     attrs["pad"] = ir.DenseI64ArrayAttr.get([top, bottom, pad[2], pad[3]])
             new = ir.Operation.create(op_name(op), results=[_with_rows(node.result.type, ROW, hi - lo)],
-                                      operands=operands, attributes=attrs, loc=op.location,
+                                      operands=operands, attributes=attrs, loc=band_location(op.location, b, n),
                                       ip=ir.InsertionPoint(anchor))
             band_value[node.result] = new.results[0]
         outs.append(band_value[stage.out])
@@ -421,6 +425,15 @@ def rewrite(plan: _Plan) -> None:
     stage.out.replace_all_uses_with(concat.results[0])
     for node in reversed(stage.nodes):
         node.op.operation.erase()
+
+
+BAND_SUFFIX = " (band {} of {})"
+
+
+def band_location(loc, band: int, bands: int) -> ir.Location:
+    """The layer's location, named for the band: reports, C comments and errors say which band."""
+    return ir.Location.name(layer_name(loc) + BAND_SUFFIX.format(band + 1, bands), childLoc=loc,
+                            context=loc.context)
 
 
 def _next_op(block, op):

@@ -20,6 +20,7 @@ from ..ir.locations import layer_name
 from ..ir.resources import clear_resource_cache
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
+from .macs import kernel_macs
 from ..ir import attributes as mcu_attrs, types
 
 
@@ -523,7 +524,7 @@ def model_report(module) -> dict:
         if mcu_attrs.KERNEL_SUMS in op.attributes:
             weights += 4 * len(_ints(op.attributes[mcu_attrs.KERNEL_SUMS]))
         entry = {"name": _layer_name(op), "tosa_op": _source_op(op), "kernel": _kernel_name(op),
-                 "weights_bytes": w,
+                 "weights_bytes": w, "macs": kernel_macs(op),
                  "arena_offset": _int(op, mcu_attrs.OFFSET) if mcu_attrs.STORAGE in op.attributes and
                  _str(op, mcu_attrs.STORAGE) == "arena" else None}
         if mcu_attrs.FALLBACK in op.attributes:

@@ -37,6 +37,11 @@ def _bar(label: str, used, limit) -> str:
             f'</span><span class="bar-text">{_kb(used)}{limit_text}</span></div>')
 
 
+def _patched_columns(ops) -> list[int]:
+    """Kernel calls of the patched stage (their layers are named '... (band i of n)')."""
+    return [i for i, op in enumerate(ops) if " (band " in op.get("name", "")]
+
+
 def _timeline(report: dict) -> str:
     buffers = report.get("buffers") or []
     ops = report.get("ops") or []
@@ -51,6 +56,15 @@ def _timeline(report: dict) -> str:
     parts = [f'<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{WIDTH + MARGIN * 2}" '
              f'height="{HEIGHT + MARGIN * 2}" role="img" aria-label="arena timeline">',
              f'<rect class="frame" x="{MARGIN}" y="{y(arena):.1f}" width="{WIDTH}" height="{HEIGHT}"/>']
+    stage = _patched_columns(ops)
+    if stage:
+        # The patched stage: its kernels run band by band, so its tensors are bands of rows.
+        x0, x1 = MARGIN + stage[0] * x_scale, MARGIN + (stage[-1] + 1) * x_scale
+        parts.append(f'<rect class="patched" x="{x0:.1f}" y="{y(arena):.1f}" width="{x1 - x0:.1f}" '
+                     f'height="{HEIGHT}"><title>patched stage: {report.get("patched_bands")} bands of rows, '
+                     f'kernel calls {stage[0]}-{stage[-1]}</title></rect>')
+        parts.append(f'<text class="patched-label" x="{x0 + 4:.1f}" y="{y(0) + 14:.1f}">patched stage '
+                     f'({report.get("patched_bands")} bands)</text>')
     tops = [0] * columns
     for b in buffers:
         for t in range(b["start"], min(b["end"], columns - 1) + 1):
@@ -88,11 +102,11 @@ def _table(report: dict) -> str:
         counted = layers.get(i, {}).get("instructions")
         rows.append(f'<tr><td>{i}</td><td>{html.escape(op["name"])}</td><td>{html.escape(op["kernel"])}</td>'
                     f'<td>{html.escape(op["tosa_op"])}</td><td class="num">{op.get("weights_bytes", 0):,}</td>'
-                    f'<td class="num">{op.get("scratch_bytes", 0):,}</td>'
+                    f'<td class="num">{op.get("macs", 0):,}</td><td class="num">{op.get("scratch_bytes", 0):,}</td>'
                     f'<td class="num">{"-" if op.get("arena_offset") is None else format(op["arena_offset"], ",")}</td>'
                     f'<td class="num">{"-" if counted is None else format(counted, ",")}</td></tr>')
     return ('<table class="layers"><thead><tr><th>#</th><th>layer</th><th>kernel</th><th>TOSA ops</th>'
-            '<th>weights (bytes)</th><th>scratch (bytes)</th><th>arena offset</th><th>instructions</th></tr></thead>'
+            '<th>weights (bytes)</th><th>MACs</th><th>scratch (bytes)</th><th>arena offset</th><th>instructions</th></tr></thead>'
             '<tbody>' + "".join(rows) + "</tbody></table>")
 
 
@@ -109,8 +123,17 @@ h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; }
 table.layers { border-collapse: collapse; font-size: 13px; } .layers th, .layers td { border-bottom: 1px solid #ddd;
  padding: 3px 8px; text-align: left; vertical-align: top; } .layers td:nth-child(4) { max-width: 360px;
  overflow-wrap: anywhere; } .layers td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.timeline .patched { fill: #e3eefb; } .timeline .patched-label { font-size: 12px; fill: #2a6ab0; }
 .note { color: #666; }
 """
+
+
+def _stage_note(report: dict) -> str:
+    if not report.get("patched_bands"):
+        return "The layers run one after another (no patched stage)."
+    return (f"The first {report.get('patched_ops')} TOSA ops run as a patched stage (shaded): each of its "
+            f"{report['patched_bands']} bands of rows through all of them before the next band, so only one band's "
+            f"tensors and the stage's output are live there.")
 
 
 def render(report: dict, title: str = "model") -> str:
@@ -131,7 +154,7 @@ def render(report: dict, title: str = "model") -> str:
                                              'whole firmware)</p>',
         "<h2>Arena timeline</h2>", _timeline(report),
         '<p class="note">Each bar is a tensor (or a kernel\'s scratch, grey) from the kernel that writes it to the '
-        'last that reads it, at its offset in the arena. The layers run one after another (no patched stages).</p>',
+        'last that reads it, at its offset in the arena. ' + _stage_note(report) + '</p>',
         "<h2>Layers</h2>", _table(report), "</body></html>", ""])
 
 
