@@ -314,11 +314,12 @@ def _backend_stage(module, options, result, timings):
     with _Timer(timings, "backend-passes"), progress.step("converting to kernels and planning memory"):
         ram, _ = options.memory_limits()
 
-        def pipeline(prefer: str) -> str:
+        def pipeline(prefer: str, patch: bool = True) -> str:
             return (f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend} prefer={prefer} "
-                    f"softmax={options.softmax} ram-bytes={ram} max-overhead={options.max_overhead:g}}}")
+                    f"softmax={options.softmax} ram-bytes={ram} max-overhead={options.max_overhead:g} "
+                    f"patch={'true' if patch else 'false'}}}")
         if options.prefer == "memory":
-            _run(module, pipeline("memory"), out, "cmsisnn")
+            _plan_for_memory(module, pipeline, out)
         else:
             # A model over the RAM limit is planned again with its first layers in bands of rows.
             kept = module.operation.clone()
@@ -329,9 +330,9 @@ def _backend_stage(module, options, result, timings):
                     kept.erase()
                     raise
                 _replace_body(module, kept)
-                result.report["patched_to_fit_ram"] = True
+                result.report["planned_for_memory_to_fit_ram"] = True
                 try:
-                    _run(module, pipeline("memory"), out, "cmsisnn")
+                    _plan_for_memory(module, pipeline, out)
                 except UserError as again:
                     from .diagnostics import Diagnostic
                     note = Diagnostic("note", "that is with its first layers run in bands of rows and scratch-free "
@@ -347,6 +348,39 @@ def _backend_stage(module, options, result, timings):
             result.report["patched_ops"] = int(op.attributes[mcu_attrs.PATCHED_OPS].value)
     from .transposes import count_transpose_kernels
     result.report["interior_transpose_kernels"] = count_transpose_kernels(module, interior_only=True)
+
+
+def _arena(module) -> int:
+    from .ir import attributes as mcu_attrs
+    return int(module.operation.attributes[mcu_attrs.ARENA_BYTES].value)
+
+
+def _plan_for_memory(module, pipeline, out) -> None:
+    """The smaller arena of the plan with the first layers in bands and the plan without: the band
+    plan is chosen on an estimate of the bytes live at once, which the planner's overlapping of
+    outputs and inputs can beat. When neither fits the RAM limit, the band plan's error."""
+    kept = module.operation.clone()
+    try:
+        _run(module, pipeline("memory"), out, "cmsisnn")
+        error = None
+    except UserError as err:
+        error = err
+    from .ir import attributes as mcu_attrs
+    if error is None and not any(mcu_attrs.PATCHED_BANDS in op.attributes for op in module.body.operations
+                                 if op.operation.name == "func.func"):
+        kept.erase()
+        return
+    try:
+        _run(kept, pipeline("memory", patch=False), out, "cmsisnn")
+    except UserError:
+        kept.erase()
+        if error is not None:
+            raise error from None
+        return
+    if error is not None or _arena(kept) < _arena(module):
+        _replace_body(module, kept)
+    else:
+        kept.erase()
 
 
 def _replace_body(module, source) -> None:
