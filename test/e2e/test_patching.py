@@ -6,8 +6,10 @@ even then gets the clear error."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -85,3 +87,21 @@ def test_too_little_ram_even_in_bands(tmp_path):
         _compile(tmp_path, target="host", backend="portable", ram_limit=4096)
     text = str(err.value)
     assert "bytes over the RAM limit" in text and "run in bands of rows" in text
+
+
+def test_acceptance_row_of_the_benchmark(tmp_path):
+    """CI's row of tools/patching_benchmark.py: torchvision's MobileNetV2-0.35 at 96x96 on Cortex-M55,
+    at most 0.4x its layer-by-layer bound for at most 15 % more instructions (counted under QEMU),
+    both programs bit-exact."""
+    path = os.environ.get("CMSIS_NN_PATH")
+    if not path:
+        pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
+    _need(("arm-none-eabi-gcc", "qemu-system-arm", "cmake"))
+    if importlib.util.find_spec("torchvision") is None:
+        pytest.skip("torchvision is not installed: pip install -e .[models]")
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+    import patching_benchmark
+    row = patching_benchmark.bench("tv_mobilenet_v2_035", (1, 3, 96, 96), "cortex-m55", 15.0, str(tmp_path))
+    assert row["bit_exact_speed"] and row["bit_exact_memory"], row
+    assert row["bands"] >= 2 and row["ratio_to_bound"] <= 0.4, row
+    assert 0 < row["overhead_pct"] <= 15.0, row
