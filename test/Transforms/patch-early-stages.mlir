@@ -71,3 +71,25 @@ func.func @not_a_stage(%arg0: tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8> {
   %1 = tosa.add %0, %0 : (tensor<1x8x8x4xi8>, tensor<1x8x8x4xi8>) -> tensor<1x8x8x4xi8>
   return %1 : tensor<1x8x8x4xi8>
 }
+
+// -----
+
+// A transpose that makes columns rows ends the stage before it: the conv runs in bands, the
+// transpose reads the concatenated tensor.
+// CHECK-LABEL: func.func @rows_become_columns
+// CHECK-SAME: mcu.patched_ops = 2 : i64
+// CHECK: %[[T:.*]] = tosa.concat {{.*}} {axis = 1 : i32}
+// CHECK: tosa.transpose %[[T]]
+func.func @rows_become_columns(%arg0: tensor<1x8x6x4xi8>) -> tensor<1x6x8x4xi8> {
+  %w = "tosa.const"() {values = dense<1> : tensor<4x3x3x4xi8>} : () -> tensor<4x3x3x4xi8>
+  %b = "tosa.const"() {values = dense<0> : tensor<4xi32>} : () -> tensor<4xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<33> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %0 = tosa.conv2d %arg0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x6x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x6x4xi32>
+  %1 = tosa.rescale %0, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x6x4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x6x4xi8>
+  %2 = tosa.transpose %1 {perms = array<i32: 0, 2, 1, 3>} : (tensor<1x8x6x4xi8>) -> tensor<1x6x8x4xi8>
+  %3 = tosa.add %2, %2 : (tensor<1x6x8x4xi8>, tensor<1x6x8x4xi8>) -> tensor<1x6x8x4xi8>
+  return %3 : tensor<1x6x8x4xi8>
+}

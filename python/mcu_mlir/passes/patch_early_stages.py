@@ -24,8 +24,6 @@ _ROWWISE = ("tosa.rescale", "tosa.clamp", "tosa.table", "tosa.cast", "tosa.add",
             "tosa.logical_right_shift", "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.intdiv")
 # Kernels that compute their int32 accumulator internally: a rescale right after them is fused.
 _ACCUMULATING = _WINDOW + ("tosa.matmul", "tosa.fully_connected", "tosa.transpose_conv2d")
-# Elementwise ops that the planner lets write over a dying input of the same size.
-_IN_PLACE = _ROWWISE
 _CONSTANTS = ("tosa.const", "tosa.const_shape")
 
 
@@ -170,8 +168,8 @@ def _stages(block) -> list[_Stage]:
             if isinstance(v.owner, ir.Block):
                 if inputs.setdefault(v, node.in_axis) != node.in_axis:
                     ok = False
-            elif v not in inside:
-                ok = False
+            elif v not in inside or node.in_axis != ROW:
+                ok = False  # from outside the stage, or a transpose that moves rows inside it
         if not ok:
             break
         nodes.append(node)
@@ -248,7 +246,7 @@ def _step_list(block, stage: _Stage | None, plan_ranges=None) -> list[dict]:
             reads_of[out_key] = in_keys
             return
         steps.append({"out": out_key, "size": size, "reads": in_keys,
-                      "in_place": in_keys[0] if rowwise and name in _IN_PLACE and in_keys else None})
+                      "in_place": in_keys[0] if rowwise and name in _ROWWISE and in_keys else None})
 
     stage_ops = {n.op for n in stage.nodes} if stage else set()
     if stage is not None:
