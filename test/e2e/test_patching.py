@@ -105,3 +105,13 @@ def test_acceptance_row_of_the_benchmark(tmp_path):
     assert row["bit_exact_speed"] and row["bit_exact_memory"], row
     assert row["bands"] >= 2 and row["ratio_to_bound"] <= 0.4, row
     assert 0 < row["overhead_pct"] <= 15.0, row
+
+
+def test_max_overhead_option():
+    from mcu_mlir.tools.mcu_compile import _parser
+    parse = _parser().parse_args
+    assert parse(["m.py:f", "--max-overhead", "15%"]).max_overhead == 15.0
+    assert parse(["m.py:f", "--max-overhead", "7.5"]).max_overhead == 7.5
+    for bad in ("abc", "-3"):
+        with pytest.raises(SystemExit):
+            parse(["m.py:f", "--max-overhead", bad])

@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="memory: run the first, high-resolution layers of a CNN band of rows by band of rows and call "
                         "scratch-free kernels where a scratch buffer would raise the arena (the same outputs; a model "
                         "over the RAM limit gets this by itself)")
-    p.add_argument("--max-overhead", type=float, default=15.0, metavar="PERCENT",
+    p.add_argument("--max-overhead", type=_percent, default=15.0, metavar="PERCENT",
                    help="with --prefer memory: the most extra multiply-accumulates (recomputed rows between bands), in "
                         "percent of the model's (default 15)")
     p.add_argument("--softmax", choices=SOFTMAX, default="table",
@@ -70,6 +70,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 _INPUT_DTYPES = ("float32", "int32", "int64")
+
+
+def _percent(text: str) -> float:
+    """'15' or '15%': a non-negative percentage."""
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 15 or 15%, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a percentage of extra instructions cannot be negative ({text!r})")
+    return value
 
 
 def _shape(text: str) -> tuple[tuple[int, ...], str]:
