@@ -110,8 +110,8 @@ def test_acceptance_row_of_the_benchmark(tmp_path):
 def test_max_overhead_option():
     from mcu_mlir.tools.mcu_compile import _parser
     parse = _parser().parse_args
-    assert parse(["m.py:f", "--max-overhead", "15%"]).max_overhead == 15.0
-    assert parse(["m.py:f", "--max-overhead", "7.5"]).max_overhead == 7.5
+    assert parse(["m.py:f", "-o", "out", "--max-overhead", "15%"]).max_overhead == 15.0
+    assert parse(["m.py:f", "-o", "out", "--max-overhead", "7.5"]).max_overhead == 7.5
     for bad in ("abc", "-3"):
         with pytest.raises(SystemExit):
-            parse(["m.py:f", "--max-overhead", bad])
+            parse(["m.py:f", "-o", "out", "--max-overhead", bad])
