@@ -71,10 +71,8 @@ def _random_stage(seed: int) -> tuple[str, tuple]:
             if rows is None or cols is None or rows[2] < 1 or cols[2] < 1:
                 continue
             oc = int(rng.integers(1, 5)) if kind == "conv" else cc
-            if kind == "conv":
-                weights = w.const(rng.integers(-20, 21, size=(oc, k, k, cc)), "i8")
-            else:
-                weights = w.const(rng.integers(-20, 21, size=(k, k, cc, 1)), "i8")
+            w_shape = (oc, k, k, cc) if kind == "conv" else (k, k, cc, 1)
+            weights = w.const(rng.integers(-20, 21, size=w_shape), "i8")
             bias = w.const(rng.integers(-300, 300, size=(oc,)), "i32")
             acc, out = w.name(), w.name()
             pad = f"array<i64: {rows[0]}, {rows[1]}, {cols[0]}, {cols[1]}>"
@@ -84,7 +82,7 @@ def _random_stage(seed: int) -> tuple[str, tuple]:
             rzp = w.const(np.array([0]), "i32")
             w.body.append(f"  {acc} = {op} {cur}, {weights}, {bias}, {izp}, {zp} {{acc_type = i32, "
                           f"dilation = array<i64: {d}, {d}>, pad = {pad}, stride = array<i64: {s}, {s}>}} : "
-                          f"({_t(shape)}, {_t((oc, k, k, cc) if kind == 'conv' else (k, k, cc, 1))}, {_t((oc,), 'i32')}, "
+                          f"({_t(shape)}, {_t(w_shape)}, {_t((oc,), 'i32')}, "
                           f"tensor<1xi8>, tensor<1xi8>) -> {_t(new, 'i32')}")
             w.body.append(f"  {out} = tosa.rescale {acc}, {m}, {sh}, {rzp}, {zp} {RESCALE_ATTRS} : "
                           f"({_t(new, 'i32')}, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> {_t(new)}")

@@ -24,7 +24,8 @@ def tosa_to_cmsisnn_pipeline(options: str) -> str:
                           f"'{opts['softmax']}'")
     disabled = " disabled-patterns=softmax-table" if opts["softmax"] == "cmsis-nn" else ""
     if opts["patch"] not in ("true", "false"):
-        raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline': patch must be true or false, not '{opts['patch']}'")
+        raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline': patch must be true or false, not "
+                          f"'{opts['patch']}'")
     patch = f"mcu-patch-early-stages{{max-overhead={opts['max-overhead']}}}," \
         if opts["prefer"] == "memory" and opts["patch"] == "true" else ""
     return (f"builtin.module({patch}mcu-split-sliced-convs,mcu-chunk-transposes,"

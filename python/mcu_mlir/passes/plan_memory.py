@@ -163,15 +163,16 @@ class PlanMemory(ModulePass):
 
     Lifetimes come from the kernel order; buffers are placed best-fit (several orders tried, the
     smallest kept). Reshapes, and slices that are one contiguous run of their input, are views
-    (at an offset); elementwise kernels write in place when their input dies there; a concat along its outermost
-    axis (bands of rows) gets its inputs written into their places in its result; CMSIS-NN scratch buffers are sized for the target core and share
-    the arena. With overlap (the default) a conv / depthwise output may start just far enough
-    before its dying input that no output pixel overwrites input a later pixel still reads (per
-    kernel and core path, from its access order; unknown kernels keep their buffers apart).
+    (at an offset); elementwise kernels write in place when their input dies there; a concat
+    along its outermost axis (bands of rows) gets its inputs written into their places in its
+    result; CMSIS-NN scratch buffers are sized for the target core and share the arena. With
+    overlap (the default) a conv / depthwise output may start just far enough before its dying
+    input that no output pixel overwrites input a later pixel still reads (per kernel and core
+    path, from its access order; unknown kernels keep their buffers apart).
     With prefer=memory, a kernel whose scratch buffer holds the arena's top bytes is swapped for
     its scratch-free variant when that shrinks the arena (not in a function that
-    mcu-patch-early-stages ran in bands: those variants are several times slower). Graph inputs and outputs stay in the
-    caller's buffers. Records `mcu.arena_bytes`,
+    mcu-patch-early-stages ran in bands: those variants are several times slower). Graph inputs
+    and outputs stay in the caller's buffers. Records `mcu.arena_bytes`,
     `mcu.arena_lower_bound_bytes` (the most bytes live at once) and
     `mcu.arena_overlap_bound_bytes` (the same, pairs overlapped as allowed) on the module; each kernel op
     gets `mcu.storage` ("arena" / "input:N" / "output:N"), `mcu.offset`, and scratch attributes; a

@@ -106,7 +106,8 @@ def _table(report: dict) -> str:
                     f'<td class="num">{"-" if op.get("arena_offset") is None else format(op["arena_offset"], ",")}</td>'
                     f'<td class="num">{"-" if counted is None else format(counted, ",")}</td></tr>')
     return ('<table class="layers"><thead><tr><th>#</th><th>layer</th><th>kernel</th><th>TOSA ops</th>'
-            '<th>weights (bytes)</th><th>MACs</th><th>scratch (bytes)</th><th>arena offset</th><th>instructions</th></tr></thead>'
+            '<th>weights (bytes)</th><th>MACs</th><th>scratch (bytes)</th><th>arena offset</th>'
+            '<th>instructions</th></tr></thead>'
             '<tbody>' + "".join(rows) + "</tbody></table>")
 
 
