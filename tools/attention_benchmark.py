@@ -23,6 +23,7 @@ import warnings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import figures  # noqa: E402
 
 MODELS = ("timm_vit_p8_64", "timm_kwt_like", "timm_mobilevit_xxs", "timm_edgenext_xx_small", "timm_convnext_atto",
           "timm_efficientvit_m0", "timm_test_vit", "hf_bert_2layer")
@@ -159,14 +160,7 @@ def main(argv=None) -> int:
                 row = {"model": name, "quantize": quantize, "error": str(e).splitlines()[0]}
             rows.append(row)
             print(json.dumps(row), flush=True)
-    table = markdown(rows)
-    print(table)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(table)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    figures.save(rows, markdown(rows), args.markdown, args.json)
     return 0
 
 

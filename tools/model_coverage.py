@@ -30,6 +30,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+import figures  # noqa: E402
 from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
 MODEL_FILE = os.path.join(ROOT, "tools", "public_models.py")
 BIN = os.path.dirname(sys.executable)
@@ -202,14 +203,7 @@ def main(argv=None) -> int:
             state = ("bit-exact" if r.get("bit_exact_host") else "NOT bit-exact") if r["compiles"] else r["error"]
             print(f"{r['model']}: {state} sqnr={r.get('sqnr_db', '-')} {r['compile_seconds']} s", flush=True)
     ordered = [rows[n] for n in names]
-    table = markdown(ordered, args.backend)
-    print(table)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(ordered, f, indent=1)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(table)
+    figures.save(ordered, markdown(ordered, args.backend), args.markdown, args.json)
     return 0
 
 

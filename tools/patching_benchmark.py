@@ -24,6 +24,7 @@ import warnings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import figures  # noqa: E402
 
 # name in tools/public_models.py -> input shape (MCU sizes: MCUNetV2's settings)
 MODELS = {
@@ -109,14 +110,7 @@ def main(argv=None) -> int:
                 row = {"model": name, "error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"}
             rows.append(row)
             print(json.dumps(row), flush=True)
-    text = markdown(rows, args.target, args.max_overhead)
-    print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    figures.save(rows, markdown(rows, args.target, args.max_overhead), args.markdown, args.json)
     return 0
 
 

@@ -21,6 +21,7 @@ import warnings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import figures  # noqa: E402
 
 CHUNK_SECONDS = {"silero_vad_v5": 512 / 16000}
 CORES = ("cortex-m55", "cortex-m4")
@@ -137,10 +138,7 @@ def main(argv=None) -> int:
                   f"decisions agree with float on {r['agreement']:.1%} of chunks (largest probability difference "
                   f"{r['max_probability_difference']:.3f}); against the labels float {r['float_accuracy']:.1%}, "
                   f"firmware {r['firmware_accuracy']:.1%}.\n")
-    print(table)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(table)
+    figures.save(rows, table, args.markdown)
     return 0
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._mlir import ir
 from .base import ModulePass
-from .conversion.common import const_ints, elem, i64_array, op_name, shape, users
+from .conversion.common import const_ints, elem, i64_array, numel, op_name, shape, users
 from ..ir import attributes as mcu_attrs
 from ..ir.locations import layer_name
 from ..ir.types import BYTES as DTYPE_BYTES
@@ -32,13 +32,12 @@ def _const(value) -> bool:
     return not isinstance(owner, ir.Block) and op_name(owner) in _CONSTANTS
 
 
-def _bytes_per_row(value) -> int:
-    dims = shape(value)
-    return int(np.prod(dims[:ROW] + dims[ROW + 1:], dtype=np.int64)) * DTYPE_BYTES.get(elem(value), 4)
-
-
 def _nbytes(value) -> int:
-    return int(np.prod(shape(value), dtype=np.int64)) * DTYPE_BYTES.get(elem(value), 4)
+    return numel(value) * DTYPE_BYTES.get(elem(value), 4)
+
+
+def _bytes_per_row(value) -> int:
+    return _nbytes(value) // shape(value)[ROW]
 
 
 @dataclasses.dataclass
@@ -62,7 +61,7 @@ class _Node:
 
     def cost(self, rows: int) -> float:
         """Estimated instructions for `rows` output rows (see `instructions`)."""
-        return instructions(self.op, _bytes_per_row(self.result) // DTYPE_BYTES.get(elem(self.result), 4) * rows)
+        return instructions(self.op, numel(self.result) // shape(self.result)[ROW] * rows)
 
 
 # Instructions of CMSIS-NN's kernels on Cortex-M55 per call and per output element (per 16-element
@@ -328,7 +327,7 @@ def total_cost(block) -> float:
         if op_name(op) in _CONSTANTS or op_name(op) == "func.return" or not op.results \
                 or not isinstance(op.results[0].type, ir.RankedTensorType):
             continue
-        cost += instructions(op, int(np.prod(shape(op.results[0]), dtype=np.int64)))
+        cost += instructions(op, numel(op.results[0]))
     return max(cost, 1.0)
 
 
@@ -355,7 +354,7 @@ def choose(block, max_overhead: float, bands: int = 0) -> tuple[int, _Plan | Non
                        for r in ranges for node in stage.nodes)
             for v, axis in stage.inputs.items():
                 if axis != ROW:  # each band of an input read along another axis is a copied slice
-                    per_row = int(np.prod(shape(v), dtype=np.int64)) // shape(v)[axis]
+                    per_row = numel(v) // shape(v)[axis]
                     call, per = _PER_ELEMENT["tosa.slice"]
                     cost += sum(call + per * per_row * (r[0][v][1] - r[0][v][0]) for r in ranges)
             if not bands and (cost - stage_cost) * _MARGIN * 100.0 > max_overhead * total:
