@@ -53,3 +53,30 @@ func.func @no_transpose(%arg0: tensor<1x3x3x4xi8>) -> (tensor<1x3x3x2xi8>, tenso
   %b = tosa.slice %arg0, %hi, %size : (tensor<1x3x3x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x3x3x2xi8>
   return %a, %b : tensor<1x3x3x2xi8>, tensor<1x3x3x2xi8>
 }
+
+// -----
+
+// The first chunk is read before the second chunk is sliced (Swin V2's window attention): the new
+// transpose goes where the chain was, before every reader.
+// CHECK-LABEL: func.func @chunk_read_before_next_slice
+// CHECK: tosa.transpose %{{.*}} {perms = array<i32: 2, 0, 3, 1>}
+// CHECK: %[[C:.*]] = tosa.reshape
+// CHECK: tosa.slice %[[C]]
+// CHECK: tosa.slice %[[C]]
+// CHECK: %[[A:.*]] = tosa.reshape
+// CHECK-NEXT: tosa.abs %[[A]]
+// CHECK-NOT: tosa.transpose
+func.func @chunk_read_before_next_slice(%arg0: tensor<1x3x3x12xi8>) -> (tensor<1x3x3x6xi8>, tensor<1x3x3x6xi8>) {
+  %s5 = tosa.const_shape {values = dense<[1, 3, 3, 2, 6]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %s4 = tosa.const_shape {values = dense<[1, 3, 3, 12]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %0 = tosa.reshape %arg0, %s5 : (tensor<1x3x3x12xi8>, !tosa.shape<5>) -> tensor<1x3x3x2x6xi8>
+  %1 = tosa.transpose %0 {perms = array<i32: 0, 1, 2, 4, 3>} : (tensor<1x3x3x2x6xi8>) -> tensor<1x3x3x6x2xi8>
+  %2 = tosa.reshape %1, %s4 : (tensor<1x3x3x6x2xi8>, !tosa.shape<4>) -> tensor<1x3x3x12xi8>
+  %lo = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 3, 3, 6]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %a = tosa.slice %2, %lo, %size : (tensor<1x3x3x12xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x3x3x6xi8>
+  %abs = tosa.abs %a : (tensor<1x3x3x6xi8>) -> tensor<1x3x3x6xi8>
+  %hi = tosa.const_shape {values = dense<[0, 0, 0, 6]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %b = tosa.slice %2, %hi, %size : (tensor<1x3x3x12xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x3x3x6xi8>
+  return %abs, %b : tensor<1x3x3x6xi8>, tensor<1x3x3x6xi8>
+}

@@ -118,7 +118,8 @@ def _rewrite(value, rewriter) -> bool:
         return ir.Operation.create(name, results=[ir.RankedTensorType.get([int(d) for d in dims], elem)],
                                    operands=operands, attributes=attributes or {}, loc=loc).results[0]
 
-    with ir.InsertionPoint(first):
+    # Where the chain began: the slices' users may come before the first slice the users list names.
+    with ir.InsertionPoint(chain[0]):
         flat = create("tosa.reshape", q, [source, make_shape(q, loc=loc)])
         moved = create("tosa.transpose", [q[p] for p in r], [flat], {"perms": ir.DenseI32ArrayAttr.get(r)})
         chunks = create("tosa.reshape", [k] + chunk_shape, [moved, make_shape([k] + chunk_shape, loc=loc)])
