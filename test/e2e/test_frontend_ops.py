@@ -320,6 +320,20 @@ class ParameterSubgraphs(nn.Module):
         return torch.cat([self.cls.expand(x.shape[0], -1, -1), tokens], 1)
 
 
+class EmptyCache(nn.Module):
+    """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
+    DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 16)
+        self.register_buffer("flat", torch.tensor([]))
+        self.register_buffer("rows", torch.zeros(2, 0, 8))
+
+    def forward(self, x):
+        k, v = self.fc(x).chunk(2, -1)
+        return torch.cat([self.flat, k], -2), torch.cat([self.rows, v, k], -2)
+
+
 def _random_affine(norm, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -463,6 +477,7 @@ CASES = {
     "composite_ops": (CompositeOps, [(1, 4, 6, 6)], 1),
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
+    "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
     # Averages of 2, 4 or 6 values tie often (PT2E rounds ties to even, the pools away from zero).
     "adaptive_pools": (AdaptivePools, [(1, 3, 9, 7)], 1, 0.8),
     "prelus": (PReLUs, [(1, 3, 6, 6)], 1),

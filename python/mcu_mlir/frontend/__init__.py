@@ -409,7 +409,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     t0 = time.perf_counter()
     from .composite_ops import (decompose_composites, l2_normalize_as_rms_norm, magnitude_as_hypot,
                                 square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
-    from .constant_folding import fold_parameter_subgraphs
+    from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
     from .reparameterize import merge_parallel_convs
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
@@ -427,6 +427,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         if quantize != "none":
             merge_parallel_convs(gm)
             stft_magnitude_as_conv(gm)
+            drop_empty_concat_operands(gm)
             fold_parameter_subgraphs(gm)
             l2_normalize_as_rms_norm(gm)
             vector_norm_as_square_sum(gm)

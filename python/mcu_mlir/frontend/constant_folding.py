@@ -67,3 +67,31 @@ def fold_parameter_subgraphs(gm) -> int:
         gm.graph.eliminate_dead_code()
         gm.recompile()
     return folded
+
+
+def drop_empty_concat_operands(gm) -> int:
+    """Drops the empty tensors a concat reads: an empty key / value cache that HuggingFace's decoders
+    concatenate with the new keys on the first call (torch.cat skips a (0,) tensor and any tensor
+    of size 0 along the axis). Left in, each would be a zero-sized constant that TOSA does not
+    allow. A concat left with one operand is that operand. Returns the number of operands dropped."""
+    import torch
+    dropped = 0
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target not in (torch.ops.aten.cat.default,
+                                                             torch.ops.aten.concat.default):
+            continue
+        tensors = node.args[0]
+        kept = [t for t in tensors if not (isinstance(t, torch.fx.Node) and isinstance(t.meta.get("val"),
+                                                                                     torch.Tensor)
+                                           and t.meta["val"].numel() == 0)]
+        if len(kept) == len(tensors) or not kept:
+            continue
+        dropped += len(tensors) - len(kept)
+        if len(kept) == 1:
+            node.replace_all_uses_with(kept[0])
+        else:
+            node.args = (kept,) + tuple(node.args[1:])
+    if dropped:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+    return dropped
