@@ -364,6 +364,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
+    from .attention_masks import keep_masks_in_simulation
     from .layer_sqnr import layer_sqnr
     from .quantizer import CmsisNNQuantizer
     try:
@@ -380,7 +381,8 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
                 prepared(*s)
             converted = convert_pt2e(prepared)
         with one_thread(), progress.step("measuring per-layer SQNR"):
-            rows = layer_sqnr(gm, converted, measure_on if measure_on is not None else samples)
+            rows = layer_sqnr(gm, keep_masks_in_simulation(converted),
+                              measure_on if measure_on is not None else samples)
     return converted, rows
 
 
@@ -409,6 +411,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     t0 = time.perf_counter()
     from .composite_ops import (decompose_composites, l2_normalize_as_rms_norm, magnitude_as_hypot,
                                 square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
+    from .attention_masks import masks_as_fills
     from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
     from .reparameterize import merge_parallel_convs
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
@@ -429,6 +432,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             stft_magnitude_as_conv(gm)
             drop_empty_concat_operands(gm)
             fold_parameter_subgraphs(gm)
+            masks_as_fills(gm)
             l2_normalize_as_rms_norm(gm)
             vector_norm_as_square_sum(gm)
             square_as_product(gm)
@@ -500,8 +504,11 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     def tq(info):
         shape, elem, scale, zp = info
         return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
+    # The reference is PT2E's model with masked places at probability 0, as the integer softmax has them.
+    from .attention_masks import keep_masks_in_simulation
+    reference = _runner(keep_masks_in_simulation(converted), example_inputs)
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
-                          lowered.layers, _runner(converted, example_inputs), eager, quantize, torch_text, sqnr_rows)
+                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows)
 
 
 def _torch_dialect_text(converted, example_inputs) -> str:

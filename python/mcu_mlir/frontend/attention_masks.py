@@ -1,0 +1,161 @@
+"""Attention masks written by hand, made the masked fill the integer softmax takes.
+
+Model code masks attention scores before a softmax in several ways: `scores + mask` with a mask of
+0 and torch.finfo.min (HuggingFace's eager attention, BERT's extended mask), `masked_fill(~keep,
+finfo.min)`, `where(keep, scores, tensor(finfo.min))` (GPT-2). In float each gives the masked
+places probability 0 (exp underflows). Quantized as written, the -3.4e38 would set the scale of the
+sum and every kept score would round to the same integer. Each is rewritten, before quantization,
+into where(keep, scores [+ the mask's finite part], -inf): the fill the quantizer and the softmax
+lowering already take (kept values keep their scale, masked places get probability 0 exactly).
+
+`keep_masks_in_simulation` makes PT2E's fake-quantized graph do the same: there the -inf is
+quantized to the smallest integer and dequantized to a finite value that the float softmax gives a
+share; the integer program gives it none. The per-layer SQNR and the int16 choice read that graph.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+
+aten = torch.ops.aten
+
+# Fill values at or below this are "minus infinity" (torch.finfo(float32).min, -1e9 and -10000
+# are what libraries use; a score near -1e4 is already probability 0 after exp).
+MASKED = -1e4
+SOFTMAX = (aten.softmax.int, aten._softmax.default)
+
+
+def _constant(gm, node):
+    """The value of a get_attr node (a parameter, buffer or folded constant), else None."""
+    from .lowering.values import fetch_attr
+    if isinstance(node, torch.fx.Node) and node.op == "get_attr":
+        value = fetch_attr(gm, node.target)
+        return value.detach() if isinstance(value, torch.Tensor) else None
+    return None
+
+
+def _scalar(gm, value):
+    """A literal or a one-element constant tensor as a float, else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    tensor = _constant(gm, value)
+    if tensor is not None and tensor.numel() == 1 and tensor.dtype.is_floating_point:
+        return float(tensor.reshape(()))
+    return None
+
+
+def _register(gm, node, name: str, value: torch.Tensor):
+    """A get_attr node for a new constant, inserted before `node`."""
+    attr_name = f"_mcu_mask_{node.name}_{name}"
+    gm.register_buffer(attr_name, value.contiguous().clone())
+    with gm.graph.inserting_before(node):
+        attr = gm.graph.get_attr(attr_name)
+    attr.meta["val"] = value
+    return attr
+
+
+def _fill(gm, node, x, keep: torch.Tensor):
+    """where(keep, x, -inf) in place of `node`."""
+    cond = _register(gm, node, "keep", keep)
+    with gm.graph.inserting_before(node):
+        fill = gm.graph.call_function(aten.where.ScalarOther, (cond, x, float("-inf")))
+    fill.meta.update({k: v for k, v in node.meta.items() if k != "val"})
+    fill.meta["val"] = node.meta.get("val")
+    node.replace_all_uses_with(fill)
+    gm.graph.erase_node(node)
+
+
+def _additive(gm, node):
+    """scores + mask (either order), the mask a constant with masked places <= MASKED."""
+    a, b = node.args[:2]
+    for x, m in ((a, b), (b, a)):
+        mask = _constant(gm, m)
+        if mask is None or not mask.dtype.is_floating_point or not isinstance(x, torch.fx.Node):
+            continue
+        keep = mask > MASKED
+        if bool(keep.all()):
+            return False
+        if bool((mask[keep] != 0).any()):
+            finite = _register(gm, node, "bias", torch.where(keep, mask, torch.zeros(())))
+            with gm.graph.inserting_before(node):
+                x = gm.graph.call_function(aten.add.Tensor, (x, finite))
+            x.meta.update({k: v for k, v in node.meta.items()})
+        _fill(gm, node, x, keep)
+        return True
+    return False
+
+
+def _masked_fill(gm, node):
+    """masked_fill(x, masked, value <= MASKED), the mask a constant."""
+    masked = _constant(gm, node.args[1])
+    value = _scalar(gm, node.args[2])
+    if masked is None or masked.dtype != torch.bool or value is None or value > MASKED:
+        return False
+    _fill(gm, node, node.args[0], ~masked)
+    return True
+
+
+def _where(gm, node):
+    """where(keep, x, value <= MASKED) or where(masked, value, x), the condition a constant."""
+    cond = _constant(gm, node.args[0])
+    if cond is None or cond.dtype != torch.bool:
+        return False
+    a, b = node.args[1:3]
+    fill_a, fill_b = _scalar(gm, a), _scalar(gm, b)
+    if isinstance(b, torch.fx.Node) and _constant(gm, b) is None and fill_a is not None and fill_a <= MASKED:
+        _fill(gm, node, b, ~cond)
+        return True
+    if isinstance(a, torch.fx.Node) and _constant(gm, a) is None and fill_b is not None and fill_b <= MASKED:
+        _fill(gm, node, a, cond)
+        return True
+    return False
+
+
+_REWRITES = {aten.add.Tensor: _additive, aten.masked_fill.Scalar: _masked_fill,
+             aten.masked_fill.Tensor: _masked_fill, aten.where.self: _where, aten.where.ScalarSelf: _where,
+             aten.where.ScalarOther: _where, aten.where.Scalar: _where}
+
+
+def masks_as_fills(gm) -> int:
+    """Rewrites the masks read only by softmaxes (above) into where(keep, x, -inf). Returns how many."""
+    rewritten = 0
+    for node in list(gm.graph.nodes):
+        rewrite = _REWRITES.get(node.target) if node.op == "call_function" else None
+        if rewrite is None or not node.users or any(u.target not in SOFTMAX for u in node.users):
+            continue
+        if node.target is aten.where.ScalarOther and isinstance(node.args[2], float) and node.args[2] == float("-inf"):
+            continue          # already the fill
+        rewritten += bool(rewrite(gm, node))
+    if rewritten:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+    return rewritten
+
+
+def keep_masks_in_simulation(converted):
+    """A copy of PT2E's converted graph in which each softmax reading a dequantized where(keep, x,
+    -inf) reads where(keep, dequantized, -inf): masked places get probability 0, as in integers."""
+    from .lowering.values import qd
+    from .quantizer import _is_masked_fill
+    softmaxes = [n for n in converted.graph.nodes if n.op == "call_function" and n.target in SOFTMAX]
+    fills = []
+    for node in softmaxes:
+        src = node.args[0]
+        while isinstance(src, torch.fx.Node) and src.target in (qd.quantize_per_tensor.default,
+                                                                 qd.dequantize_per_tensor.default):
+            src = src.args[0]
+        if src is not node.args[0] and _is_masked_fill(src):
+            fills.append((node.name, src.args[0].name, src.args[2]))
+    if not fills:
+        return converted
+    sim = copy.deepcopy(converted)
+    nodes = {n.name: n for n in sim.graph.nodes}
+    for softmax_name, cond_name, value in fills:
+        softmax, cond = nodes[softmax_name], nodes[cond_name]
+        with sim.graph.inserting_before(softmax):
+            fill = sim.graph.call_function(aten.where.ScalarOther, (cond, softmax.args[0], value))
+        softmax.replace_input_with(softmax.args[0], fill)
+    sim.recompile()
+    return sim
