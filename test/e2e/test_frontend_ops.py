@@ -320,6 +320,27 @@ class ParameterSubgraphs(nn.Module):
         return torch.cat([self.cls.expand(x.shape[0], -1, -1), tokens], 1)
 
 
+class BroadcastMatmuls(nn.Module):
+    """Activation matmuls whose batch dims broadcast: one key head for all query heads (multi-query
+    attention, MobileNetV4), a lambda layer's q @ lam.unsqueeze(1), a 3-D times 2-D product, a left
+    operand broadcast over heads and batch dims broadcast both ways."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 48)
+
+    def forward(self, x):                                   # x: (2, 6, 8)
+        y = self.fc(x)
+        q = y[..., :32].reshape(2, 6, 4, 8).transpose(1, 2)  # (2, 4, 6, 8)
+        k = y[:, None, :, 32:40]                             # (2, 1, 6, 8)
+        v = y[:, None, :, 40:]                               # (2, 1, 6, 8)
+        mqa = torch.softmax(q @ k.transpose(-1, -2), -1) @ v
+        lam = k.transpose(-1, -2) @ v                        # (2, 1, 8, 8)
+        flat = y[0, :, :8] @ y[1, :, :8].t()                 # (6, 8) @ (8, 6)
+        left = y[:1, None, :, :8] @ q.transpose(-1, -2)      # (1, 1, 6, 8) @ (2, 4, 8, 6)
+        both = y[:, None, None, :3, :4] @ y[None, :1, None, :4, :5].expand(1, 1, 3, 4, 5)
+        return mqa, q @ lam, y[..., :8] @ y[0, :, :8].t(), flat, left, both
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -380,7 +401,9 @@ class Attentions(nn.Module):
 
 class MaskedAttentions(nn.Module):
     """scaled_dot_product_attention with is_causal, a boolean mask and a float mask (finite biases
-    and -inf places)."""
+    and -inf places); attention written by hand with the masks libraries use: scores + a mask of
+    finite biases and torch.finfo.min (HuggingFace's eager attention), masked_fill(~keep, -1e9),
+    where(keep, scores, tensor(finfo.min)) (GPT-2)."""
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(8, 24)
@@ -388,12 +411,19 @@ class MaskedAttentions(nn.Module):
         self.register_buffer("keep", (torch.rand(5, 5, generator=g) > 0.4) | torch.eye(5, dtype=torch.bool))
         self.register_buffer("bias", torch.where(torch.ones(5, 5).tril().bool(), torch.randn(5, 5, generator=g),
                                                  torch.tensor(float("-inf"))))
+        self.register_buffer("causal", torch.ones(5, 5, dtype=torch.bool).tril())
 
     def forward(self, x):
         q, k, v = self.fc(x).chunk(3, -1)
+        scores = q @ k.transpose(-1, -2) * 0.35
+        low = torch.finfo(torch.float32).min
+        additive = scores + torch.where(self.keep, self.bias.nan_to_num(neginf=0.0), low)
+        filled = scores.masked_fill(~self.causal, -1e9)
+        selected = torch.where(self.keep, scores, torch.tensor(low))
         return (F.scaled_dot_product_attention(q, k, v, is_causal=True),
                 F.scaled_dot_product_attention(q, k, v, attn_mask=self.keep),
-                F.scaled_dot_product_attention(q, k, v, attn_mask=self.bias))
+                F.scaled_dot_product_attention(q, k, v, attn_mask=self.bias),
+                additive.softmax(-1) @ v, filled.softmax(-1) @ v, selected.softmax(-1) @ v)
 
 
 class L2Normalize(nn.Module):
@@ -478,6 +508,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "broadcast_matmuls": (BroadcastMatmuls, [(2, 6, 8)], 1),
     # Averages of 2, 4 or 6 values tie often (PT2E rounds ties to even, the pools away from zero).
     "adaptive_pools": (AdaptivePools, [(1, 3, 9, 7)], 1, 0.8),
     "prelus": (PReLUs, [(1, 3, 6, 6)], 1),
@@ -492,6 +523,8 @@ CASES = {
     "recurrent": (Recurrent, [(1, 4, 6), (1, 8)], 2, 0.75),
     "transposed_convs": (TransposedConvs, [(1, 4, 5, 5)], 1),
     "attention": (Attention, [(2, 5, 8)], 1),
+    # PT2E's model with the masked places kept at probability 0 (attention_masks) is the oracle.
+    "masked_attentions": (MaskedAttentions, [(2, 5, 8)], 1),
     "pad_sum_mean": (PadSum, [(1, 3, 6, 6)], 1),
     "zero_pads": (ZeroPads, [(1, 3, 6, 6)], 1),
     # A 2x2 mean is a tie for a quarter of the windows: PT2E rounds ties to even, the integer
@@ -781,7 +814,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "response_norms", "library_ops",
+                                  "attentions", "masked_attentions", "broadcast_matmuls", "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):
