@@ -341,6 +341,25 @@ class BroadcastMatmuls(nn.Module):
         return mqa, q @ lam, y[..., :8] @ y[0, :, :8].t(), flat, left, both
 
 
+class HandRMSNorms(nn.Module):
+    """RMSNorm as decoder code writes it: Llama / Qwen (float32 casts, pow, mean, rsqrt, weight *
+    x), T5 (x * x, the weight on the left), Gemma (x * (1 + w)), and over two trailing dims."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.w = nn.Parameter(torch.rand(8) + 0.5)
+        self.g = nn.Parameter(torch.randn(8) * 0.3)
+
+    def forward(self, x):
+        y = self.fc(x).to(torch.float32)
+        llama = self.w * (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype)
+        t5 = self.w * (y * torch.rsqrt((y * y).mean(-1, keepdim=True) + 1e-5))
+        gemma = (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-6)) * (1.0 + self.g)
+        planes = y.reshape(2, 3, 2, 4)
+        both = planes * torch.rsqrt(planes.pow(2).mean((-2, -1), keepdim=True) + 1e-6)
+        return llama, t5, gemma, both
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -508,6 +527,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "hand_rms_norms": (HandRMSNorms, [(2, 3, 8)], 1),
     "broadcast_matmuls": (BroadcastMatmuls, [(2, 6, 8)], 1),
     # Averages of 2, 4 or 6 values tie often (PT2E rounds ties to even, the pools away from zero).
     "adaptive_pools": (AdaptivePools, [(1, 3, 9, 7)], 1, 0.8),
@@ -623,6 +643,21 @@ def test_l2_normalize_becomes_one_rms_norm():
     assert torch.ops.aten.rms_norm.default in targets and torch.ops.aten.linalg_vector_norm.default not in targets
     for got, want in zip(gm(x), model(x)):
         assert torch.allclose(got, want, atol=1e-6)
+
+
+def test_hand_written_rms_norms_become_rms_norm():
+    """Each hand-written RMSNorm is one rms_norm with the gain inside; the float model's values kept."""
+    from mcu_mlir.frontend.composite_ops import rms_norm_by_hand_as_rms_norm
+    from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs
+    torch.manual_seed(0)
+    model, x = HandRMSNorms().eval(), torch.randn(2, 3, 8)
+    gm = torch.export.export(model, (x,)).module()
+    fold_parameter_subgraphs(gm)
+    assert rms_norm_by_hand_as_rms_norm(gm) == 4
+    targets = [n.target for n in gm.graph.nodes]
+    assert torch.ops.aten.rsqrt.default not in targets and torch.ops.aten.mul.Tensor not in targets
+    for got, want in zip(gm(x), model(x)):
+        assert torch.allclose(got, want, atol=1e-5)
 
 
 def test_int16_norms():
@@ -814,7 +849,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "broadcast_matmuls", "response_norms", "library_ops",
+                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):
