@@ -476,7 +476,8 @@ class ResponseNorms(nn.Module):
 class LibraryOps(nn.Module):
     """Ops public model code uses: LeViT's reshape_as, ResMLP's addcmul affine, GCViT's
     repeat_interleave, Swin's strided patch-merging slices, bilinear resizes (SegFormer,
-    EfficientFormerV2) with align_corners either way, up and down."""
+    EfficientFormerV2) with align_corners either way, up and down, to and from one row; x / C with
+    C a stored constant tensor."""
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 4, 3, padding=1)
@@ -496,7 +497,11 @@ class LibraryOps(nn.Module):
         up_corners = F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=True)
         down = F.interpolate(y, size=(4, 3), mode="bilinear", align_corners=False)
         up4 = F.interpolate(y[:, :, :3, :3], scale_factor=4, mode="bilinear", align_corners=False)
-        return affine, shaped, repeated, merged, odd, up, up_corners, down, up4
+        # align_corners to one row (CSATv2: row 0 alone) and from one row (repeated); division by stored statistics
+        point = F.interpolate(y, size=(1, 1), mode="bilinear", align_corners=True)
+        spread = F.interpolate(y[:, :, :1, :], size=(5, 6), mode="bilinear", align_corners=True)
+        normalised = (y - self.beta.reshape(4, 1, 1)) / (self.alpha.reshape(1, 4, 1, 1) * torch.ones(6, 1) + 0.5)
+        return affine, shaped, repeated, merged, odd, up, up_corners, down, up4, point, spread, normalised
 
 
 class AutocastRegion(nn.Module):

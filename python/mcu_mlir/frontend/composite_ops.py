@@ -462,3 +462,36 @@ def rms_norm_by_hand_as_rms_norm(gm: torch.fx.GraphModule) -> int:
         graph.eliminate_dead_code()
         gm.recompile()
     return rewritten
+
+
+def division_by_constant_as_product(gm: torch.fx.GraphModule) -> int:
+    """x / C with C a constant tensor (a normalisation by stored statistics: CSATv2's
+    (x - mean) / std) becomes x * (1 / C), a product with a constant the lowering takes. A scalar
+    divisor stays a division (a table or a rescale already). Returns how many."""
+    from .lowering.values import fetch_attr
+    graph = gm.graph
+    rewritten = 0
+    for div in list(graph.nodes):
+        if div.op != "call_function" or div.target is not aten.div.Tensor or div.kwargs or len(div.args) != 2:
+            continue
+        x, c = div.args
+        if not (isinstance(c, torch.fx.Node) and c.op == "get_attr" and isinstance(x, torch.fx.Node)):
+            continue
+        value = fetch_attr(gm, c.target)
+        if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point or value.numel() == 1 \
+                or not bool((value != 0).all()):
+            continue
+        name = f"_mcu_reciprocal_{div.name}"
+        gm.register_buffer(name, (1.0 / value.detach()).contiguous())
+        with graph.inserting_before(div):
+            reciprocal = graph.get_attr(name)
+            product = graph.call_function(aten.mul.Tensor, (x, reciprocal))
+        reciprocal.meta["val"] = getattr(gm, name)
+        product.meta.update(div.meta)
+        div.replace_all_uses_with(product)
+        graph.erase_node(div)
+        rewritten += 1
+    if rewritten:
+        graph.eliminate_dead_code()
+        gm.recompile()
+    return rewritten

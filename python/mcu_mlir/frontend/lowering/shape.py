@@ -168,11 +168,24 @@ def _eager_upsample_bilinear(self, node, ins):
         if s is not None and not align and abs(float(s) * i - o) > 1e-9 * o:
             raise UserError(f"{describe(node)}: bilinear resize by scale factor {s} to {o} samples at 1/{s}, "
                             f"not {i}/{o}: give the size, or recompute_scale_factor=True")
-    hp, wp = _bilinear_params(out[2], q.shape[2], align), _bilinear_params(out[3], q.shape[3], align)
+    # With align_corners PyTorch samples row 0 alone for one output row and repeats a single input
+    # row: a slice or a tile, no resize on that axis (TimM's CSATv2 resizes 7x7 to 1x1).
+    x, params = q.v, []
+    for axis in (2, 3):
+        size = list(x.shape)
+        if align and out[axis] == 1 and size[axis] > 1:
+            size[axis] = 1
+            x = self.w.slice(x, [0] * 4, size)
+        elif align and size[axis] == 1 and out[axis] > 1:
+            x = self.w.tile(x, [out[axis] if a == axis else 1 for a in range(4)])
+        params.append((1, 1, 0, 0) if x.shape[axis] == out[axis] else _bilinear_params(out[axis], x.shape[axis], align))
+    hp, wp = params
     if hp is None or wp is None:
         raise UserError(f"{describe(node)}: bilinear resize from {tuple(q.shape[2:])} to {tuple(out[2:])} "
                         f"(align_corners={align}) has no exact TOSA resize ratio")
-    nhwc = self.w.transpose(q.v, [0, 2, 3, 1])
+    if hp == wp == (1, 1, 0, 0):
+        return DQ(Q(x, q.scale, q.zp))
+    nhwc = self.w.transpose(x, [0, 2, 3, 1])
     wide = "i32" if q.elem == "i8" else "i48"
     y = self.w.op("tosa.resize", [nhwc, (self.w.shape_const([hp[0], hp[1], wp[0], wp[1]]), "!tosa.shape<4>"),
                                   (self.w.shape_const([hp[2], wp[2]]), "!tosa.shape<2>"),
