@@ -360,6 +360,23 @@ class HandRMSNorms(nn.Module):
         return llama, t5, gemma, both
 
 
+class PatchFolds(nn.Module):
+    """F.unfold / F.fold: non-overlapping patches (HuggingFace's MobileViTV2), overlapping windows
+    with padding, stride and dilation, folded back with the overlaps summed."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):                                    # x: (1, 3, 6, 8)
+        y = self.conv(x)
+        patches = F.unfold(y, kernel_size=2, stride=2)       # (1, 16, 12)
+        back = F.fold(patches * 1.5, (6, 8), kernel_size=2, stride=2)
+        windows = F.unfold(y, kernel_size=(3, 2), dilation=(1, 2), padding=1, stride=(2, 1))
+        overlaps = F.unfold(y, kernel_size=3, padding=1, stride=2)
+        summed = F.fold(overlaps, (6, 8), kernel_size=3, padding=1, stride=2)
+        return patches, back, windows, summed
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -532,6 +549,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "patch_folds": (PatchFolds, [(1, 3, 6, 8)], 1),
     "hand_rms_norms": (HandRMSNorms, [(2, 3, 8)], 1),
     "broadcast_matmuls": (BroadcastMatmuls, [(2, 6, 8)], 1),
     # Averages of 2, 4 or 6 values tie often (PT2E rounds ties to even, the pools away from zero).
@@ -854,7 +872,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "response_norms", "library_ops",
+                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "patch_folds", "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):

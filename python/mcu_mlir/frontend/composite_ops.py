@@ -86,11 +86,61 @@ def _repeat_interleave(x, repeats, dim=None, output_size=None):
     return expanded.reshape(*shape[:dim], shape[dim] * repeats, *shape[dim + 1:])
 
 
+def _one_hot_kernels(channels, kh, kw, dtype):
+    """[C * kh * kw, 1, kh, kw]: output channel c * kh * kw + i * kw + j reads tap (i, j) of channel c."""
+    eye = torch.eye(kh * kw, dtype=dtype).reshape(kh * kw, 1, kh, kw)
+    return eye.repeat(channels, 1, 1, 1)
+
+
+def _im2col(x, kernel_size, dilation, padding, stride):
+    """F.unfold: non-overlapping patches (kernel = stride, HuggingFace's MobileViTV2) are a reshape
+    and a permute; any other window a grouped conv with one-hot kernels (each output channel
+    copies one tap of one channel), the same numbers in the order unfold gives them."""
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw) = kernel_size, stride
+    if tuple(kernel_size) == tuple(stride) and tuple(dilation) == (1, 1) and tuple(padding) == (0, 0) \
+            and h % kh == 0 and w % kw == 0:
+        patches = x.reshape(n, c, h // kh, kh, w // kw, kw).permute(0, 1, 3, 5, 2, 4)
+        return patches.reshape(n, c * kh * kw, (h // kh) * (w // kw))
+    out = torch.nn.functional.conv2d(x, _one_hot_kernels(c, kh, kw, x.dtype), None, stride, padding, dilation,
+                                     groups=c)
+    return out.flatten(2)
+
+
+def _col2im(cols, output_size, kernel_size, dilation, padding, stride):
+    """F.fold, unfold's adjoint: non-overlapping patches are a permute and a reshape back; other
+    undilated windows a transposed conv with one-hot kernels (overlapping taps are summed)."""
+    (h, w), (kh, kw), (sh, sw) = output_size, kernel_size, stride
+    batched = cols.dim() == 3
+    if not batched:
+        cols = cols.unsqueeze(0)
+    n, ckk, _ = cols.shape
+    c = ckk // (kh * kw)
+    if tuple(kernel_size) == tuple(stride) and tuple(dilation) == (1, 1) and tuple(padding) == (0, 0) \
+            and h % kh == 0 and w % kw == 0:
+        out = cols.reshape(n, c, kh, kw, h // kh, w // kw).permute(0, 1, 4, 2, 5, 3).reshape(n, c, h, w)
+    elif tuple(dilation) != (1, 1):
+        return NotImplemented     # kept whole: the lowering names it (no dilated transposed conv)
+    else:
+        oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // sh + 1
+        ow = (w + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // sw + 1
+        grid = cols.reshape(n, ckk, oh, ow)
+        extra = [h + 2 * padding[0] - ((oh - 1) * sh + dilation[0] * (kh - 1) + 1),
+                 w + 2 * padding[1] - ((ow - 1) * sw + dilation[1] * (kw - 1) + 1)]
+        # Dense [C * kh * kw, C, kh, kw] (the transposed conv lowering takes no groups): row
+        # c * kh * kw + t puts tap t back into channel c.
+        taps = torch.eye(kh * kw, dtype=cols.dtype).reshape(kh * kw, 1, kh, kw)
+        weight = torch.einsum("ab,tkij->atbij", torch.eye(c, dtype=cols.dtype), taps).reshape(ckk, c, kh, kw)
+        out = torch.nn.functional.conv_transpose2d(grid, weight, None, stride, padding, extra)
+    return out if batched else out.squeeze(0)
+
+
 def _table() -> dict:
     table = torch.export.default_decompositions()
     own = {aten.addmm.default: _addmm_as_linear, aten.prelu.default: _prelu,
            aten.clamp.Tensor: _clamp_tensor, aten.scaled_dot_product_attention.default: _attention,
-           aten.addcmul.default: _addcmul, aten.repeat_interleave.self_int: _repeat_interleave}
+           aten.addcmul.default: _addcmul, aten.repeat_interleave.self_int: _repeat_interleave,
+           aten.im2col.default: _im2col, aten.col2im.default: _col2im}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
