@@ -65,6 +65,27 @@ class TokenEncoder(nn.Module):
         return self.head(self.norm(self.encoder(x))[:, 0])
 
 
+class PositionIds(nn.Module):
+    """RoBERTa's embeddings: position ids computed from the token ids (padding id 1 keeps position 1,
+    the others count up from 2: ne, cumsum, *, +), token types gathered from a buffer of zeros at
+    those positions, three lookups summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(VOCAB, 8, padding_idx=1)
+        self.pos = nn.Embedding(16, 8, padding_idx=1)
+        self.types = nn.Embedding(2, 8)
+        self.register_buffer("type_ids", torch.zeros(1, 16, dtype=torch.long))
+
+    def forward(self, ids):
+        mask = ids.ne(1).int()
+        positions = (torch.cumsum(mask, dim=1).type_as(mask) + 0) * mask
+        positions = positions.long() + 1
+        types = torch.gather(self.type_ids.expand(ids.shape[0], -1), 1, positions)
+        first = (ids == 5).int() * 3 - 1 + ids.eq(7).int()
+        return self.tok(ids) + self.pos(positions) + self.types(types), self.pos(first + 1)
+
+
 def _ids(shape, high, seed):
     return torch.randint(0, high, shape, generator=torch.Generator().manual_seed(seed))
 
@@ -127,6 +148,31 @@ def test_integer_input_in_arithmetic_is_refused():
             return self.embed(ids) * ids.unsqueeze(-1).float()
     with pytest.raises(UserError, match=r"test_lookups.py:\d+ .*reads a run-time integer input"):
         _import(Arith().eval(), (_ids((1, 5), VOCAB, 0),))
+
+
+def test_position_ids_from_token_ids(tmp_path):
+    """Integer arithmetic on the ids (RoBERTa): in tosa_reference_model as in the PT2E model, padding
+    ids at position 1 and the rest counting from 2, and the C the same on the host."""
+    torch.manual_seed(0)
+    model = PositionIds().eval()
+    ids = torch.tensor([[5, 1, 7, 1, 9, 2], [1, 3, 5, 7, 1, 4]])
+    result = _import(model, (_ids((2, 6), VOCAB, 0),))
+    outs = run_reference(result.module, [ids.numpy().astype(np.int32)])
+    want = result.reference([ids.numpy()])
+    for out, w, tq in zip(outs, want, result.outputs):
+        assert np.abs(out.reshape(w.shape).astype(np.int64) - tq.quantize(w)).max() <= 1
+    with torch.no_grad():         # the lookups read what torch computes from these ids
+        float_out = model(ids)[0].numpy()
+    got = result.outputs[0].dequantize(outs[0]).reshape(float_out.shape)
+    assert 10 * np.log10((float_out ** 2).sum() / ((float_out - got) ** 2).sum()) > 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, (_ids((2, 6), VOCAB, 0),), target="host", backend="portable", calibration=8,
+                         emit="c", output_dir=str(tmp_path))
+    c = run.run(tmp_path, [ids.numpy()], target="host")
+    ref = run.run_reference_outdir(tmp_path, [ids.numpy()])
+    for a, b in zip(c.outputs_q, ref.outputs_q):
+        assert np.array_equal(a, b.reshape(a.shape))
 
 
 def test_float_and_other_integer_dtypes():

@@ -72,6 +72,10 @@ def lower_index_use(self, node, ins):
         return Pending(node)
     if t in INDEX_VIEWS or t in INDEX_CASTS and not _to_float(node):
         return Indices(self.w.reshape(ins[0].v, shape_of(node)))
+    if t in INDEX_ARITHMETIC:
+        out = INDEX_ARITHMETIC[t](self, node, ins)
+        if out is not None:
+            return out
     if t == aten.embedding.default and isinstance(ins[1], Indices):
         return _lookup(self, node, ins[0], 0, ins[1])
     if t == aten.index_select.default and isinstance(ins[2], Indices):
@@ -81,7 +85,122 @@ def lower_index_use(self, node, ins):
         if len(given) == 1 and isinstance(given[0][1], Indices):
             return _lookup(self, node, ins[0], given[0][0], given[0][1])
     raise UserError(f"{describe(node)} reads a run-time integer input (token ids or other indices): "
-                    "only lookups (embedding, index_select, x[ids] on one dim) take them")
+                    "only lookups (embedding, index_select, x[ids] on one dim) and integer arithmetic "
+                    "(==, !=, +, -, *, cumsum) take them")
+
+
+def _int_operand(self, node, value, rank: int):
+    """An operand of integer arithmetic on indices as int32 of `rank` dims, or None."""
+    if isinstance(value, Indices):
+        v = value.v
+        return self.w.reshape(v, (1,) * (rank - len(v.shape)) + tuple(v.shape))
+    if isinstance(value, (bool, int)) and not isinstance(value, float):
+        return self.w.scalar(int(value), rank)
+    if isinstance(value, Const) and value.scales is None and np.asarray(value.data).dtype.kind in "biu":
+        data = np.asarray(value.data, np.int64)
+        return self.w.const(data.reshape((1,) * (rank - data.ndim) + data.shape), "i32")
+    return None
+
+
+def _index_compare(self, node, ins):
+    """ids == c / ids != c (a padding mask) as int32 1 / 0, the form `.int()` gives it."""
+    out = shape_of(node)
+    a, b = (_int_operand(self, node, v, len(out)) for v in ins[:2])
+    if a is None or b is None:
+        return None
+    equal = self.w.op("tosa.equal", [a, b], out, "i1")
+    hit, miss = (1, 0) if node.target in (aten.eq.Scalar, aten.eq.Tensor) else (0, 1)
+    rank = len(out)
+    return Indices(self.w.op("tosa.select", [equal, self.w.scalar(hit, rank), self.w.scalar(miss, rank)], out, "i32"))
+
+
+def _index_binary(self, node, ins):
+    """ids + c, ids - c, ids * mask in int32 (RoBERTa's position ids)."""
+    if node.kwargs.get("alpha", 1) != 1 or len(ins) > 2 and ins[2] not in (None, 1):
+        return None
+    out = shape_of(node)
+    a, b = (_int_operand(self, node, v, len(out)) for v in ins[:2])
+    if a is None or b is None:
+        return None
+    if node.target in (aten.mul.Tensor, aten.mul.Scalar):
+        return Indices(self.w.op("tosa.mul", [a, b, self.w.zp(0, "i8")], out, "i32"))
+    name = "tosa.add" if node.target in (aten.add.Tensor, aten.add.Scalar) else "tosa.sub"
+    return Indices(self.w.op(name, [a, b], out, "i32"))
+
+
+def _index_cumsum(self, node, ins):
+    """Running sum along a dim in int32: log2(n) steps, each adding the sum shifted by 1, 2, 4, ..."""
+    x = ins[0]
+    if not isinstance(x, Indices):
+        return None
+    shape = tuple(x.v.shape)
+    dim = int(node.args[1]) % len(shape)
+    total, step = x.v, 1
+    while step < shape[dim]:
+        pads = [0] * (2 * len(shape))
+        pads[2 * dim] = step
+        amounts = self.w.shape_const(pads)
+        padded_shape = tuple(d + step if a == dim else d for a, d in enumerate(shape))
+        shifted = self.w.op("tosa.pad", [total, (amounts, f"!tosa.shape<{2 * len(shape)}>"), self.w.zp(0, "i32")],
+                            padded_shape, "i32")
+        shifted = self.w.slice(shifted, [0] * len(shape), shape)
+        total = self.w.op("tosa.add", [total, shifted], shape, "i32")
+        step *= 2
+    return Indices(total)
+
+
+def _index_gather(self, node, ins):
+    """torch.gather(x, dim, ids) with run-time ids: x a constant integer table (RoBERTa's token type
+    ids, gathered at its position ids) or a quantized activation; ids the same shape as x but along
+    `dim`. One tosa.gather with `dim` moved last."""
+    table, ids = ins[0], ins[2]
+    if not isinstance(ids, Indices) or node.kwargs.get("sparse_grad") or len(ins) > 3 and ins[3]:
+        return None
+    if isinstance(table, Const) and table.scales is None and np.asarray(table.data).dtype.kind in "biu":
+        data, elem, wrap = np.asarray(table.data, np.int64), "i32", Indices
+        values = self.w.const(data, "i32")
+    elif isinstance(table, DQ):
+        values, elem, q = table.q.v, table.q.elem, table.q
+        data = np.empty(q.shape)
+        wrap = lambda v: DQ(Q(v, q.scale, q.zp))  # noqa: E731
+    else:
+        return None
+    shape, index_shape = tuple(data.shape), tuple(ids.v.shape)
+    rank = len(shape)
+    dim = int(node.args[1]) % rank
+    if len(index_shape) != rank or any(a != b for d, (a, b) in enumerate(zip(shape, index_shape)) if d != dim):
+        return None
+    order = [d for d in range(rank) if d != dim] + [dim]
+    lead = math.prod(shape[d] for d in order[:-1])
+    moved = self.w.transpose(values, order)
+    index = self.w.transpose(ids.v, order)
+    rows = self.w.op("tosa.gather", [self.w.reshape(moved, (lead, shape[dim], 1)),
+                                     self.w.reshape(index, (lead, index_shape[dim]))],
+                     (lead, index_shape[dim], 1), elem)
+    back = self.w.reshape(rows, tuple(index_shape[d] for d in order))
+    return wrap(self.w.transpose(back, [order.index(d) for d in range(rank)]))
+
+
+def _index_expand(self, node, ins):
+    """ids.expand(...): the broadcast dims tiled (a copy only where a dim grows)."""
+    if not isinstance(ins[0], Indices):
+        return None
+    out = shape_of(node)
+    v = ins[0].v
+    v = self.w.reshape(v, (1,) * (len(out) - len(v.shape)) + tuple(v.shape))
+    if tuple(v.shape) != tuple(out):
+        v = self.w.tile(v, [o // d for o, d in zip(out, v.shape)])
+    return Indices(v)
+
+
+INDEX_ARITHMETIC = {
+    aten.gather.default: _index_gather, aten.expand.default: _index_expand,
+    aten.eq.Scalar: _index_compare, aten.ne.Scalar: _index_compare,
+    aten.eq.Tensor: _index_compare, aten.ne.Tensor: _index_compare,
+    aten.add.Tensor: _index_binary, aten.add.Scalar: _index_binary, aten.sub.Tensor: _index_binary,
+    aten.sub.Scalar: _index_binary, aten.mul.Tensor: _index_binary, aten.mul.Scalar: _index_binary,
+    aten.cumsum.default: _index_cumsum,
+}
 
 
 def _to_float(node) -> bool:
