@@ -422,7 +422,8 @@ class Norms(nn.Module):
 
 
 class Attentions(nn.Module):
-    """F.scaled_dot_product_attention over heads (explicit scale too) and nn.MultiheadAttention."""
+    """F.scaled_dot_product_attention over heads (explicit scale too), nn.MultiheadAttention, and a
+    softmax over paths (dim 1, SKNet / ResNeSt: the kernel's rows are the axis moved last)."""
     def __init__(self):
         super().__init__()
         self.qkv = nn.Linear(16, 48)
@@ -432,7 +433,8 @@ class Attentions(nn.Module):
         q, k, v = self.qkv(x).unflatten(-1, (3, 2, 8)).permute(2, 0, 3, 1, 4)
         a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).flatten(2)
         b = F.scaled_dot_product_attention(q, k, v, scale=0.2)
-        return a, b, self.mha(x, x, x, need_weights=False)[0]
+        paths = torch.softmax(self.qkv(x)[:, :4].reshape(1, 2, 2, 48), dim=1)
+        return a, b, self.mha(x, x, x, need_weights=False)[0], paths
 
 
 class MaskedAttentions(nn.Module):

@@ -23,6 +23,7 @@ from ..._mlir import ir, tosa
 from ... import cmsis_softmax
 from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
+from ...ir.constants import make_shape
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op,
                      producer, read_rescale, shape, users)
 
@@ -230,16 +231,49 @@ def _softmax_pattern() -> dict:
 _SOFTMAX = _softmax_pattern()
 
 
+def _on_last_axis(op, x, dims, axis):
+    """(kernel input, rows, row size, kernel result type, finish) for a row-wise kernel replacing
+    `op` that reduces `x` (viewed as `dims`) along `axis`. Over an inner axis (ResNeSt's split
+    attention, SKNet: dim 1 of [B, paths, C]) the axis is moved last by a transpose before the
+    kernel and back after it (TOSA ops, converted in turn); finish(kernel op) is the op whose result
+    replaces `op`'s."""
+    rows = int(np.prod(dims, dtype=np.int64)) // dims[axis]
+    if axis == len(dims) - 1:
+        return x, rows, dims[axis], op.results[0].type, lambda new: new
+    element = ir.RankedTensorType(x.type).element_type
+    order = [d for d in range(len(dims)) if d != axis] + [axis]
+    moved_dims = [dims[d] for d in order]
+    loc = op.location
+
+    def create(name, dims_out, operands, attributes=None):
+        return ir.Operation.create(name, results=[ir.RankedTensorType.get(dims_out, element)], operands=operands,
+                                   attributes=attributes or {}, loc=loc)
+
+    def transpose(value, perms, dims_out):
+        return create("tosa.transpose", dims_out, [value], {"perms": ir.DenseI32ArrayAttr.get(perms)})
+
+    with ir.InsertionPoint(op):
+        view = create("tosa.reshape", dims, [x, make_shape(dims, loc=loc)])
+        moved = transpose(view.results[0], order, moved_dims)
+
+    def finish(new):
+        with ir.InsertionPoint(op):
+            back = transpose(new.results[0], [order.index(d) for d in range(len(dims))], dims)
+            out = shape(op.results[0])
+            return create("tosa.reshape", out, [back.results[0], make_shape(out, loc=loc)])
+    return moved.results[0], rows, dims[axis], ir.RankedTensorType.get(moved_dims, element), finish
+
+
 def _match_softmax(op):
-    """(match, int8 input, the cast from it, rows, row size) of the frontend's arm_softmax_s8 form
-    over the last axis of an int8 tensor, else None."""
+    """(match, the cast from the int8 input, the reduced view's dims, axis) of the frontend's
+    arm_softmax_s8 form over one axis of an int8 tensor, else None."""
     m = dag.match(_SOFTMAX, "out", op)
     if m is None:
         return None
     x = m.values["$x"]
     dims = shape(m.ops["mx"].operands[0])        # the view the row maximum reduces
     axis = dag.attr_int(m.ops["mx"], "axis")
-    if axis != len(dims) - 1 or dag.attr_int(m.ops["total"], "axis") != axis:
+    if dag.attr_int(m.ops["total"], "axis") != axis:
         return None
     if m.consts["sum_table"].size != 256 or m.consts["exp_table"].size != 256:
         return None
@@ -248,7 +282,7 @@ def _match_softmax(op):
         return None
     if not dag.inside_only(m, "out", extra=[cast]):
         return None
-    return m, cast, int(np.prod(dims[:-1], dtype=np.int64)), dims[-1]
+    return m, cast, dims, axis
 
 
 def convert_softmax_table(op, rw):
@@ -259,16 +293,16 @@ def convert_softmax_table(op, rw):
     found = _match_softmax(op)
     if found is None:
         return NO_MATCH
-    m, cast, rows, row = found
+    m, cast, dims, axis = found
     exp, terms = m.consts["exp_table"].reshape(-1), m.consts["sum_table"].reshape(-1)
-    if (exp < 0).any() or (terms < 0).any() or terms[0] <= 0 or int(terms.max()) * row >= 1 << 28:
+    if (exp < 0).any() or (terms < 0).any() or terms[0] <= 0 or int(terms.max()) * dims[axis] >= 1 << 28:
         return NO_MATCH
     ops = dag.absorbed(m, extra=[cast])
     tables = [m.ops["exp"].operands[0], m.ops["terms"].operands[0]]
-    new = make_op(portable.SoftmaxOp, [cast.operands[0], *tables], op.results[0].type,
-                  {"num_rows": rows, "row_size": row}, before=op,
+    x, rows, row, result_type, finish = _on_last_axis(op, cast.operands[0], dims, axis)
+    new = make_op(portable.SoftmaxOp, [x, *tables], result_type, {"num_rows": rows, "row_size": row}, before=op,
                   loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
-    rw.replace(ops, op, new)
+    rw.replace(ops, op, finish(new))
     return CONVERTED
 
 
@@ -281,17 +315,18 @@ def convert_softmax(op, rw):
     found = _match_softmax(op)
     if found is None:
         return NO_MATCH
-    m, cast, rows, row = found
+    m, cast, dims, axis = found
     exp = m.consts["exp_table"].reshape(-1)
     params = cmsis_softmax.recover(exp, mve=rw.core_path == "mve")
     if params is None or not np.array_equal(cmsis_softmax.sum_table(exp), m.consts["sum_table"].reshape(-1)):
         return NO_MATCH
     mult, shift, diff_min = params
     ops = dag.absorbed(m, extra=[cast])
+    x, rows, row, result_type, finish = _on_last_axis(op, cast.operands[0], dims, axis)
     attrs = {"num_rows": rows, "row_size": row, "mult": mult, "shift": shift, "diff_min": diff_min}
-    new = make_op(cmsisnn.SoftmaxOp, [cast.operands[0]], op.results[0].type, attrs, before=op,
+    new = make_op(cmsisnn.SoftmaxOp, [x], result_type, attrs, before=op,
                   loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
-    rw.replace(ops, op, new)
+    rw.replace(ops, op, finish(new))
     return CONVERTED
 
 
