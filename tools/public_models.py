@@ -71,7 +71,8 @@ def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], s
                 m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) * 1.5 + 0.5)
             if isinstance(m, norms) and getattr(m, "weight", None) is not None:
                 m.weight.mul_(torch.rand(m.weight.shape, generator=g) + 0.5)
-                m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
+                if getattr(m, "bias", None) is not None:       # LayerNorm(bias=False): MetaFormer's
+                    m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
             if isinstance(m, (torch.nn.Linear, torch.nn.modules.conv._ConvNd)) and not bool(m.weight.any()):
                 bound = 1.0 / math.sqrt(m.weight[0].numel())
                 m.weight.copy_((torch.rand(m.weight.shape, generator=g) * 2 - 1) * bound)
