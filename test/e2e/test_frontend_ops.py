@@ -377,6 +377,31 @@ class PatchFolds(nn.Module):
         return patches, back, windows, summed
 
 
+class DecoderIdioms(nn.Module):
+    """GPT-Neo's causal window as where(causal, s, tensor(finfo.min)) then an additive mask (nested
+    masks), Bloom's ALiBi through baddbmm, WavLM's relative-position buckets built in place
+    (`buckets += where(...)`) and looked up."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 24)
+        self.rel = nn.Embedding(8, 1)
+        self.register_buffer("causal", torch.ones(5, 5, dtype=torch.bool).tril())
+        self.register_buffer("window", torch.ones(5, 5, dtype=torch.bool).triu(-2))
+        self.register_buffer("alibi", -0.5 * torch.arange(5.0).reshape(1, 1, 5))
+
+    def forward(self, x):                                   # x: (1, 5, 8)
+        q, k, v = self.fc(x).chunk(3, -1)
+        low = torch.finfo(torch.float32).min
+        scores = torch.where(self.causal, q @ k.transpose(-1, -2), torch.tensor(low))
+        scores = scores + torch.where(self.window, 0.0, low)
+        alibi = self.alibi.baddbmm(q, k.transpose(-1, -2), beta=1.0, alpha=0.35)
+        pos = torch.arange(5)[None, :] - torch.arange(5)[:, None]
+        buckets = (pos > 0).to(torch.long) * 4
+        buckets += torch.where(pos.abs() < 2, pos.abs(), torch.full_like(pos, 3))
+        relative = q @ k.transpose(-1, -2) * 0.3 + self.rel(buckets)[..., 0]
+        return scores.softmax(-1) @ v, alibi.softmax(-1) @ v, relative.softmax(-1) @ v
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -551,6 +576,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "decoder_idioms": (DecoderIdioms, [(1, 5, 8)], 1),
     "patch_folds": (PatchFolds, [(1, 3, 6, 8)], 1),
     "hand_rms_norms": (HandRMSNorms, [(2, 3, 8)], 1),
     "broadcast_matmuls": (BroadcastMatmuls, [(2, 6, 8)], 1),
@@ -874,7 +900,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "patch_folds", "response_norms", "library_ops",
+                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "patch_folds", "decoder_idioms", "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):

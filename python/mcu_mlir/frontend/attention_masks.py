@@ -57,7 +57,7 @@ def _register(gm, node, name: str, value: torch.Tensor):
 
 
 def _fill(gm, node, x, keep: torch.Tensor):
-    """where(keep, x, -inf) in place of `node`."""
+    """where(keep, x, -inf) in place of `node`; returns it."""
     cond = _register(gm, node, "keep", keep)
     with gm.graph.inserting_before(node):
         fill = gm.graph.call_function(aten.where.ScalarOther, (cond, x, float("-inf")))
@@ -65,6 +65,12 @@ def _fill(gm, node, x, keep: torch.Tensor):
     fill.meta["val"] = node.meta.get("val")
     node.replace_all_uses_with(fill)
     gm.graph.erase_node(node)
+    return fill
+
+
+def _is_fill(node) -> bool:
+    return node.target is aten.where.ScalarOther and isinstance(node.args[2], float) \
+        and node.args[2] == float("-inf")
 
 
 def _additive(gm, node):
@@ -76,15 +82,14 @@ def _additive(gm, node):
             continue
         keep = mask > MASKED
         if bool(keep.all()):
-            return False
+            return None
         if bool((mask[keep] != 0).any()):
             finite = _register(gm, node, "bias", torch.where(keep, mask, torch.zeros(())))
             with gm.graph.inserting_before(node):
                 x = gm.graph.call_function(aten.add.Tensor, (x, finite))
             x.meta.update({k: v for k, v in node.meta.items()})
-        _fill(gm, node, x, keep)
-        return True
-    return False
+        return _fill(gm, node, x, keep)
+    return None
 
 
 def _masked_fill(gm, node):
@@ -92,25 +97,22 @@ def _masked_fill(gm, node):
     masked = _constant(gm, node.args[1])
     value = _scalar(gm, node.args[2])
     if masked is None or masked.dtype != torch.bool or value is None or value > MASKED:
-        return False
-    _fill(gm, node, node.args[0], ~masked)
-    return True
+        return None
+    return _fill(gm, node, node.args[0], ~masked)
 
 
 def _where(gm, node):
     """where(keep, x, value <= MASKED) or where(masked, value, x), the condition a constant."""
     cond = _constant(gm, node.args[0])
     if cond is None or cond.dtype != torch.bool:
-        return False
+        return None
     a, b = node.args[1:3]
     fill_a, fill_b = _scalar(gm, a), _scalar(gm, b)
     if isinstance(b, torch.fx.Node) and _constant(gm, b) is None and fill_a is not None and fill_a <= MASKED:
-        _fill(gm, node, b, ~cond)
-        return True
+        return _fill(gm, node, b, ~cond)
     if isinstance(a, torch.fx.Node) and _constant(gm, a) is None and fill_b is not None and fill_b <= MASKED:
-        _fill(gm, node, a, cond)
-        return True
-    return False
+        return _fill(gm, node, a, cond)
+    return None
 
 
 _REWRITES = {aten.add.Tensor: _additive, aten.masked_fill.Scalar: _masked_fill,
@@ -119,15 +121,32 @@ _REWRITES = {aten.add.Tensor: _additive, aten.masked_fill.Scalar: _masked_fill,
 
 
 def masks_as_fills(gm) -> int:
-    """Rewrites the masks read only by softmaxes (above) into where(keep, x, -inf). Returns how many."""
-    rewritten = 0
-    for node in list(gm.graph.nodes):
-        rewrite = _REWRITES.get(node.target) if node.op == "call_function" else None
-        if rewrite is None or not node.users or any(u.target not in SOFTMAX for u in node.users):
+    """Rewrites the masks whose values reach only softmaxes (above) into where(keep, x, -inf), and
+    nested fills into one (GPT-Neo masks its causal window, then adds the attention mask). Returns
+    how many masks were rewritten."""
+    fills, rewritten = set(), 0
+    for node in reversed(list(gm.graph.nodes)):
+        if node.op != "call_function" or not node.users \
+                or any(u.target not in SOFTMAX and u not in fills for u in node.users):
             continue
-        if node.target is aten.where.ScalarOther and isinstance(node.args[2], float) and node.args[2] == float("-inf"):
-            continue          # already the fill
-        rewritten += bool(rewrite(gm, node))
+        if _is_fill(node):
+            fills.add(node)
+            continue
+        rewrite = _REWRITES.get(node.target)
+        fill = rewrite(gm, node) if rewrite is not None else None
+        if fill is not None:
+            fills.add(fill)
+            rewritten += 1
+    for node in list(gm.graph.nodes):           # where(k1, where(k2, x, -inf), -inf): where(k1 & k2, x, -inf)
+        inner = node.args[1] if node in fills else None
+        if inner in fills and len(inner.users) == 1:
+            outer_keep, inner_keep = _constant(gm, node.args[0]), _constant(gm, inner.args[0])
+            if outer_keep is None or inner_keep is None:
+                continue
+            cond = _register(gm, node, "both", outer_keep & inner_keep)
+            node.args = (cond, inner.args[1], float("-inf"))
+            gm.graph.erase_node(inner)
+            fills.discard(inner)
     if rewritten:
         gm.graph.eliminate_dead_code()
         gm.recompile()

@@ -25,6 +25,17 @@ def _addmm_as_linear(bias, x, weight, beta=1, alpha=1):
     return torch.nn.functional.linear(x, weight.t(), bias)
 
 
+def _baddbmm(input, batch1, batch2, beta=1, alpha=1):
+    """baddbmm (Bloom's ALiBi scores, nn.MultiheadAttention with a bias in WavLM): beta * input +
+    alpha * bmm(batch1, batch2), a batch matmul, a scale and an add; beta 0 ignores input (NaN too)."""
+    product = torch.bmm(batch1, batch2)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    return product + (input if beta == 1 else input * beta)
+
+
 def _prelu(x, weight):
     """Functional prelu as nn.PReLU is rewritten (decompose.prelu_by_depthwise); one slope is
     broadcast to every channel."""
@@ -137,7 +148,7 @@ def _col2im(cols, output_size, kernel_size, dilation, padding, stride):
 
 def _table() -> dict:
     table = torch.export.default_decompositions()
-    own = {aten.addmm.default: _addmm_as_linear, aten.prelu.default: _prelu,
+    own = {aten.addmm.default: _addmm_as_linear, aten.baddbmm.default: _baddbmm, aten.prelu.default: _prelu,
            aten.clamp.Tensor: _clamp_tensor, aten.scaled_dot_product_attention.default: _attention,
            aten.addcmul.default: _addcmul, aten.repeat_interleave.self_int: _repeat_interleave,
            aten.im2col.default: _im2col, aten.col2im.default: _col2im}

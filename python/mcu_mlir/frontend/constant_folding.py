@@ -17,6 +17,20 @@ def _random(node) -> bool:
     return torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
 
 
+def _in_place_on_own_value(node) -> bool:
+    """An in-place aten op (`buckets += where(...)`, WavLM's relative position buckets) on a value
+    that only it reads: the same as its out-of-place form. Left in the graph, it would update a
+    folded constant on every run."""
+    import torch
+    target = node.target
+    schema = getattr(target, "_schema", None)
+    if not isinstance(target, torch._ops.OpOverload) or schema is None or not schema.arguments \
+            or schema.arguments[0].alias_info is None or not schema.arguments[0].alias_info.is_write:
+        return False
+    first = node.args[0] if node.args else None
+    return isinstance(first, torch.fx.Node) and len(first.users) == 1
+
+
 def fold_parameter_subgraphs(gm) -> int:
     """Replaces every op whose inputs are all constants (parameters, buffers, literals) and that
     feeds a non-constant op by a buffer holding its value. Returns the number of ops folded."""
@@ -31,11 +45,14 @@ def fold_parameter_subgraphs(gm) -> int:
             value = fetch_attr(gm, node.target)
             if isinstance(value, torch.Tensor):
                 values[node] = value.detach()
-        elif node.op == "call_function" and not node.is_impure() and not _random(node):
+        elif node.op == "call_function" and (not node.is_impure() or _in_place_on_own_value(node)) \
+                and not _random(node):
             inputs = [a for a in node.all_input_nodes]
             if not all(a in values for a in inputs):
                 continue
             args = map_aggregate(node.args, lambda a: values[a] if isinstance(a, torch.fx.Node) else a)
+            if node.is_impure():      # computed on a copy: the value it would overwrite is read by no one else
+                args = (args[0].clone(),) + tuple(args[1:])
             kwargs = map_aggregate(node.kwargs, lambda a: values[a] if isinstance(a, torch.fx.Node) else a)
             try:
                 with torch.no_grad():
@@ -63,6 +80,12 @@ def fold_parameter_subgraphs(gm) -> int:
         attr.meta["val"] = values[node]
         node.replace_all_uses_with(attr)
         folded += 1
+    for node in reversed(list(gm.graph.nodes)):
+        # An in-place op nothing reads after it (detach_ of an empty cache HuggingFace lifts):
+        # dead code, though the graph keeps in-place ops as impure.
+        if node.op == "call_function" and not node.users and _in_place_on_own_value(node):
+            gm.graph.erase_node(node)
+            folded += 1
     if folded:
         gm.graph.eliminate_dead_code()
         gm.recompile()
