@@ -427,10 +427,14 @@ def _random_affine(norm, seed):
 
 class Norms(nn.Module):
     """LayerNorm over tokens and over several trailing dims, timm's channels-first LayerNorm2d
-    (permute - layer_norm - permute), RMSNorm, GroupNorm, one without affine parameters."""
+    (permute - layer_norm - permute), RMSNorm, GroupNorm, one without affine parameters, and a
+    GroupNorm with some zero gains (timm zero-initialises a block's last norm)."""
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.gn_zero = _random_affine(nn.GroupNorm(4, 8), 6)
+        with torch.no_grad():
+            self.gn_zero.weight[::2] = 0.0
         self.ln = _random_affine(nn.LayerNorm(8), 1)
         self.ln2d = _random_affine(nn.LayerNorm(8, eps=1e-6), 2)
         self.ln_wide = _random_affine(nn.LayerNorm((5, 5)), 3)
@@ -443,7 +447,7 @@ class Norms(nn.Module):
         tokens = y.flatten(2).transpose(1, 2)
         chan = self.ln2d(F.relu6(y).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
         return (self.ln(tokens), chan, self.ln_wide(y), self.rms(F.relu(tokens)), self.gn(y),
-                self.plain(-tokens))
+                self.plain(-tokens), self.gn_zero(y))
 
 
 class Attentions(nn.Module):
@@ -923,7 +927,7 @@ def test_new_ops_c_matches_reference(name, tmp_path):
         assert np.array_equal(c, ref.reshape(c.shape))
     if name == "norms":       # each normalisation is one fused kernel call, no per-op arithmetic left
         c_text = (tmp_path / "model.c").read_text()
-        assert c_text.count("status = mcu_norm(") == 6 and "mcu_binary(" not in c_text
+        assert c_text.count("status = mcu_norm(") == 7 and "mcu_binary(" not in c_text
 
 
 @pytest.mark.parametrize("activations", ["int8", "int16"])

@@ -20,7 +20,9 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     if real < 0:
         raise ValueError(f"negative scale {real}")
     if real == 0.0:
-        return 0, TOSA_MIN_SHIFT
+        # TOSA requires |value| < 2**(shift - 1) whatever the multiplier: the largest shift admits
+        # every int32 (a zero gain: timm's GroupNorm zero-initialised at the end of a block).
+        return 0, TOSA_MAX_SHIFT
     q, e = math.frexp(real)
     q_fixed = int(math.floor(q * (1 << 31) + 0.5))
     if q_fixed == 1 << 31:
