@@ -402,6 +402,23 @@ class DecoderIdioms(nn.Module):
         return scores.softmax(-1) @ v, alibi.softmax(-1) @ v, relative.softmax(-1) @ v
 
 
+class SliceAssignments(nn.Module):
+    """Slice assignment as model code writes it (MViTv2's attn[:, :, 1:, 1:] = attn[..] + bias, a
+    row set with x[:, 0] = y) and max(dim)'s values (VOLO's token head)."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.register_buffer("bias", torch.randn(4, 4) * 0.5)
+
+    def forward(self, x):                                   # x: (1, 2, 5, 8)
+        y = self.fc(x)
+        scores = y[..., :5].clone()
+        scores[:, :, 1:, 1:] = scores[:, :, 1:, 1:] + self.bias
+        rows = y.clone()
+        rows[:, 0] = y[:, 1] * 0.5
+        return scores, rows, y.max(2)[0], y.max(-1, keepdim=True).values
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -580,6 +597,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "slice_assignments": (SliceAssignments, [(1, 2, 5, 8)], 1),
     "decoder_idioms": (DecoderIdioms, [(1, 5, 8)], 1),
     "patch_folds": (PatchFolds, [(1, 3, 6, 8)], 1),
     "hand_rms_norms": (HandRMSNorms, [(2, 3, 8)], 1),
@@ -904,7 +922,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "patch_folds", "decoder_idioms", "response_norms", "library_ops",
+                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "patch_folds", "decoder_idioms", "slice_assignments", "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):

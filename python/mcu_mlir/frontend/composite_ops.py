@@ -97,6 +97,39 @@ def _repeat_interleave(x, repeats, dim=None, output_size=None):
     return expanded.reshape(*shape[:dim], shape[dim] * repeats, *shape[dim + 1:])
 
 
+def _copy(self, src, non_blocking=False):
+    """The functional copy that slice assignment leaves (`x[:, 1:] = y`): src broadcast to self."""
+    return src.to(self.dtype).expand(self.shape).clone()
+
+
+def _slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """x[..., a:b] = src (MViTv2's relative-position term added to the patch part of its scores):
+    the parts before and after the slice concatenated around src."""
+    if step != 1:
+        return NotImplemented
+    dim %= input.dim()
+    size = input.shape[dim]
+    start = 0 if start is None else (start + size if start < 0 else min(start, size))
+    end = size if end is None else (end + size if end < 0 else min(end, size))
+    parts = [input.narrow(dim, 0, start)] if start > 0 else []
+    parts.append(src)
+    if end < size:
+        parts.append(input.narrow(dim, end, size - end))
+    return torch.cat(parts, dim) if len(parts) > 1 else src.clone()
+
+
+def _select_scatter(input, src, dim, index):
+    """x[:, i] = src: a slice_scatter of one row."""
+    index %= input.shape[dim % input.dim()]
+    return _slice_scatter(input, src.unsqueeze(dim), dim, index, index + 1)
+
+
+def _max_dim(x, dim, keepdim=False):
+    """max(dim) as (amax, argmax): the values are a reduction the lowering takes (VOLO's token
+    head); the indices stay an op of their own, used or not."""
+    return torch.amax(x, dim, keepdim), torch.argmax(x, dim, keepdim)
+
+
 def _one_hot_kernels(channels, kh, kw, dtype):
     """[C * kh * kw, 1, kh, kw]: output channel c * kh * kw + i * kw + j reads tap (i, j) of channel c."""
     eye = torch.eye(kh * kw, dtype=dtype).reshape(kh * kw, 1, kh, kw)
@@ -151,7 +184,9 @@ def _table() -> dict:
     own = {aten.addmm.default: _addmm_as_linear, aten.baddbmm.default: _baddbmm, aten.prelu.default: _prelu,
            aten.clamp.Tensor: _clamp_tensor, aten.scaled_dot_product_attention.default: _attention,
            aten.addcmul.default: _addcmul, aten.repeat_interleave.self_int: _repeat_interleave,
-           aten.im2col.default: _im2col, aten.col2im.default: _col2im}
+           aten.im2col.default: _im2col, aten.col2im.default: _col2im, aten.copy.default: _copy,
+           aten.slice_scatter.default: _slice_scatter, aten.select_scatter.default: _select_scatter,
+           aten.max.dim: _max_dim}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
