@@ -149,6 +149,18 @@ def _tv_small_convnext(shape):
     return seeded(lambda: torchvision.models.ConvNeXt(blocks, num_classes=10), shape)
 
 
+def _tv_small_swin_v2(shape):
+    from torchvision.models import swin_transformer as swin
+    return seeded(lambda: swin.SwinTransformer(patch_size=[4, 4], embed_dim=24, depths=[1, 1], num_heads=[2, 2],
+                                               window_size=[4, 4], num_classes=10, block=swin.SwinTransformerBlockV2,
+                                               downsample_layer=swin.PatchMergingV2), shape)
+
+
+def _hf_decoder(config: str, **kwargs) -> Callable[[tuple], torch.nn.Module]:
+    """A HuggingFace decoder language model's base model at 2 layers of width 64 on token ids."""
+    return _hf(config, config.replace("Config", "Model"), "last_hidden_state", vocab_size=1000, **kwargs)
+
+
 MODELS: dict[str, Entry] = {
     # torchvision
     "tv_mobilenet_v2_035": Entry("torchvision", _tv("mobilenet_v2", width_mult=0.35, num_classes=10), IMAGE),
@@ -165,6 +177,7 @@ MODELS: dict[str, Entry] = {
                           SMALL_IMAGE),
     "tv_vit_tiny": Entry("torchvision", _tv_small_vit, SMALL_IMAGE, "attention"),
     "tv_convnext_small_config": Entry("torchvision", _tv_small_convnext, SMALL_IMAGE, "attention"),
+    "tv_swin_v2_small_config": Entry("torchvision", _tv_small_swin_v2, SMALL_IMAGE, "attention"),
     # timm
     "timm_mobilenetv3_small_050": Entry("timm", _timm("mobilenetv3_small_050", num_classes=10), IMAGE),
     "timm_mobilenetv2_035": Entry("timm", _timm("mobilenetv2_035", num_classes=10), IMAGE),
@@ -222,6 +235,9 @@ MODELS: dict[str, Entry] = {
     "timm_repvit_m0_9": Entry("timm", _timm("repvit_m0_9", num_classes=10), SMALL_IMAGE),
     "timm_nf_regnet_b0": Entry("timm", _timm("nf_regnet_b0", num_classes=10), SMALL_IMAGE),
     "timm_inception_next_atto": Entry("timm", _timm("inception_next_atto", num_classes=10), SMALL_IMAGE),
+    # MobileNetV4's hybrid: multi-query attention (one key / value head for all query heads).
+    "timm_mobilenetv4_hybrid_medium_075": Entry("timm", _timm("mobilenetv4_hybrid_medium_075", num_classes=10),
+                                                SMALL_IMAGE, "attention"),
     # HuggingFace transformers (small configs)
     "hf_swin_small_config": Entry("transformers", _hf("SwinConfig", "SwinForImageClassification", "logits",
                                                       image_size=64, patch_size=4, embed_dim=24, depths=[1, 1],
@@ -260,6 +276,41 @@ MODELS: dict[str, Entry] = {
                                                 hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                                                 intermediate_size=128, max_position_embeddings=64),
                             (1, 32), "attention", vocabulary=1000),
+    # Decoder language models on 32 token ids (one call, no cache): Llama (hand-written RMSNorm, rotary
+    # embeddings, grouped-query attention, causal mask), GPT-2 (Conv1D, finfo.min fill), GPT-Neo (local
+    # attention window and an additive mask), Bloom (ALiBi through baddbmm); RoBERTa's position ids
+    # computed from its token ids.
+    "hf_llama_2layer": Entry("transformers", _hf_decoder("LlamaConfig", hidden_size=64, intermediate_size=128,
+                                                         num_hidden_layers=2, num_attention_heads=4,
+                                                         num_key_value_heads=2, max_position_embeddings=64),
+                             (1, 32), "attention", vocabulary=1000),
+    "hf_gpt2_2layer": Entry("transformers", _hf_decoder("GPT2Config", n_embd=64, n_layer=2, n_head=4, n_positions=64,
+                                                        bos_token_id=0, eos_token_id=0),
+                            (1, 32), "attention", vocabulary=1000),
+    "hf_gpt_neo_2layer": Entry("transformers", _hf_decoder("GPTNeoConfig", hidden_size=64, num_layers=2, num_heads=4,
+                                                           max_position_embeddings=64, window_size=8,
+                                                           attention_types=[[["global", "local"], 1]],
+                                                           bos_token_id=0, eos_token_id=0),
+                               (1, 32), "attention", vocabulary=1000),
+    "hf_bloom_2layer": Entry("transformers", _hf_decoder("BloomConfig", hidden_size=64, n_layer=2, n_head=4),
+                             (1, 32), "attention", vocabulary=1000),
+    "hf_roberta_2layer": Entry("transformers", _hf("RobertaConfig", "RobertaModel", "last_hidden_state",
+                                                   vocab_size=1000, hidden_size=64, num_hidden_layers=2,
+                                                   num_attention_heads=4, intermediate_size=128,
+                                                   max_position_embeddings=80),
+                               (1, 32), "attention", vocabulary=1000),
+    # HuggingFace's MobileViTV2 (patches by unfold / fold), WavLM on 0.25 s of 16 kHz audio (gated
+    # relative-position bias, buckets built in place).
+    "hf_mobilevitv2_050": Entry("transformers", _hf("MobileViTV2Config", "MobileViTV2ForImageClassification", "logits",
+                                                    image_size=64, width_multiplier=0.5, num_labels=10),
+                                SMALL_IMAGE, "attention"),
+    "hf_wavlm_small_config": Entry("transformers", _hf("WavLMConfig", "WavLMModel", "last_hidden_state",
+                                                       hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                                       intermediate_size=128, conv_dim=(32, 32, 32),
+                                                       conv_stride=(5, 4, 4), conv_kernel=(10, 8, 8),
+                                                       num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4,
+                                                       num_buckets=32, max_bucket_distance=64),
+                                   (1, 4000), "attention"),
     # torchaudio
     "ta_wav2letter_mfcc": Entry("torchaudio", _audio("Wav2Letter", num_classes=12, input_type="mfcc", num_features=40),
                                 (1, 40, 101)),
