@@ -419,6 +419,19 @@ class SliceAssignments(nn.Module):
         return scores, rows, y.max(2)[0], y.max(-1, keepdim=True).values
 
 
+class Variances(nn.Module):
+    """var / std over dims, biased and unbiased (timm's EvoNorm divides by a group's std)."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 1)
+
+    def forward(self, x):                                   # x: (1, 3, 4, 4)
+        y = self.conv(x)
+        groups = y.reshape(1, 2, 4, 4, 4)
+        std = groups.var(dim=(2, 3, 4), unbiased=False, keepdim=True).add(1e-5).sqrt()
+        return y.var(1, keepdim=True), torch.var(y, dim=(2, 3), correction=0), y / std.expand(groups.shape).reshape(y.shape)
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -597,6 +610,8 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    # Means of 16 tie now and then (PT2E rounds ties to even, the integer mean away from zero).
+    "variances": (Variances, [(1, 3, 4, 4)], 1, 0.85),
     "slice_assignments": (SliceAssignments, [(1, 2, 5, 8)], 1),
     "decoder_idioms": (DecoderIdioms, [(1, 5, 8)], 1),
     "patch_folds": (PatchFolds, [(1, 3, 6, 8)], 1),

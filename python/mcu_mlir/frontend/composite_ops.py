@@ -124,6 +124,21 @@ def _select_scatter(input, src, dim, index):
     return _slice_scatter(input, src.unsqueeze(dim), dim, index, index + 1)
 
 
+def _variance(x, dim=None, *, correction=None, keepdim=False):
+    """var over dims as its definition, mean((x - mean)**2) * n / (n - correction): ops the lowering
+    takes (timm's EvoNorm divides by a group's standard deviation)."""
+    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    n = math.prod(x.shape[d] for d in dims)
+    correction = 1 if correction is None else correction
+    centred = x - x.mean(dims, keepdim=True)
+    var = (centred * centred).mean(dims, keepdim=keepdim)
+    return var * (n / (n - correction)) if correction else var
+
+
+def _var_dim(x, dim=None, unbiased=True, keepdim=False):
+    return _variance(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
 def _max_dim(x, dim, keepdim=False):
     """max(dim) as (amax, argmax): the values are a reduction the lowering takes (VOLO's token
     head); the indices stay an op of their own, used or not."""
@@ -186,7 +201,7 @@ def _table() -> dict:
            aten.addcmul.default: _addcmul, aten.repeat_interleave.self_int: _repeat_interleave,
            aten.im2col.default: _im2col, aten.col2im.default: _col2im, aten.copy.default: _copy,
            aten.slice_scatter.default: _slice_scatter, aten.select_scatter.default: _select_scatter,
-           aten.max.dim: _max_dim}
+           aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
