@@ -125,8 +125,8 @@ def _select_scatter(input, src, dim, index):
 
 
 def _variance(x, dim=None, *, correction=None, keepdim=False):
-    """var over dims as its definition, mean((x - mean)**2) * n / (n - correction): ops the lowering
-    takes (timm's EvoNorm divides by a group's standard deviation)."""
+    """var over dims as its definition, mean((x - mean)**2) * n / (n - correction), and std its
+    square root: ops the lowering takes (timm's EvoNorm divides by a group's standard deviation)."""
     dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
     n = math.prod(x.shape[d] for d in dims)
     correction = 1 if correction is None else correction
@@ -137,6 +137,14 @@ def _variance(x, dim=None, *, correction=None, keepdim=False):
 
 def _var_dim(x, dim=None, unbiased=True, keepdim=False):
     return _variance(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def _std_dim(x, dim=None, unbiased=True, keepdim=False):
+    return torch.sqrt(_var_dim(x, dim, unbiased, keepdim))
+
+
+def _std(x, dim=None, *, correction=None, keepdim=False):
+    return torch.sqrt(_variance(x, dim, correction=correction, keepdim=keepdim))
 
 
 def _max_dim(x, dim, keepdim=False):
@@ -201,7 +209,8 @@ def _table() -> dict:
            aten.addcmul.default: _addcmul, aten.repeat_interleave.self_int: _repeat_interleave,
            aten.im2col.default: _im2col, aten.col2im.default: _col2im, aten.copy.default: _copy,
            aten.slice_scatter.default: _slice_scatter, aten.select_scatter.default: _select_scatter,
-           aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance}
+           aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance,
+           aten.std.dim: _std_dim, aten.std.correction: _std}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
