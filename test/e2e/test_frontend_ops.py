@@ -431,6 +431,27 @@ class Variances(nn.Module):
         return y.var(1, keepdim=True), torch.var(y, dim=(2, 3), correction=0), groups.var(dim=2, unbiased=False)
 
 
+class HandLayerNorms(nn.Module):
+    """LayerNorm as reference code writes it: ConvNeXt's channels-first form (mean over dim 1,
+    (x - u) / sqrt(s + eps), weight[:, None, None] * x + bias[:, None, None]), over the last dim with
+    var(unbiased=False) and rsqrt, and without an affine."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.w = nn.Parameter(torch.rand(8) + 0.5)
+        self.b = nn.Parameter(torch.randn(8) * 0.2)
+
+    def forward(self, x):                                   # x: (1, 3, 5, 5)
+        y = self.conv(x)
+        u = y.mean(1, keepdim=True)
+        s = (y - u).pow(2).mean(1, keepdim=True)
+        first = self.w[:, None, None] * ((y - u) / torch.sqrt(s + 1e-6)) + self.b[:, None, None]
+        t = y.flatten(2).transpose(1, 2)                    # (1, 25, 8)
+        last = (t - t.mean(-1, keepdim=True)) * torch.rsqrt(t.var(-1, keepdim=True, unbiased=False) + 1e-5)
+        plain = (t - t.mean(-1, keepdim=True)) / torch.sqrt(((t - t.mean(-1, keepdim=True)) ** 2).mean(-1, keepdim=True))
+        return first, last * self.w + self.b, plain
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -609,6 +630,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "hand_layer_norms": (HandLayerNorms, [(1, 3, 5, 5)], 1),
     # Two means in a row, of 4 values in the group variance: ties are frequent (PT2E rounds them to
     # even, the integer mean away from zero) and each moves the square's input by an LSB: 0.59 exact
     # measured there, every value within 1 LSB.
@@ -747,6 +769,25 @@ def test_hand_written_rms_norms_become_rms_norm():
     assert torch.ops.aten.rsqrt.default not in targets and torch.ops.aten.mul.Tensor not in targets
     for got, want in zip(gm(x), model(x)):
         assert torch.allclose(got, want, atol=1e-5)
+
+
+def test_hand_written_layer_norms_become_layer_norm():
+    """Each hand-written LayerNorm is one layer_norm (channels-first between two permutes), its
+    weight and bias inside; the float model's values kept."""
+    from mcu_mlir.frontend.composite_ops import decompose_composites, layer_norm_by_hand_as_layer_norm
+    from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs
+    torch.manual_seed(0)
+    model, x = HandLayerNorms().eval(), torch.randn(1, 3, 5, 5)
+    gm = decompose_composites(torch.export.export(model, (x,))).module()
+    fold_parameter_subgraphs(gm)
+    assert layer_norm_by_hand_as_layer_norm(gm) == 3
+    targets = [n.target for n in gm.graph.nodes]
+    assert targets.count(torch.ops.aten.layer_norm.default) == 3
+    assert torch.ops.aten.sqrt.default not in targets and torch.ops.aten.rsqrt.default not in targets
+    assert torch.ops.aten.mean.dim not in targets and torch.ops.aten.mul.Tensor not in targets
+    assert torch.ops.aten.add.Tensor not in targets
+    for got, want in zip(gm(x), model(x)):
+        assert torch.allclose(got, want, atol=1e-4)
 
 
 def test_int16_norms():
@@ -938,7 +979,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "patch_folds", "decoder_idioms", "slice_assignments", "response_norms", "library_ops",
+                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "hand_layer_norms", "patch_folds", "decoder_idioms", "slice_assignments", "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):
