@@ -448,7 +448,8 @@ class HandLayerNorms(nn.Module):
         first = self.w[:, None, None] * ((y - u) / torch.sqrt(s + 1e-6)) + self.b[:, None, None]
         t = y.flatten(2).transpose(1, 2)                    # (1, 25, 8)
         last = (t - t.mean(-1, keepdim=True)) * torch.rsqrt(t.var(-1, keepdim=True, unbiased=False) + 1e-5)
-        plain = (t - t.mean(-1, keepdim=True)) / torch.sqrt(((t - t.mean(-1, keepdim=True)) ** 2).mean(-1, keepdim=True))
+        centred = t - t.mean(-1, keepdim=True)
+        plain = centred / torch.sqrt((centred ** 2).mean(-1, keepdim=True))
         return first, last * self.w + self.b, plain
 
 
@@ -979,7 +980,9 @@ def test_layers_outside_modules_are_named_after_their_op():
 
 
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
-                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms", "hand_layer_norms", "patch_folds", "decoder_idioms", "slice_assignments", "response_norms", "library_ops",
+                                  "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms",
+                                  "hand_layer_norms", "patch_folds", "decoder_idioms", "slice_assignments",
+                                  "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])
 def test_new_ops_c_matches_reference(name, tmp_path):

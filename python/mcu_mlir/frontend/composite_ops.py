@@ -164,7 +164,7 @@ def _im2col(x, kernel_size, dilation, padding, stride):
     and a permute; any other window a grouped conv with one-hot kernels (each output channel
     copies one tap of one channel), the same numbers in the order unfold gives them."""
     n, c, h, w = x.shape
-    (kh, kw), (sh, sw) = kernel_size, stride
+    kh, kw = kernel_size
     if tuple(kernel_size) == tuple(stride) and tuple(dilation) == (1, 1) and tuple(padding) == (0, 0) \
             and h % kh == 0 and w % kw == 0:
         patches = x.reshape(n, c, h // kh, kh, w // kw, kw).permute(0, 1, 3, 5, 2, 4)
