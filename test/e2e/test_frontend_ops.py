@@ -453,6 +453,20 @@ class HandLayerNorms(nn.Module):
         return first, last * self.w + self.b, plain
 
 
+class PlanarConv3d(nn.Module):
+    """3-D convolutions whose kernel takes one tap along an axis (timm's lambda layer: (r, r, 1)):
+    2-D convolutions with that axis in the batch."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Conv2d(3, 4, 1)
+        self.lam = nn.Conv3d(1, 3, (3, 3, 1), padding=(1, 1, 0))
+        self.mid = nn.Conv3d(4, 2, (2, 1, 3), stride=(1, 1, 2), padding=(1, 0, 1))
+
+    def forward(self, x):                                   # x: (1, 3, 5, 6)
+        y = self.fc(x)
+        return self.lam(y.unsqueeze(1)), self.mid(y.reshape(1, 4, 5, 2, 3))
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -631,6 +645,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "planar_conv3d": (PlanarConv3d, [(1, 3, 5, 6)], 1),
     "hand_layer_norms": (HandLayerNorms, [(1, 3, 5, 5)], 1),
     # Two means in a row, of 4 values in the group variance: ties are frequent (PT2E rounds them to
     # even, the integer mean away from zero) and each moves the square's input by an LSB: 0.59 exact
@@ -982,6 +997,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
                                   "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms",
                                   "hand_layer_norms", "patch_folds", "decoder_idioms", "slice_assignments",
+                                  "planar_conv3d",
                                   "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])

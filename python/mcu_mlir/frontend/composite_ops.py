@@ -97,6 +97,31 @@ def _repeat_interleave(x, repeats, dim=None, output_size=None):
     return expanded.reshape(*shape[:dim], shape[dim] * repeats, *shape[dim + 1:])
 
 
+def _conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 3-D convolution whose kernel spans one axis in a single tap (stride 1, no padding there:
+    timm's lambda layer, (r, r, 1) over [B, 1, H, W, V]) is a 2-D convolution with that axis moved
+    into the batch; others stay whole and are named."""
+    def triple(v):
+        return [v] * 3 if isinstance(v, int) else list(v) * (3 if len(v) == 1 else 1)
+    stride, padding, dilation = triple(stride), triple(padding), triple(dilation)
+    if isinstance(padding[0], str):
+        return NotImplemented
+    for axis in (2, 1, 0):
+        if weight.shape[2 + axis] != 1 or stride[axis] != 1 or padding[axis] != 0:
+            continue
+        a, b = [d for d in range(3) if d != axis]
+        n, c = x.shape[:2]
+        taken = x.shape[2 + axis]
+        planes = x.permute(0, 2 + axis, 1, 2 + a, 2 + b).reshape(n * taken, c, x.shape[2 + a], x.shape[2 + b])
+        out = torch.nn.functional.conv2d(planes, weight.squeeze(2 + axis), bias, [stride[a], stride[b]],
+                                         [padding[a], padding[b]], [dilation[a], dilation[b]], groups)
+        out = out.reshape(n, taken, *out.shape[1:])                     # [N, S, K, A', B']
+        order = [0, 2] + [None] * 3
+        order[2 + axis], order[2 + a], order[2 + b] = 1, 3, 4
+        return out.permute(order)
+    return NotImplemented
+
+
 def _copy(self, src, non_blocking=False):
     """The functional copy that slice assignment leaves (`x[:, 1:] = y`): src broadcast to self."""
     return src.to(self.dtype).expand(self.shape).clone()
@@ -210,7 +235,7 @@ def _table() -> dict:
            aten.im2col.default: _im2col, aten.col2im.default: _col2im, aten.copy.default: _copy,
            aten.slice_scatter.default: _slice_scatter, aten.select_scatter.default: _select_scatter,
            aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance,
-           aten.std.dim: _std_dim, aten.std.correction: _std}
+           aten.std.dim: _std_dim, aten.std.correction: _std, aten.conv3d.default: _conv3d}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
