@@ -467,6 +467,24 @@ class PlanarConv3d(nn.Module):
         return self.lam(y.unsqueeze(1)), self.mid(y.reshape(1, 4, 5, 2, 3))
 
 
+class GroupedQueryAttention(nn.Module):
+    """Grouped-query attention: HuggingFace's repeat_kv (expand, reshape) before two matmuls, and
+    scaled_dot_product_attention(enable_gqa=True); 4 query heads on 2 key / value heads."""
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 32)
+        self.kv = nn.Linear(8, 32)
+
+    def forward(self, x):                                   # x: (1, 6, 8)
+        q = self.q(x).view(1, 6, 4, 8).transpose(1, 2)
+        k, v = self.kv(x).view(1, 6, 2, 2, 8).permute(2, 0, 3, 1, 4)
+
+        def repeat_kv(t):
+            return t[:, :, None].expand(1, 2, 2, 6, 8).reshape(1, 4, 6, 8)
+        scores = torch.softmax(q @ repeat_kv(k).transpose(2, 3) * 0.35, -1)
+        return scores @ repeat_kv(v), F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
 class EmptyCache(nn.Module):
     """A decoder's first call: keys concatenated after an empty cache, a (0,) tensor as HuggingFace's
     DynamicCache starts with (torch.cat skips it) and one empty along the axis."""
@@ -645,6 +663,7 @@ CASES = {
     "data_movement": (DataMovement, [(1, 4, 6, 6)], 1),
     "parameter_subgraphs": (ParameterSubgraphs, [(1, 3, 5, 5)], 1),
     "empty_cache": (EmptyCache, [(2, 5, 8)], 1),
+    "grouped_query_attention": (GroupedQueryAttention, [(1, 6, 8)], 1),
     "planar_conv3d": (PlanarConv3d, [(1, 3, 5, 6)], 1),
     "hand_layer_norms": (HandLayerNorms, [(1, 3, 5, 5)], 1),
     # Two means in a row, of 4 values in the group variance: ties are frequent (PT2E rounds them to
@@ -804,6 +823,16 @@ def test_hand_written_layer_norms_become_layer_norm():
     assert torch.ops.aten.add.Tensor not in targets
     for got, want in zip(gm(x), model(x)):
         assert torch.allclose(got, want, atol=1e-4)
+
+
+def test_grouped_query_attention_repeats_no_heads():
+    """The repeated key / value heads are never materialised: no tile or copy in the integer TOSA."""
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(GroupedQueryAttention().eval(), (torch.randn(1, 6, 8),), calibration=4)
+    text = result.module.operation.get_asm()
+    assert "tosa.tile" not in text
 
 
 def test_int16_norms():
@@ -997,7 +1026,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 @pytest.mark.parametrize("name", ["composite_ops", "data_movement", "parameter_subgraphs", "adaptive_pools", "norms",
                                   "attentions", "masked_attentions", "broadcast_matmuls", "hand_rms_norms",
                                   "hand_layer_norms", "patch_folds", "decoder_idioms", "slice_assignments",
-                                  "planar_conv3d",
+                                  "planar_conv3d", "grouped_query_attention",
                                   "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv"])

@@ -411,7 +411,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     t0 = time.perf_counter()
     from .composite_ops import (decompose_composites, division_by_constant_as_product,
                                 l2_normalize_as_rms_norm, layer_norm_by_hand_as_layer_norm, magnitude_as_hypot,
-                                rms_norm_by_hand_as_rms_norm,
+                                repeated_heads_broadcast, rms_norm_by_hand_as_rms_norm,
                                 square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
     from .attention_masks import masks_as_fills
     from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
@@ -439,6 +439,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             l2_normalize_as_rms_norm(gm)
             layer_norm_by_hand_as_layer_norm(gm)      # before RMSNorm's: its x is a centred value
             rms_norm_by_hand_as_rms_norm(gm)
+            repeated_heads_broadcast(gm)
             vector_norm_as_square_sum(gm)
             square_as_product(gm)
             magnitude_as_hypot(gm)
