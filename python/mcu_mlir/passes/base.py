@@ -123,6 +123,16 @@ class ModulePass:
             op.location.emit_error(f"internal error in pass '{self.NAME}': {type(exc).__name__}: {exc}")
         finally:
             _errors.reset(token)
+        if not errors:
+            # IR a pass leaves that does not verify is the pass's bug, not the input's: kept for the
+            # driver (internal compiler error and a repro command) like an exception.
+            try:
+                op.verify()
+            except ir.MLIRError as err:
+                first = err.error_diagnostics[0].message if err.error_diagnostics else str(err)
+                exc = RuntimeError(f"pass '{self.NAME}' left IR that does not verify: {first}")
+                _internal_errors.append(exc)
+                errors.append(str(exc))
         if errors:
             pass_.signal_pass_failure()
 
