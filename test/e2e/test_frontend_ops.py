@@ -793,7 +793,7 @@ def test_l2_normalize_becomes_one_rms_norm():
 
 def test_hand_written_rms_norms_become_rms_norm():
     """Each hand-written RMSNorm is one rms_norm with the gain inside; the float model's values kept."""
-    from mcu_mlir.frontend.composite_ops import rms_norm_by_hand_as_rms_norm
+    from mcu_mlir.frontend.norms_by_hand import rms_norm_by_hand_as_rms_norm
     from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs
     torch.manual_seed(0)
     model, x = HandRMSNorms().eval(), torch.randn(2, 3, 8)
@@ -809,7 +809,8 @@ def test_hand_written_rms_norms_become_rms_norm():
 def test_hand_written_layer_norms_become_layer_norm():
     """Each hand-written LayerNorm is one layer_norm (channels-first between two permutes), its
     weight and bias inside; the float model's values kept."""
-    from mcu_mlir.frontend.composite_ops import decompose_composites, layer_norm_by_hand_as_layer_norm
+    from mcu_mlir.frontend.composite_ops import decompose_composites
+    from mcu_mlir.frontend.norms_by_hand import layer_norm_by_hand_as_layer_norm
     from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs
     torch.manual_seed(0)
     model, x = HandLayerNorms().eval(), torch.randn(1, 3, 5, 5)

@@ -409,10 +409,11 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
-    from .composite_ops import (decompose_composites, division_by_constant_as_product,
-                                l2_normalize_as_rms_norm, layer_norm_by_hand_as_layer_norm, magnitude_as_hypot,
-                                repeated_heads_broadcast, rms_norm_by_hand_as_rms_norm,
-                                square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
+    from .composite_ops import (decompose_composites, division_by_constant_as_product, l2_normalize_as_rms_norm,
+                                magnitude_as_hypot, square_as_product, stft_magnitude_as_conv,
+                                vector_norm_as_square_sum)
+    from .grouped_attention import repeated_heads_broadcast
+    from .norms_by_hand import layer_norm_by_hand_as_layer_norm, rms_norm_by_hand_as_rms_norm
     from .attention_masks import masks_as_fills
     from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
     from .reparameterize import merge_parallel_convs
