@@ -363,21 +363,22 @@ def convert_softmax_s16(op, rw):
     x = m.values["$x"]
     dims = shape(m.ops["mx"].operands[0])
     axis = dag.attr_int(m.ops["mx"], "axis")
-    if axis != len(dims) - 1 or dag.attr_int(m.ops["total"], "axis") != axis:
+    if dag.attr_int(m.ops["total"], "axis") != axis:
         return NO_MATCH
     table = m.consts["exp_table"].reshape(-1)
     cast = producer(x)
     if table.size != 513 or (table < 0).any() or int(table[256]) * 128 < 1 << 8 or \
-            int(table.max()) * 128 * dims[-1] >= 1 << 31:
+            int(table.max()) * 128 * dims[axis] >= 1 << 31:
         return NO_MATCH
     if not isinstance(cast, tosa.CastOp) or elem(cast.operands[0]) != "i16" or \
             not dag.inside_only(m, "out", extra=[cast]):
         return NO_MATCH
     ops = dag.absorbed(m, extra=[cast])
-    new = make_op(portable.Softmax16Op, [cast.operands[0], m.ops["e"].operands[1]], op.results[0].type,
-                  {"num_rows": int(np.prod(dims[:-1], dtype=np.int64)), "row_size": dims[-1]}, before=op,
+    x, rows, row, result_type, finish = _on_last_axis(op, cast.operands[0], dims, axis)
+    new = make_op(portable.Softmax16Op, [x, m.ops["e"].operands[1]], result_type,
+                  {"num_rows": rows, "row_size": row}, before=op,
                   loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
-    rw.replace(ops, op, new)
+    rw.replace(ops, op, finish(new))
     return CONVERTED
 
 
@@ -446,8 +447,8 @@ def _lut_fits(table: np.ndarray) -> bool:
 
 
 def _match_softmax16_cmsis(op):
-    """(match, the int16 -> int32 cast, rows, row size, mult, shift) of the arm_softmax_s16 form over
-    the last axis, where the kernel computes its integers; else None."""
+    """(match, the int16 -> int32 cast, the reduced view's dims, axis, mult, shift) of the
+    arm_softmax_s16 form over one axis, where the kernel computes its integers; else None."""
     for kind, nodes in _SOFTMAX16_CMSIS.items():
         m = dag.match(nodes, "out", op)
         if m is not None:
@@ -456,7 +457,7 @@ def _match_softmax16_cmsis(op):
         return None
     dims = shape(m.ops["mx"].operands[0])
     axis = dag.attr_int(m.ops["mx"], "axis")
-    if axis != len(dims) - 1 or dag.attr_int(m.ops["total"], "axis") != axis or dims[-1] < 2:
+    if dag.attr_int(m.ops["total"], "axis") != axis or dims[axis] < 2:
         return None
     c = m.consts
     values = [c[k].reshape(-1) for k in ("mult", "left", "right") if k in c]
@@ -475,26 +476,27 @@ def _match_softmax16_cmsis(op):
             return None
     exp, obo = c["exp_lut"], c["one_by_one_lut"]
     # Exponentials >= 1 keep a row sum >= 2 (the final shift is >= 0), < 2**31 for rows < 2**16.
-    if mult <= 0 or not (_lut_fits(exp) and _lut_fits(obo)) or exp.min() < 1 or dims[-1] >= 1 << 16:
+    if mult <= 0 or not (_lut_fits(exp) and _lut_fits(obo)) or exp.min() < 1 or dims[axis] >= 1 << 16:
         return None
     cast = producer(m.values["$x"])
     if not isinstance(cast, tosa.CastOp) or elem(cast.operands[0]) != "i16" or \
             not dag.inside_only(m, "out", extra=[cast]):
         return None
-    return m, cast, int(np.prod(dims[:-1], dtype=np.int64)), dims[-1], mult, shift
+    return m, cast, dims, axis, mult, shift
 
 
 def _convert_softmax16_cmsis(op, rw, kernel):
     found = _match_softmax16_cmsis(op)
     if found is None:
         return NO_MATCH
-    m, cast, rows, row, mult, shift = found
+    m, cast, dims, axis, mult, shift = found
     ops = dag.absorbed(m, extra=[cast])
     tables = [m.ops["e_looked"].operands[1], m.ops["r_looked"].operands[1]]
-    new = make_op(kernel, [cast.operands[0], *tables], op.results[0].type,
-                  {"num_rows": rows, "row_size": row, "mult": mult, "shift": shift}, before=op,
+    x, rows, row, result_type, finish = _on_last_axis(op, cast.operands[0], dims, axis)
+    new = make_op(kernel, [x, *tables], result_type, {"num_rows": rows, "row_size": row, "mult": mult,
+                                                      "shift": shift}, before=op,
                   loc=ir.Location.fused([o.location for o in ops]), source_op="softmax")
-    rw.replace(ops, op, new)
+    rw.replace(ops, op, finish(new))
     return CONVERTED
 
 
