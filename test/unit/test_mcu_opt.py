@@ -20,11 +20,16 @@ class _Crashing(base.ModulePass):
         raise RuntimeError("boom")
 
 
+def _use_pass(monkeypatch, cls):
+    """Registers `cls` under its NAME for the test's duration."""
+    monkeypatch.setitem(registry.PASSES, cls.NAME, "unused:Unused")
+    monkeypatch.setattr(registry, "get_pass", lambda name: cls if name == cls.NAME else
+                        registry._load(registry.PASSES, name))
+
+
 @pytest.fixture
 def crashing_pass(monkeypatch):
-    monkeypatch.setitem(registry.PASSES, _Crashing.NAME, "unused:Unused")
-    monkeypatch.setattr(registry, "get_pass", lambda name: _Crashing if name == _Crashing.NAME else
-                        registry._load(registry.PASSES, name))
+    _use_pass(monkeypatch, _Crashing)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,9 +60,7 @@ def _zp():
 
 @pytest.fixture
 def breaking_pass(monkeypatch):
-    monkeypatch.setitem(registry.PASSES, _Breaking.NAME, "unused:Unused")
-    monkeypatch.setattr(registry, "get_pass", lambda name: _Breaking if name == _Breaking.NAME else
-                        registry._load(registry.PASSES, name))
+    _use_pass(monkeypatch, _Breaking)
 
 
 def test_invalid_ir_after_a_pass_is_an_internal_error(tmp_path, capsys, breaking_pass):

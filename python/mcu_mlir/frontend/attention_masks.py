@@ -48,12 +48,8 @@ def _scalar(gm, value):
 
 def _register(gm, node, name: str, value: torch.Tensor):
     """A get_attr node for a new constant, inserted before `node`."""
-    attr_name = f"_mcu_mask_{node.name}_{name}"
-    gm.register_buffer(attr_name, value.contiguous().clone())
-    with gm.graph.inserting_before(node):
-        attr = gm.graph.get_attr(attr_name)
-    attr.meta["val"] = value
-    return attr
+    from .constant_folding import constant_node
+    return constant_node(gm, node, f"_mcu_mask_{node.name}_{name}", value)
 
 
 def _fill(gm, node, x, keep: torch.Tensor):

@@ -514,6 +514,7 @@ def division_by_constant_as_product(gm: torch.fx.GraphModule) -> int:
     """x / C with C a constant tensor (a normalisation by stored statistics: CSATv2's
     (x - mean) / std) becomes x * (1 / C), a product with a constant the lowering takes. A scalar
     divisor stays a division (a table or a rescale already). Returns how many."""
+    from .constant_folding import constant_node
     from .lowering.values import fetch_attr
     graph = gm.graph
     rewritten = 0
@@ -527,12 +528,9 @@ def division_by_constant_as_product(gm: torch.fx.GraphModule) -> int:
         if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point or value.numel() == 1 \
                 or not bool((value != 0).all()):
             continue
-        name = f"_mcu_reciprocal_{div.name}"
-        gm.register_buffer(name, (1.0 / value.detach()).contiguous())
+        reciprocal = constant_node(gm, div, f"_mcu_reciprocal_{div.name}", 1.0 / value)
         with graph.inserting_before(div):
-            reciprocal = graph.get_attr(name)
             product = graph.call_function(aten.mul.Tensor, (x, reciprocal))
-        reciprocal.meta["val"] = getattr(gm, name)
         product.meta.update(div.meta)
         div.replace_all_uses_with(product)
         graph.erase_node(div)

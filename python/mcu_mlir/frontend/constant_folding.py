@@ -17,6 +17,16 @@ def _random(node) -> bool:
     return torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
 
 
+def constant_node(gm, before, name: str, value):
+    """A get_attr node for `value`, registered as buffer `name` of `gm`, inserted before `before`:
+    how the frontend's rewrites put a constant they computed into the graph."""
+    gm.register_buffer(name, value.detach().contiguous().clone())
+    with gm.graph.inserting_before(before):
+        attr = gm.graph.get_attr(name)
+    attr.meta["val"] = getattr(gm, name)
+    return attr
+
+
 def _in_place_on_own_value(node) -> bool:
     """An in-place aten op (`buckets += where(...)`, WavLM's relative position buckets) on a value
     that only it reads: the same as its out-of-place form. Left in the graph, it would update a
@@ -72,12 +82,8 @@ def fold_parameter_subgraphs(gm) -> int:
             continue
         if all(user in values for user in node.users):
             continue        # an inner op of a larger constant subgraph: its consumer is folded instead
-        name = f"_mcu_folded_{node.name}"
-        gm.register_buffer(name, values[node].contiguous().clone())
-        with gm.graph.inserting_before(node):
-            attr = gm.graph.get_attr(name)
-        attr.meta = dict(node.meta)
-        attr.meta["val"] = values[node]
+        attr = constant_node(gm, node, f"_mcu_folded_{node.name}", values[node])
+        attr.meta = dict(node.meta, val=attr.meta["val"])
         node.replace_all_uses_with(attr)
         folded += 1
     for node in reversed(list(gm.graph.nodes)):

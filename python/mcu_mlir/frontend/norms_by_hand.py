@@ -13,6 +13,8 @@ import math
 
 import torch
 
+from .constant_folding import constant_node
+
 aten = torch.ops.aten
 
 
@@ -37,37 +39,41 @@ def _squared(node):
     return None
 
 
-def _absorb_gain(gm, rms, normalized) -> None:
-    """weight * rms_norm(x) (through float casts), the weight a constant over the normalized dims,
-    becomes rms_norm's own weight: one scale per element inside the kernel, not a multiply after."""
-    from .lowering.values import fetch_attr, is_float_cast
-    def readers(node):       # torch.export's dtype assertions read a value without using it
-        return [u for u in node.users if u.target is not aten._assert_tensor_metadata.default]
+def _only_reader(node):
+    """(the one op reading `node` past float casts, the value it reads), or None. torch.export's
+    dtype assertions read a value without using it and are not counted."""
+    from .lowering.values import is_float_cast
+    while True:
+        readers = [u for u in node.users if u.target is not aten._assert_tensor_metadata.default]
+        if len(readers) != 1:
+            return None
+        if not is_float_cast(readers[0]):
+            return readers[0], node
+        node = readers[0]
 
-    out = rms
-    while len(readers(out)) == 1 and is_float_cast(readers(out)[0]):
-        out = readers(out)[0]
-    if len(readers(out)) != 1:
-        return
-    mul = readers(out)[0]
-    if mul.target is not aten.mul.Tensor or len(mul.args) != 2:
-        return
-    gain = mul.args[1] if mul.args[0] is out else mul.args[0]
-    if not (isinstance(gain, torch.fx.Node) and gain.op == "get_attr"):
-        return
-    value = fetch_attr(gm, gain.target)
-    if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point \
-            or value.dim() < len(normalized) or list(value.shape[value.dim() - len(normalized):]) != normalized \
-            or any(d != 1 for d in value.shape[:value.dim() - len(normalized)]) \
-            or tuple(mul.meta["val"].shape) != tuple(rms.meta["val"].shape):
-        return
-    name = f"_mcu_weight_{rms.name}"
-    gm.register_buffer(name, value.detach().reshape(normalized).contiguous().clone())
-    with gm.graph.inserting_before(rms):
-        weight = gm.graph.get_attr(name)
-    weight.meta["val"] = getattr(gm, name)
-    rms.args = (rms.args[0], normalized, weight, rms.args[3])
-    mul.replace_all_uses_with(out)
+
+def _affine_after(gm, norm, size: int, channels_first: bool, with_bias: bool):
+    """(weight, bias, last op, what the multiply reads) of `w * norm + b` read after `norm` (w, b
+    constants per normalized element that keep its shape; bias only when `with_bias`); weight / bias
+    None where absent, last op `norm` when both are."""
+    def term(op, read, target):
+        shaped = op.meta.get("val")
+        if op.target is not target or len(op.args) != 2 or shaped is None or shaped.shape != norm.meta["val"].shape:
+            return None
+        return _constant_gain(gm, op.args[1] if op.args[0] is read else op.args[0], size, channels_first)
+
+    weight = bias = None
+    last, source = norm, norm
+    found = _only_reader(norm)
+    if found is not None:
+        weight = term(*found, aten.mul.Tensor)
+        if weight is not None:
+            last, source = found
+            found = _only_reader(last) if with_bias else None
+            bias = term(*found, aten.add.Tensor) if found is not None else None
+            if bias is not None:
+                last = found[0]
+    return weight, bias, last, source
 
 
 def rms_norm_by_hand_as_rms_norm(gm: torch.fx.GraphModule) -> int:
@@ -106,7 +112,12 @@ def rms_norm_by_hand_as_rms_norm(gm: torch.fx.GraphModule) -> int:
             rms.meta.update(mul.meta)
             mul.replace_all_uses_with(rms)
             graph.erase_node(mul)
-            _absorb_gain(gm, rms, normalized)
+            # weight * rms_norm(x): the kernel's own per-element scale, not a multiply after it.
+            weight, _, scale, source = _affine_after(gm, rms, math.prod(normalized), False, with_bias=False)
+            if weight is not None:
+                rms.args = (x, normalized, constant_node(gm, rms, f"_mcu_weight_{rms.name}",
+                                                         weight.reshape(normalized)), eps)
+                scale.replace_all_uses_with(source)
             rewritten += 1
             break
     if rewritten:
@@ -207,34 +218,10 @@ def layer_norm_by_hand_as_layer_norm(gm: torch.fx.GraphModule) -> int:
         if not (trailing or channels_first):
             continue
         normalized = [int(val.shape[d]) for d in dims]
-        size = math.prod(normalized)
-        weight = bias = None
-        out = node
-        readers = [u for u in out.users if u.target is not aten._assert_tensor_metadata.default]
-        if len(readers) == 1 and readers[0].target is aten.mul.Tensor:
-            scale = readers[0]
-            other = scale.args[1] if scale.args[0] is out else scale.args[0]
-            weight = _constant_gain(gm, other, size, channels_first)
-            if weight is not None:
-                out = scale
-                readers = list(out.users)
-                if len(readers) == 1 and readers[0].target is aten.add.Tensor:
-                    shift = readers[0]
-                    other = shift.args[1] if shift.args[0] is out else shift.args[0]
-                    bias = _constant_gain(gm, other, size, channels_first)
-                    if bias is not None:
-                        out = shift
-
-        def buffer(name, value):
-            if value is None:
-                return None
-            attr = f"_mcu_{name}_{node.name}"
-            gm.register_buffer(attr, value.reshape(normalized).contiguous().clone())
-            with graph.inserting_before(node):
-                n = graph.get_attr(attr)
-            n.meta["val"] = getattr(gm, attr)
-            return n
-        w_node, b_node = buffer("weight", weight), buffer("bias", bias)
+        weight, bias, out, _ = _affine_after(gm, node, math.prod(normalized), channels_first, with_bias=True)
+        w_node, b_node = (None if v is None else constant_node(gm, node, f"_mcu_{kind}_{node.name}",
+                                                                 v.reshape(normalized))
+                          for kind, v in (("weight", weight), ("bias", bias)))
         with graph.inserting_before(node):
             if channels_first:
                 order = [0] + list(range(2, rank)) + [1]
