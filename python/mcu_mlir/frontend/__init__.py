@@ -417,6 +417,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     from .attention_masks import masks_as_fills
     from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
     from .reparameterize import merge_parallel_convs
+    from .identity_ops import drop_identity_ops
+    from .channel_scales import channel_scales_as_depthwise
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
         # int8: each LSTM step one op, lowered to CMSIS-NN's LSTM arithmetic (int16 / float: gates).
@@ -431,10 +433,12 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         inline_autocast_regions(gm)
         gm = fold_batch_norm(gm)
         if quantize != "none":
-            merge_parallel_convs(gm)
+            drop_identity_ops(gm)
             stft_magnitude_as_conv(gm)
             drop_empty_concat_operands(gm)
             fold_parameter_subgraphs(gm)
+            merge_parallel_convs(gm)                  # after folding: a layer scale may be computed
+            channel_scales_as_depthwise(gm)           # the scales no conv or linear took
             masks_as_fills(gm)
             division_by_constant_as_product(gm)
             l2_normalize_as_rms_norm(gm)

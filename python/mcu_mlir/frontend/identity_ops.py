@@ -1,0 +1,51 @@
+"""Ops that are the identity in an evaluated model, taken out of the graph before the rewrites.
+
+Dropout in every form (the frontend refuses training mode), alias, detach: each returns its input.
+Left in, each stands between ops that the rewrites merge (a conv, its dropout, its layer scale:
+PoolFormer's and the MetaFormers' MLPs). One is kept where an in-place op writes to it or to its
+input: there it is the copy the in-place op works on. Clone and contiguous stay (a view after
+one may need the copy's strides).
+"""
+
+from __future__ import annotations
+
+import torch
+
+aten = torch.ops.aten
+_IDENTITIES = {getattr(aten, name).default for name in (
+    "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
+    "feature_alpha_dropout", "feature_alpha_dropout_", "alias", "detach")
+    if hasattr(aten, name)}
+
+
+def _written(node, besides=None) -> bool:
+    """Whether an in-place op (its first argument written) other than `besides` takes `node` as that argument."""
+    for user in node.users:
+        if user is besides:
+            continue
+        schema = getattr(user.target, "_schema", None)
+        if schema is not None and schema.arguments and schema.arguments[0].alias_info is not None and \
+                schema.arguments[0].alias_info.is_write and user.args and user.args[0] is node:
+            return True
+    return False
+
+
+def drop_identity_ops(gm) -> int:
+    """Replaces each identity op (see the module docstring) by its input; returns how many went."""
+    dropped = 0
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target not in _IDENTITIES or not node.args:
+            continue
+        x = node.args[0]
+        val, before = node.meta.get("val"), getattr(x, "meta", {}).get("val")
+        if not isinstance(x, torch.fx.Node) or not isinstance(val, torch.Tensor) or \
+                not isinstance(before, torch.Tensor) or val.shape != before.shape or val.dtype != before.dtype:
+            continue
+        if _written(node) or _written(x, besides=node):
+            continue
+        node.replace_all_uses_with(x)
+        gm.graph.erase_node(node)
+        dropped += 1
+    if dropped:
+        gm.recompile()
+    return dropped
