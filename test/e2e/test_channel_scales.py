@@ -50,7 +50,7 @@ class LayerScales(nn.Module):
 
 
 def _export(model, x):
-    return torch.export.export(model, (x,)).module()
+    return torch.export.export(model, x if isinstance(x, tuple) else (x,)).module()
 
 
 def test_rewrites_keep_the_float_values():
@@ -115,3 +115,17 @@ def test_scales_run_on_depthwise_kernels_bit_exact(quantize, tmp_path):
         g = g.reshape(f.shape)
         sqnr = 10 * np.log10((f ** 2).sum() / ((f - g) ** 2).sum())
         assert sqnr >= (30 if quantize == "int8" else 50), sqnr
+
+
+def test_per_head_scale_of_attention_logits_stays_a_multiply():
+    """Axis 1 of [B, heads, N, N] is not a feature map's channel axis: as a convolution it would
+    need data-moving transposes (Swin V2's logit scale)."""
+    class Logits(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn.Parameter(torch.linspace(0.5, 2, 4).reshape(4, 1, 1))
+
+        def forward(self, q, k):
+            return (q @ k.transpose(-2, -1)) * self.scale
+    gm = _export(Logits().eval(), (torch.randn(1, 4, 6, 8), torch.randn(1, 4, 6, 8)))
+    assert channel_scales_as_depthwise(gm) == 0

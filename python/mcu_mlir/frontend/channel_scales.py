@@ -9,8 +9,11 @@ each weight is exactly +-127, the channel's scale |gamma_c| / 127 carries the va
 kernel's per-channel multiplier (31 bits), and it runs on CMSIS-NN's depthwise kernel. An add of
 a per-channel constant right after becomes the convolution's bias.
 
-Channels on axis 1 of a 3-D or 4-D tensor (NCL, NCHW) are the convolution's own; channels on the
-last axis (tokens [B, N, C], channels-last code) are viewed as [rows, C, 1] (a reshape, no copy).
+Channels on axis 1 of a 3-D or 4-D tensor (NCL, NCHW) are the convolution's own where the tensor is
+a feature map (a conv, pool or channel norm computed it: the NHWC layout folds the transposes
+around the convolution); channels on the last axis (tokens [B, N, C], channels-last code) are
+viewed as [rows, C, 1] (a reshape, no copy). A scale on axis 1 of another tensor (attention's
+per-head logit scale on [B, heads, N, N]) stays a multiply: it would need data-moving transposes.
 """
 
 from __future__ import annotations
@@ -24,6 +27,33 @@ aten = torch.ops.aten
 MULS = (aten.mul.Tensor, aten.mul_.Tensor)
 ADDS = (aten.add.Tensor, aten.add_.Tensor)
 SUBS = (aten.sub.Tensor, aten.sub_.Tensor)
+
+
+# Ops whose output is a channels-first feature map (NCHW / NCL).
+_FEATURE_MAPS = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
+                 aten.conv_transpose1d.default, aten.conv_transpose2d.input, aten.avg_pool1d.default,
+                 aten.avg_pool2d.default, aten.max_pool1d.default, aten.max_pool2d.default,
+                 aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default, aten.group_norm.default,
+                 aten.batch_norm.default, aten.upsample_nearest2d.vec, aten.upsample_bilinear2d.vec,
+                 aten.pixel_shuffle.default, aten.pixel_unshuffle.default}
+_SEARCH_DEPTH = 6
+
+
+def _feature_map(x) -> bool:
+    """Whether `x` comes from a feature-map op within a few ops of the same shape back."""
+    shape, todo, seen = tuple(x.meta["val"].shape), [(x, 0)], set()
+    while todo:
+        node, depth = todo.pop()
+        if node in seen or node.op != "call_function" or depth > _SEARCH_DEPTH:
+            continue
+        seen.add(node)
+        if node.target in _FEATURE_MAPS:
+            return True
+        for a in node.all_input_nodes:
+            val = _float_value(a)
+            if val is not None and tuple(val.shape) == shape:
+                todo.append((a, depth + 1))
+    return False
 
 
 def _float_value(node):
@@ -67,7 +97,7 @@ def _scale_of(gm, node):
         if node.target is aten.mul_.Tensor and (x is not node.args[0] or len(x.users) != 1):
             continue    # x updated in place: another reader would see the product
         axis = _channel_axis(gamma, tuple(out.shape))
-        if axis is not None and (axis == 1 and out.dim() in (3, 4) or axis == out.dim() - 1):
+        if axis is not None and (axis == out.dim() - 1 or axis == 1 and out.dim() in (3, 4) and _feature_map(x)):
             return x, gamma.reshape(-1).to(torch.float32), axis
     return None
 
