@@ -169,17 +169,52 @@ def _check_model(model, example_inputs):
 
 def random_inputs(example_inputs, generator, index_bounds=None) -> tuple:
     """One random sample shaped like the example inputs: normal floats; integer inputs (indices)
-    uniform in [0, bound) with the bound of each (lowering/lookup.py's index_bounds), or in the
-    example's own range where no bound is known."""
+    uniform in [0, bound) with the bound of each (lowering/lookup.py's index_bounds), flags
+    (attention masks) as a mask might be, or in the example's own range where no bound is known."""
     import torch
     out = []
     for x, bound in zip(example_inputs, list(index_bounds or []) + [None] * len(example_inputs)):
         if x.dtype.is_floating_point:
             out.append(torch.randn(x.shape, generator=generator))
             continue
+        if bound == "flag":
+            out.append(_random_flag(x, generator))
+            continue
         low, high = (0, bound) if bound else (int(x.min()), int(x.max()) + 1)
         out.append(torch.randint(low, max(high, low + 1), tuple(x.shape), generator=generator, dtype=x.dtype))
     return tuple(out)
+
+
+def _random_flag(x, generator):
+    """A random 0 / 1 tensor shaped like `x`: all ones, ones up to a random length of the last axis
+    then zeros (padding), or random bits, one kind drawn per sample."""
+    import torch
+    kind = int(torch.randint(0, 3, (1,), generator=generator))
+    if kind == 0 or x.dim() == 0:
+        return torch.ones(x.shape, dtype=x.dtype)
+    if kind == 1:
+        n = x.shape[-1]
+        length = torch.randint(1, n + 1, tuple(x.shape[:-1]) + (1,), generator=generator)
+        return (torch.arange(n) < length).to(x.dtype)
+    return torch.randint(0, 2, tuple(x.shape), generator=generator, dtype=x.dtype)
+
+
+def _draws(example_inputs, generator, index_bounds, count: int, usable=None) -> list[tuple]:
+    """`count` random samples; with flags among the inputs, only those `usable` accepts (a mask
+    that leaves a query nothing to attend to makes the float model's values NaN), each redrawn
+    until it is."""
+    samples = []
+    flags = "flag" in list(index_bounds or [])
+    for _ in range(count):
+        for _attempt in range(32):
+            s = random_inputs(example_inputs, generator, index_bounds)
+            if not flags or usable is None or usable(s):
+                break
+        else:
+            raise UserError("every random value drawn for the model's mask input gives NaN in the float model "
+                            "(a query with nothing to attend to): pass calibration data")
+        samples.append(s)
+    return samples
 
 
 def _as_tensor(x, like):
@@ -190,7 +225,9 @@ def _as_tensor(x, like):
     return torch.as_tensor(np.asarray(x, np.float32))
 
 
-def calibration_samples(calibration, example_inputs, index_bounds=None) -> list[tuple]:
+def calibration_samples(calibration, example_inputs, index_bounds=None, usable=None) -> list[tuple]:
+    """The calibration samples: the given ones, or random ones (the example first) that `usable`
+    accepts where the model has a mask input (_draws)."""
     import torch
     if isinstance(calibration, str) and calibration.strip().isdigit():
         calibration = int(calibration)
@@ -203,8 +240,12 @@ def calibration_samples(calibration, example_inputs, index_bounds=None) -> list[
                           "inputs (calibration=FILE.npz or an iterable) for usable accuracy",
                           stacklevel=3)
         g = torch.Generator().manual_seed(0)
+        if "flag" in list(index_bounds or []):
+            # No example first: a mask input's example (zeros, as mcu-compile makes integer
+            # examples) may mask everything.
+            return _draws(example_inputs, g, index_bounds, n, usable)
         samples = [tuple(x for x in example_inputs)]
-        samples += [random_inputs(example_inputs, g, index_bounds) for _ in range(max(0, n - 1))]
+        samples += _draws(example_inputs, g, index_bounds, max(0, n - 1))
         return samples
     if isinstance(calibration, (str, os.PathLike)):
         if os.path.isdir(calibration):
@@ -333,7 +374,7 @@ def carry_state(model, samples, pairs) -> list[tuple]:
     return carried
 
 
-def sqnr_samples(calibration, example_inputs, index_bounds=None) -> list[tuple]:
+def sqnr_samples(calibration, example_inputs, index_bounds=None, usable=None) -> list[tuple]:
     """Inputs the per-layer SQNR is measured on: with random calibration, other random samples than
     the calibration's (ranges fitted to a sample flatter its SQNR); with real data, its first ones."""
     import torch
@@ -342,7 +383,7 @@ def sqnr_samples(calibration, example_inputs, index_bounds=None) -> list[tuple]:
     if calibration is None or isinstance(calibration, int) or (
             isinstance(calibration, str) and calibration.strip().isdigit()):
         g = torch.Generator().manual_seed(1)
-        return [random_inputs(example_inputs, g, index_bounds) for _ in range(SAMPLES)]
+        return _draws(example_inputs, g, index_bounds, SAMPLES, usable)
     return calibration_samples(calibration, example_inputs)[:SAMPLES]
 
 
@@ -464,11 +505,15 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     from .fx_to_tosa import lower_quantized_graph
     from .lowering.lookup import index_bounds
     bounds = index_bounds(gm)
-    samples = calibration_samples(calibration, example_inputs, bounds)
+    exported = _runner(gm, example_inputs)
+
+    def finite(sample) -> bool:      # on the graph that is quantized (the model's own code may branch on a mask)
+        return all(np.isfinite(o).all() for o in exported(list(sample)))
+    samples = calibration_samples(calibration, example_inputs, bounds, finite)
     for s in samples:
         if len(s) != len(example_inputs):
             raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
-    measure_on = sqnr_samples(calibration, example_inputs, bounds)
+    measure_on = sqnr_samples(calibration, example_inputs, bounds, finite)
     if state:
         samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
     corrected = bias_corrected(gm, samples) if bias_correction else None

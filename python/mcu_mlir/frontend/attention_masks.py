@@ -52,9 +52,28 @@ def _register(gm, node, name: str, value: torch.Tensor):
     return constant_node(gm, node, f"_mcu_mask_{node.name}_{name}", value)
 
 
-def _fill(gm, node, x, keep: torch.Tensor):
-    """where(keep, x, -inf) in place of `node`; returns it."""
-    cond = _register(gm, node, "keep", keep)
+def _runtime_flag(gm, node):
+    """A boolean node computed at run time (from a mask input: the lowering refuses one computed
+    from activations), else None."""
+    val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    if _constant(gm, node) is None and isinstance(val, torch.Tensor) and val.dtype == torch.bool:
+        return node
+    return None
+
+
+def _logical(gm, before, op, *args):
+    """A boolean op on graph nodes, inserted before `before`."""
+    with gm.graph.inserting_before(before):
+        out = gm.graph.call_function(op, args)
+    out.meta.update({k: v for k, v in before.meta.items() if k in ("stack_trace", "nn_module_stack")})
+    out.meta["val"] = op(*[a.meta["val"] for a in args])
+    return out
+
+
+def _fill(gm, node, x, keep):
+    """where(keep, x, -inf) in place of `node` (keep a constant tensor, or a run-time boolean
+    node); returns it."""
+    cond = keep if isinstance(keep, torch.fx.Node) else _register(gm, node, "keep", keep)
     with gm.graph.inserting_before(node):
         fill = gm.graph.call_function(aten.where.ScalarOther, (cond, x, float("-inf")))
     fill.meta.update({k: v for k, v in node.meta.items() if k != "val"})
@@ -89,25 +108,31 @@ def _additive(gm, node):
 
 
 def _masked_fill(gm, node):
-    """masked_fill(x, masked, value <= MASKED), the mask a constant."""
+    """masked_fill(x, masked, value <= MASKED), the mask a constant or computed at run time."""
     masked = _constant(gm, node.args[1])
     value = _scalar(gm, node.args[2])
-    if masked is None or masked.dtype != torch.bool or value is None or value > MASKED:
+    if value is None or value > MASKED:
+        return None
+    flag = _runtime_flag(gm, node.args[1])
+    if flag is not None:
+        return _fill(gm, node, node.args[0], _logical(gm, node, aten.logical_not.default, flag))
+    if masked is None or masked.dtype != torch.bool:
         return None
     return _fill(gm, node, node.args[0], ~masked)
 
 
 def _where(gm, node):
-    """where(keep, x, value <= MASKED) or where(masked, value, x), the condition a constant."""
-    cond = _constant(gm, node.args[0])
-    if cond is None or cond.dtype != torch.bool:
+    """where(keep, x, value <= MASKED) or where(masked, value, x), the condition a constant or
+    computed at run time."""
+    cond, flag = _constant(gm, node.args[0]), _runtime_flag(gm, node.args[0])
+    if flag is None and (cond is None or cond.dtype != torch.bool):
         return None
     a, b = node.args[1:3]
     fill_a, fill_b = _scalar(gm, a), _scalar(gm, b)
     if isinstance(b, torch.fx.Node) and _constant(gm, b) is None and fill_a is not None and fill_a <= MASKED:
-        return _fill(gm, node, b, ~cond)
+        return _fill(gm, node, b, ~cond if flag is None else _logical(gm, node, aten.logical_not.default, flag))
     if isinstance(a, torch.fx.Node) and _constant(gm, a) is None and fill_b is not None and fill_b <= MASKED:
-        return _fill(gm, node, a, cond)
+        return _fill(gm, node, a, cond if flag is None else flag)
     return None
 
 
@@ -137,9 +162,10 @@ def masks_as_fills(gm) -> int:
         inner = node.args[1] if node in fills else None
         if inner in fills and len(inner.users) == 1:
             outer_keep, inner_keep = _constant(gm, node.args[0]), _constant(gm, inner.args[0])
-            if outer_keep is None or inner_keep is None:
-                continue
-            cond = _register(gm, node, "both", outer_keep & inner_keep)
+            if outer_keep is None or inner_keep is None:    # one computed at run time: a logical and
+                cond = _logical(gm, node, aten.logical_and.default, node.args[0], inner.args[0])
+            else:
+                cond = _register(gm, node, "both", outer_keep & inner_keep)
             node.args = (cond, inner.args[1], float("-inf"))
             gm.graph.erase_node(inner)
             fills.discard(inner)

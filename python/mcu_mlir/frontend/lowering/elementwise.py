@@ -9,7 +9,7 @@ import numpy as np
 
 from ...diagnostics import UserError
 from ..qmath import quantize_multiplier
-from .values import (DQ, RANGE, Clamp, Const, Pending, Q, aten, dequantize_const, describe, qd,
+from .values import (DQ, RANGE, Clamp, Const, Indices, Pending, Q, aten, dequantize_const, describe, qd,
                      shape_of)
 
 
@@ -174,6 +174,13 @@ def _softmax_readers(node) -> bool:
     return bool(readers) and all(r.target in (aten.softmax.int, aten._softmax.default) for r in readers)
 
 
+def runtime_condition(self, cond, shape):
+    """A run-time flag tensor (int32, 0 / 1) as booleans, its rank that of `shape` (broadcast)."""
+    rank = len(shape)
+    v = self.w.reshape(cond.v, (1,) * (rank - len(cond.v.shape)) + tuple(cond.v.shape))
+    return self.w.op("tosa.greater", [v, self.w.scalar(0, rank)], tuple(v.shape), "i1")
+
+
 def _lower_where(self, node, ins, scale, zp, elem, clamp):
     """where(constant condition, x, scalar): a select between x (requantized) and the scalar. A
     -inf scalar (a masked fill before softmax) is the smallest integer, allowed only where every
@@ -181,8 +188,10 @@ def _lower_where(self, node, ins, scale, zp, elem, clamp):
     cond, x, other = ins[0], ins[1], ins[2]
     if not isinstance(x, DQ) or isinstance(other, (DQ, Pending)):
         return None
-    if not isinstance(cond, Const) or cond.scales is not None:
-        raise UserError(f"{describe(node)}: a condition computed at run time is not supported (a constant mask is)")
+    runtime = isinstance(cond, Indices)      # a flag computed from an integer input (an attention mask)
+    if not runtime and (not isinstance(cond, Const) or cond.scales is not None):
+        raise UserError(f"{describe(node)}: a condition computed from activations at run time is not supported "
+                        "(a constant one, or one computed from an integer input such as an attention mask, is)")
     value = float(dequantize_const(other).reshape(-1)[0]) if isinstance(other, Const) else float(other)
     lo, hi = RANGE[elem]
     if math.isinf(value):
@@ -192,10 +201,13 @@ def _lower_where(self, node, ins, scale, zp, elem, clamp):
     else:
         fill = int(np.clip(np.round(value / scale) + zp, lo, hi))
     q = self.requantize(x.q, scale, zp, elem)
-    mask = np.broadcast_to(np.asarray(cond.data).astype(bool), q.shape)
-    if mask.all():    # keeps every value (an attention mask without padding)
-        return self.apply_clamp(q, clamp)
-    cond_v = self.w.const(mask.astype(np.int64), "i1")
+    if runtime:
+        cond_v = runtime_condition(self, cond, q.shape)
+    else:
+        mask = np.broadcast_to(np.asarray(cond.data).astype(bool), q.shape)
+        if mask.all():    # keeps every value (an attention mask without padding)
+            return self.apply_clamp(q, clamp)
+        cond_v = self.w.const(mask.astype(np.int64), "i1")
     out = self.w.op("tosa.select", [cond_v, q.v, self.w.scalar(fill, len(q.shape), elem)], q.shape, elem)
     self.record_layer(node, "where", x.q, None, scale, zp)
     return self.apply_clamp(Q(out, scale, zp), clamp)

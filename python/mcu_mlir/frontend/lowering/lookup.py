@@ -21,29 +21,39 @@ from .values import DQ, Const, Indices, Pending, Q, aten, describe, nodes_of, sh
 INDEX_VIEWS = {aten.view.default, aten.reshape.default, aten._unsafe_view.default, aten.flatten.using_ints,
                aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
                aten.clone.default, aten.contiguous.default, aten.alias.default, aten.detach.default}
-INDEX_CASTS = {aten._to_copy.default, aten.to.dtype, aten.to.dtype_layout, aten.type_as.default}
+INDEX_CASTS = {aten._to_copy.default, aten.to.dtype, aten.to.dtype_layout, aten.to.device, aten.type_as.default}
+# Comparisons and casts that make a run-time integer input a flag (an attention mask): its random
+# calibration values are 0 and 1.
+_FLAG_OPS = {aten.eq.Scalar, aten.ne.Scalar, aten.eq.Tensor, aten.ne.Tensor}
 
 
-def index_bounds(gm) -> list[int | None]:
+FLAG = "flag"
+
+
+def index_bounds(gm) -> list[int | str | None]:
     """Per graph input: for integer inputs, the size of the smallest dim they index (so random
-    calibration ids stay valid), None for float inputs or when no lookup reads them."""
+    calibration ids stay valid), FLAG for a flag (compared or cast to bool, read by no lookup: an
+    attention mask), None for float inputs or when no lookup reads them."""
     bounds = []
     for node in gm.graph.find_nodes(op="placeholder"):
         val = node.meta.get("val")
         if not hasattr(val, "dtype") or val.dtype.is_floating_point:
             bounds.append(None)
             continue
-        sizes, todo = [], [node]
+        sizes, flag, todo = [], False, [node]
         while todo:
             n = todo.pop()
             for user in n.users:
-                if user.target in INDEX_VIEWS or user.target in INDEX_CASTS and not _to_float(user):
+                if user.target in _FLAG_OPS or user.target in INDEX_CASTS and _to_bool(user):
+                    flag = True
+                elif user.target in INDEX_VIEWS or user.target in INDEX_CASTS and not _to_float(user):
                     todo.append(user)
                     continue
                 looked = _looked_up_dim(user, n)
                 if looked is not None:
                     sizes.append(looked)
-        bounds.append(min(sizes) if sizes else None)
+        # Ids compared with a constant (a padding id) keep their table's bound.
+        bounds.append(min(sizes) if sizes else FLAG if flag else None)
     return bounds
 
 
@@ -70,8 +80,15 @@ def lower_index_use(self, node, ins):
     t = node.target
     if not isinstance(node.meta.get("val"), torch.Tensor):    # an assertion on the ids' type: no value
         return Pending(node)
+    if t in _SHAPE_ONLY:     # zeros_like(ids) and the like: only the shape is read
+        return Const(node.target(*[torch.zeros(shape_of(node)) if isinstance(v, Indices) else a
+                                   for v, a in zip(ins, node.args)], **node.kwargs).numpy())
+    if t in (aten.where.ScalarOther, aten.where.self) and isinstance(ins[0], Indices):
+        return Pending(node)      # a run-time mask: quantized as any fill (elementwise.py)
+    if t in INDEX_CASTS and _to_bool(node):
+        return Indices(_nonzero(self, ins[0].v, shape_of(node)), flag=True)
     if t in INDEX_VIEWS or t in INDEX_CASTS and not _to_float(node):
-        return Indices(self.w.reshape(ins[0].v, shape_of(node)))
+        return Indices(self.w.reshape(ins[0].v, shape_of(node)), flag=ins[0].flag)
     if t in INDEX_ARITHMETIC:
         out = INDEX_ARITHMETIC[t](self, node, ins)
         if out is not None:
@@ -84,6 +101,13 @@ def lower_index_use(self, node, ins):
         given = [(d, self.values.get(a)) for d, a in enumerate(node.args[1]) if a is not None]
         if len(given) == 1 and isinstance(given[0][1], Indices):
             return _lookup(self, node, ins[0], given[0][0], given[0][1])
+        if isinstance(ins[0], Indices) and all(isinstance(v, Const) and v.scales is None for _, v in given):
+            return _constant_positions(self, node, ins[0], node.args[1])
+    if _to_float(node) and any(isinstance(v, Indices) and v.flag for v in ins):
+        raise UserError(f"{describe(node)} computes a float tensor from a run-time integer input (a float "
+                        "attention mask, as nn.MultiheadAttention makes of key_padding_mask): not supported; a "
+                        "boolean mask is (where / masked_fill of the scores, scaled_dot_product_attention with "
+                        "a bool attn_mask, HuggingFace's attention_mask)")
     raise UserError(f"{describe(node)} reads a run-time integer input (token ids or other indices): "
                     "only lookups (embedding, index_select, x[ids] on one dim) and integer arithmetic "
                     "(==, !=, +, -, *, cumsum) take them")
@@ -111,7 +135,8 @@ def _index_compare(self, node, ins):
     equal = self.w.op("tosa.equal", [a, b], out, "i1")
     hit, miss = (1, 0) if node.target in (aten.eq.Scalar, aten.eq.Tensor) else (0, 1)
     rank = len(out)
-    return Indices(self.w.op("tosa.select", [equal, self.w.scalar(hit, rank), self.w.scalar(miss, rank)], out, "i32"))
+    return Indices(self.w.op("tosa.select", [equal, self.w.scalar(hit, rank), self.w.scalar(miss, rank)], out, "i32"),
+                   flag=True)
 
 
 def _index_binary(self, node, ins):
@@ -190,7 +215,58 @@ def _index_expand(self, node, ins):
     v = self.w.reshape(v, (1,) * (len(out) - len(v.shape)) + tuple(v.shape))
     if tuple(v.shape) != tuple(out):
         v = self.w.tile(v, [o // d for o, d in zip(out, v.shape)])
-    return Indices(v)
+    return Indices(v, flag=ins[0].flag)
+
+
+_SHAPE_ONLY = {aten.zeros_like.default, aten.ones_like.default, aten.full_like.default, aten.empty_like.default}
+
+
+def _nonzero(self, v, shape):
+    """bool(v) as int32 1 / 0."""
+    rank = len(shape)
+    v = self.w.reshape(v, shape)
+    zero = self.w.op("tosa.equal", [v, self.w.scalar(0, rank)], shape, "i1")
+    return self.w.op("tosa.select", [zero, self.w.scalar(0, rank), self.w.scalar(1, rank)], shape, "i32")
+
+
+def _index_logical(self, node, ins):
+    """a & b, a | b, ~a of flags (0 / 1 in int32: product, maximum, 1 - a), a constant on either side."""
+    if not all(isinstance(v.meta.get("val"), torch.Tensor) and v.meta["val"].dtype == torch.bool
+               for v in [node] + [a for a in node.args if isinstance(a, torch.fx.Node)]):
+        return None
+    out = shape_of(node)
+    rank = len(out)
+    if node.target in (aten.bitwise_not.default, aten.logical_not.default):
+        a = _int_operand(self, node, ins[0], rank)
+        if a is None:
+            return None
+        return Indices(self.w.op("tosa.sub", [self.w.scalar(1, rank), a], out, "i32"), flag=True)
+    a, b = (_int_operand(self, node, v, rank) for v in ins[:2])
+    if a is None or b is None:
+        return None
+    if node.target in _ANDS:
+        return Indices(self.w.op("tosa.mul", [a, b, self.w.zp(0, "i8")], out, "i32"), flag=True)
+    return Indices(self.w.op("tosa.maximum", [a, b], out, "i32"), flag=True)
+
+
+def _constant_positions(self, node, source: Indices, index):
+    """x[i0, i1, ...] of a run-time integer tensor at constant indices (HuggingFace builds its mask
+    by indexing the attention mask with aranges): the positions each output element reads, worked
+    out here, are one tosa.gather of the flattened tensor."""
+    shape = tuple(source.v.shape)
+    key = tuple(slice(None) if a is None else np.asarray(self.values[a].data, np.int64) for a in index)
+    positions = np.arange(math.prod(shape)).reshape(shape)[key]
+    out = shape_of(node)
+    if positions.shape != tuple(out):
+        return None
+    flat = self.w.reshape(source.v, (1, math.prod(shape), 1))
+    ids = self.w.const(positions.reshape(1, -1), "i32")
+    rows = self.w.op("tosa.gather", [flat, ids], (1, positions.size, 1), "i32")
+    return Indices(self.w.reshape(rows, out), flag=source.flag)
+
+
+_ANDS = {aten.__and__.Tensor, aten.bitwise_and.Tensor, aten.logical_and.default}
+_ORS = {aten.__or__.Tensor, aten.bitwise_or.Tensor, aten.logical_or.default}
 
 
 INDEX_ARITHMETIC = {
@@ -200,7 +276,13 @@ INDEX_ARITHMETIC = {
     aten.add.Tensor: _index_binary, aten.add.Scalar: _index_binary, aten.sub.Tensor: _index_binary,
     aten.sub.Scalar: _index_binary, aten.mul.Tensor: _index_binary, aten.mul.Scalar: _index_binary,
     aten.cumsum.default: _index_cumsum,
+    **{t: _index_logical for t in _ANDS | _ORS | {aten.bitwise_not.default, aten.logical_not.default}},
 }
+
+
+def _to_bool(node) -> bool:
+    val = node.meta.get("val")
+    return isinstance(val, torch.Tensor) and val.dtype == torch.bool
 
 
 def _to_float(node) -> bool:

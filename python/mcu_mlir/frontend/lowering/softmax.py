@@ -21,7 +21,8 @@ import torch
 
 from ... import cmsis_softmax as cmsis_softmax_math
 from ...diagnostics import UserError
-from .values import DQ, RANGE, Q, aten, describe, qd, shape_of
+from .elementwise import runtime_condition
+from .values import DQ, RANGE, Indices, Q, aten, describe, qd, shape_of
 
 
 def _gather(self, table: np.ndarray, idx):
@@ -81,8 +82,9 @@ def cmsis_softmax(self, q, axis: int, params):
 
 
 def input_mask(self, node):
-    """The constant mask of a softmax whose input is where(mask, x, -inf) (through PT2E's quantize /
-    dequantize), as booleans of the input's shape; None without one or when it masks nothing."""
+    """The mask of a softmax whose input is where(mask, x, -inf) (through PT2E's quantize /
+    dequantize): a constant one as booleans of the input's shape (None when it masks nothing), a
+    run-time one (an attention mask input) as an i1 value broadcast to that shape."""
     src = node.args[0]
     while isinstance(src, torch.fx.Node) and src.target in (qd.quantize_per_tensor.default,
                                                              qd.dequantize_per_tensor.default):
@@ -90,7 +92,10 @@ def input_mask(self, node):
     if not (isinstance(src, torch.fx.Node) and src.target is aten.where.ScalarOther
             and isinstance(src.args[2], float) and math.isinf(src.args[2]) and src.args[2] < 0):
         return None
-    mask = np.broadcast_to(np.asarray(self.values[src.args[0]].data).astype(bool), shape_of(src))
+    cond = self.values[src.args[0]]
+    if isinstance(cond, Indices):       # computed from an integer input at run time: booleans in the IR
+        return runtime_condition(self, cond, shape_of(src))
+    mask = np.broadcast_to(np.asarray(cond.data).astype(bool), shape_of(src))
     return None if mask.all() else mask     # a mask that keeps everything (no padding) is none
 
 
@@ -153,10 +158,11 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
     rank = len(q.shape)
     axis = dim % rank
     count = q.shape[axis]
+    runtime = mask is not None and not isinstance(mask, np.ndarray)
     if mask is not None:
         if log:
             raise UserError(f"{describe(node)}: a masked log_softmax is not supported")
-        if not mask.any(axis=axis).all():
+        if not runtime and not mask.any(axis=axis).all():
             raise UserError(f"{describe(node)}: the mask leaves a row with nothing to attend to")
     if count == 1 and mask is None:
         # One element per row (attention over a single token): probability 1, log-probability 0.
@@ -196,8 +202,10 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
         exp_table = np.round(np.exp(-np.arange(256) * q.scale) * (1 << frac_bits))
         e = _gather(self, exp_table, d)
     if mask is not None:
-        e = w.op("tosa.select", [w.const(mask.astype(np.int64), "i1"), e, self.w.scalar(0, rank)], q.shape, "i32")
+        keep = mask if runtime else w.const(mask.astype(np.int64), "i1")
+        e = w.op("tosa.select", [keep, e, self.w.scalar(0, rank)], q.shape, "i32")
     total = w.op("tosa.reduce_sum", [e], red_shape, "i32", f"axis = {axis} : i32")
+
     shift0 = w.zp(0, "i8")
     if not log:
         k = round(1.0 / scale)
@@ -219,6 +227,10 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
             num = w.op("tosa.mul", [e, self.w.scalar(2 * k, rank), shift0], q.shape, "i32")
             num = w.op("tosa.add", [num, total], q.shape, "i32")
             den = w.op("tosa.add", [total, total], red_shape, "i32")
+        if runtime:
+            # A row the mask empties at run time has sum 0: divided by 1, every probability is 0
+            # (the float model gives NaN there).
+            den = w.op("tosa.maximum", [den, self.w.scalar(1, rank)], red_shape, "i32")
         r = w.op("tosa.intdiv", [num, den], q.shape, "i32")
         out = w.rescale(r, [1 << 30], [30], 0, zp, elem)
         return Q(out, scale, zp)

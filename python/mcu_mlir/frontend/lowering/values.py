@@ -70,8 +70,10 @@ class FloatInput:
 
 @dataclass
 class Indices:
-    """A run-time integer tensor (token ids): an int32 graph input or a view of one; lookups read it."""
+    """A run-time integer tensor (token ids): an int32 graph input or a view of one; lookups read it.
+    flag: its values are 0 / 1 (a comparison, a cast to bool: an attention mask)."""
     v: Value
+    flag: bool = False
 
 
 @dataclass
