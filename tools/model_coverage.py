@@ -36,6 +36,8 @@ MODEL_FILE = os.path.join(ROOT, "tools", "public_models.py")
 BIN = os.path.dirname(sys.executable)
 # Kernels that only rename or view a buffer: no work, left out of the CMSIS-NN share.
 NO_WORK = ("alias", "view", "reshape", "none")
+# Fresh inputs the SQNR against float is pooled over.
+SQNR_INPUTS = 8
 # Models are built from torch's global seed (public_models.seeded): two threads building at once
 # would draw from one generator in turn and get other weights than the compiler saw.
 _BUILD_LOCK = threading.Lock()
@@ -70,7 +72,7 @@ def _short_paths(text: str) -> str:
 
 
 def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, seed: int,
-            compile_args: tuple[str, ...] = ()) -> dict:
+            compile_args: tuple[str, ...] = (), sqnr_inputs: int = SQNR_INPUTS) -> dict:
     import public_models
     import torch
 
@@ -78,10 +80,10 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
     row = {"model": name, "library": entry.library, "family": entry.family,
            "input_shape": list(entry.input_shape), "compiles": False}
     out = os.path.join(outdir, name)
-    shape = ",".join(str(d) for d in entry.input_shape) + (":int64" if entry.vocabulary else "")
+    shapes = [a for shape in entry.input_shapes() for a in ("--input-shape", shape)]
     t0 = time.perf_counter()
     def compile_for(target: str, path: str) -> tuple[int, str]:
-        return _run([_tool("mcu-compile"), f"{MODEL_FILE}:{name}", "--input-shape", shape, "--backend", backend,
+        return _run([_tool("mcu-compile"), f"{MODEL_FILE}:{name}", *shapes, "--backend", backend,
                      "--target", target, "-o", path, *compile_args], timeout)
 
     rc, log = compile_for("host", out)
@@ -101,9 +103,9 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
                interior_transposes=report.get("interior_transposes"),
                transpose_kernels=report.get("interior_transpose_kernels"), weights_bytes=report["weights_bytes"])
 
-    x = entry.sample(seed)
+    x = entry.samples(seed)
     inputs = os.path.join(out, "inputs.npz")
-    np.savez(inputs, input0=x.numpy())
+    np.savez(inputs, **{f"input{i}": t.numpy() for i, t in enumerate(x)})
     runs = [("c", out, []), ("reference", out, ["--reference"])]
     if m55:
         rc, log = compile_for("cortex-m55", out + "-m55")
@@ -126,11 +128,32 @@ def measure(name: str, outdir: str, backend: str, m55: bool, timeout: float, see
         keys = sorted(k for k in results["m55"].files if k.endswith("_q"))
         row["bit_exact_m55"] = all(np.array_equal(results["m55"][k], results["reference"][k]) for k in keys)
     if "c" in results:
-        with _BUILD_LOCK, torch.no_grad():
-            want = entry.model()(x)
-        want = want[0] if isinstance(want, (tuple, list)) else want
-        row["sqnr_db"] = round(sqnr_db(want.numpy().astype(np.float64),
-                                       results["c"]["output0"].astype(np.float64)), 1)
+        # SQNR pooled over several inputs: a 10-class output of one input is 10 numbers, and its
+        # SQNR moved by +-3 dB from one input to the next.
+        wants, gots = [], []
+        with _BUILD_LOCK:
+            model = entry.model()
+        for k in range(sqnr_inputs):
+            xk = x if k == 0 else entry.samples(seed + k)
+            if k == 0:
+                got = results["c"]["output0"]
+            else:
+                path = os.path.join(out, "inputs_sqnr.npz")
+                np.savez(path, **{f"input{i}": t.numpy() for i, t in enumerate(xk)})
+                rc, log = _run([_tool("mcu-run"), out, "--inputs", path, "--outputs",
+                                os.path.join(out, "outputs_sqnr.npz")], timeout)
+                if rc != 0:
+                    row["sqnr_error"] = _first_error(log)
+                    break
+                got = np.load(os.path.join(out, "outputs_sqnr.npz"))["output0"]
+            with torch.no_grad():
+                want = model(*xk)
+            want = want[0] if isinstance(want, (tuple, list)) else want
+            wants.append(want.numpy().astype(np.float64).reshape(-1))
+            gots.append(got.astype(np.float64).reshape(-1))
+        row["sqnr_db"] = round(sqnr_db(np.concatenate(wants), np.concatenate(gots)), 1)
+        row["sqnr_first_input_db"] = round(sqnr_db(wants[0], gots[0]), 1)
+        row["sqnr_inputs"] = len(wants)
     return row
 
 
@@ -182,6 +205,8 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timeout", type=float, default=1200, help="seconds per step of one model")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--sqnr-inputs", type=int, default=SQNR_INPUTS,
+                   help=f"inputs the SQNR against float is pooled over (default {SQNR_INPUTS})")
     p.add_argument("--compile-args", default="", help="more mcu-compile arguments, e.g. '--int16-layers auto'")
     p.add_argument("--json", default=None)
     p.add_argument("--markdown", default=None)
@@ -195,8 +220,8 @@ def main(argv=None) -> int:
     rows = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         extra = tuple(args.compile_args.split())
-        futures = {pool.submit(measure, n, args.outdir, args.backend, n in m55, args.timeout, args.seed, extra): n
-                   for n in names}
+        futures = {pool.submit(measure, n, args.outdir, args.backend, n in m55, args.timeout, args.seed, extra,
+                               args.sqnr_inputs): n for n in names}
         for fut in concurrent.futures.as_completed(futures):
             r = fut.result()
             rows[r["model"]] = r

@@ -38,9 +38,15 @@ class Entry:
     input_shape: tuple[int, ...]
     family: str = ""         # "attention" / "recurrent": the op family the model depends on ("" for a CNN)
     vocabulary: int = 0      # > 0: the input holds int64 token ids below it (a text model), else floats
+    attention_mask: bool = False    # a second input: the tokens' attention mask (1 = token, 0 = padding)
 
     def model(self) -> torch.nn.Module:
         return self.build(self.input_shape)
+
+    def input_shapes(self) -> list[str]:
+        """mcu-compile's --input-shape values."""
+        ids = ",".join(str(d) for d in self.input_shape) + (":int64" if self.vocabulary else "")
+        return [ids, ",".join(str(d) for d in self.input_shape) + ":int64"] if self.attention_mask else [ids]
 
     def sample(self, seed: int) -> torch.Tensor:
         """A random input: token ids below the vocabulary for a text model, normal floats otherwise."""
@@ -48,6 +54,16 @@ class Entry:
         if self.vocabulary:
             return torch.randint(0, self.vocabulary, self.input_shape, generator=g)
         return torch.randn(self.input_shape, generator=g)
+
+    def samples(self, seed: int) -> list[torch.Tensor]:
+        """Every input: sample(seed), and with an attention mask one that pads the sequence from a
+        random length on (at least half the tokens, all of them for some seeds)."""
+        if not self.attention_mask:
+            return [self.sample(seed)]
+        g = torch.Generator().manual_seed(seed + 10_000)
+        n = self.input_shape[-1]
+        length = int(torch.randint(n // 2, n + 1, (1,), generator=g))
+        return [self.sample(seed), (torch.arange(n) < length).long().expand(self.input_shape).clone()]
 
 
 def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], seed: int = 0) -> torch.nn.Module:
@@ -95,8 +111,10 @@ class FirstOutput(torch.nn.Module):
         self.model = model
         self.field = field
 
-    def forward(self, x):
-        return getattr(self.model(x), self.field)
+    def forward(self, x, attention_mask=None):
+        if attention_mask is None:
+            return getattr(self.model(x), self.field)
+        return getattr(self.model(x, attention_mask=attention_mask), self.field)
 
 
 def _tv(name: str, **kwargs) -> Callable[[tuple], torch.nn.Module]:
@@ -284,6 +302,15 @@ MODELS: dict[str, Entry] = {
                                                          num_hidden_layers=2, num_attention_heads=4,
                                                          num_key_value_heads=2, max_position_embeddings=64),
                              (1, 32), "attention", vocabulary=1000),
+    # The same two with the tokenizer's attention_mask as a second input (padding masked at run time).
+    "hf_bert_2layer_masked": Entry("transformers", _hf("BertConfig", "BertModel", "last_hidden_state", vocab_size=1000,
+                                                       hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                                       intermediate_size=128, max_position_embeddings=64),
+                                   (1, 32), "attention", vocabulary=1000, attention_mask=True),
+    "hf_llama_2layer_masked": Entry("transformers", _hf_decoder("LlamaConfig", hidden_size=64, intermediate_size=128,
+                                                                num_hidden_layers=2, num_attention_heads=4,
+                                                                num_key_value_heads=2, max_position_embeddings=64),
+                                    (1, 32), "attention", vocabulary=1000, attention_mask=True),
     "hf_gpt2_2layer": Entry("transformers", _hf_decoder("GPT2Config", n_embd=64, n_layer=2, n_head=4, n_positions=64,
                                                         bos_token_id=0, eos_token_id=0),
                             (1, 32), "attention", vocabulary=1000),
