@@ -62,3 +62,27 @@ def test_layer_sqnr_report(tmp_path):
     wide = _compile(model, example, tmp_path / "int16", "int16").report["quantization"]["layer_sqnr"]
     assert wide[0]["sqnr_db"] > rows[0]["sqnr_db"] + 40
     assert wide[-1]["sqnr_db"] > rows[-1]["sqnr_db"] + 6
+
+
+class SqueezeExcite(torch.nn.Module):
+    """conv -> its output read twice: by the SE branch's mean and by the gating multiply."""
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Conv2d(8, 8, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y * torch.sigmoid(self.fc(y.mean((2, 3), keepdim=True)))
+
+
+def test_drop_counts_every_input_of_a_value_read_twice(tmp_path):
+    """PT2E gives each reader of a value its own dequantize: the multiply's drop is from the worse of
+    its two inputs (the conv's output), not from the gate alone."""
+    torch.manual_seed(0)
+    rows = _compile(SqueezeExcite().eval(), (torch.randn(1, 3, 8, 8),), tmp_path, "int8") \
+        .report["quantization"]["layer_sqnr"]
+    by_node = {r["node"]: r for r in rows}
+    mul, conv, gate = by_node["mul"], by_node["conv2d"], by_node["sigmoid"]
+    assert conv["sqnr_db"] < gate["sqnr_db"]
+    assert math.isclose(mul["drop_db"], conv["sqnr_db"] - mul["sqnr_db"], abs_tol=0.02), (mul, conv, gate)

@@ -62,13 +62,14 @@ def layer_sqnr(float_gm, converted, samples) -> list[dict]:
 
     samples = list(samples)[:SAMPLES]
     # converted: op node name -> the dequantize that carries its quantized value.
-    carrier = {}
+    # PT2E gives each reader its own dequantize: every one carries the value (readers, below).
+    carrier, readers = {}, {}
     for q in converted.graph.nodes:
         if _is_quantize(q) and isinstance(q.args[0], type(q)) and q.args[0].op in ("call_function", "placeholder"):
             op = q.args[0]
             dqs = [u for u in q.users if _is_dequantize(u)]
             if dqs and not _is_dequantize(op):
-                carrier[op.name] = dqs[0]
+                carrier[op.name], readers[op.name] = dqs[0], dqs
     float_nodes = {n.name: n for n in float_gm.graph.nodes if n.op in ("call_function", "placeholder")}
     outputs = {a.name for n in float_gm.graph.nodes if n.op == "output" for a in n.all_input_nodes}
     names = [name for name in carrier if name in float_nodes]
@@ -84,7 +85,7 @@ def layer_sqnr(float_gm, converted, samples) -> list[dict]:
                 any(a.shape != b.shape for a, b in zip(ref, test)):
             continue
         db = sqnr_db(np.concatenate([a.ravel() for a in ref]), np.concatenate([b.ravel() for b in test]))
-        by_dq[carrier[name].name] = db
+        by_dq.update({dq.name: db for dq in readers[name]})
         op = float_nodes[name]
         _, _, path = node_location(op)
         rows.append({"name": path or name, "node": name, "sqnr_db": db, "_op": name,
