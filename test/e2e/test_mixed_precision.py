@@ -133,3 +133,32 @@ def test_zero_weight_channels_keep_their_bias_in_int16(tmp_path):
     want = run.run_reference_outdir(tmp_path, inputs)
     got = run.run(tmp_path, inputs, target="host")
     assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))
+
+
+class Scores(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v = (torch.nn.Linear(8, 8) for _ in range(3))
+
+    def forward(self, x):
+        scores = (self.q(x) @ self.k(x).transpose(-2, -1)) * 0.5
+        causal = torch.ones(6, 6, dtype=torch.bool).tril()
+        return scores.masked_fill(~causal, float("-inf")).softmax(-1) @ self.v(x)
+
+
+def test_int8_softmax_of_int16_scores_bit_exact(tmp_path):
+    """Masked scores kept in int16 (as auto may choose; the fill keeps their parameters), their
+    softmax int8: the int16 softmax rescaled to int8's 1/256, equal in C and in the reference model."""
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = mcu_mlir.compile(Scores().eval(), (torch.randn(1, 6, 8),), target="host", calibration=8, emit="c",
+                                  output_dir=str(tmp_path), int16_layers="matmul,mul,where_scalar_other")
+    layers = {r["name"]: r["dtype"] for r in result.report["quantization"]["layers"]}
+    assert "i16" in layers.values() and "i8" in layers.values(), layers
+    inputs = [torch.randn(1, 6, 8, generator=torch.Generator().manual_seed(4)).numpy()]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target="host", cmsis_nn_path=CMSIS_NN_PATH)
+    assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))
+    softmax = [r for r in result.report["quantization"]["layer_sqnr"] if r["node"] == "softmax"]
+    assert softmax[0]["sqnr_db"] > 30, softmax

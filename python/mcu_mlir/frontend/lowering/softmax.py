@@ -152,6 +152,11 @@ def cmsis_softmax_s16(self, q, axis: int, params):
 def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str, mask=None):
     """`mask` (booleans of q's shape; the integers at False are the smallest value): those
     elements' exponentials are 0, so they get probability 0 and take no share of the sum."""
+    if (q.elem, elem, log) == ("i16", "i8", False):
+        # int16 scores, an int8 softmax (mixed precision: the masked fill before a softmax keeps its
+        # input's parameters): the int16 softmax, its probabilities rescaled to the int8 output.
+        wide = lower_softmax(self, node, q, dim, log, 1 / 32768, 0, "i16", mask)
+        return self.requantize(wide, scale, zp, elem)
     if (q.elem, elem) not in (("i8", "i8"), ("i16", "i16")):
         raise UserError(f"{describe(node)}: softmax from {q.elem} to {elem} is not supported")
     w = self.w
