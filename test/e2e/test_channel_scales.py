@@ -23,7 +23,7 @@ aten = torch.ops.aten
 
 class LayerScales(nn.Module):
     """Each form a library writes: NCHW gamma after a non-conv op, an Affine (gamma x + beta) on
-    tokens, a LayerScale after a linear, an in-place one, gamma - constant, a conv whose dropout
+    tokens, a LayerScale after a linear, an in-place one, gamma x - constant, a conv whose dropout
     stands before its scale."""
 
     def __init__(self):
@@ -65,7 +65,7 @@ def test_rewrites_keep_the_float_values():
     assert channel_scales_as_depthwise(gm) == 5
     targets = [n.target for n in gm.graph.nodes]
     assert aten.mul.Tensor not in targets and aten.mul_.Tensor not in targets
-    assert aten.add.Tensor not in targets and aten.sub.Tensor not in targets    # shifts became biases
+    assert targets.count(aten.add.Tensor) == 1 and targets.count(aten.sub.Tensor) == 1    # shifts stay adds
     depthwise = [n for n in gm.graph.nodes if n.target in (aten.conv1d.default, aten.conv2d.default)
                  and len(n.args) > 6 and n.args[6] == 8]
     assert len(depthwise) == 4
@@ -129,3 +129,37 @@ def test_per_head_scale_of_attention_logits_stays_a_multiply():
             return (q @ k.transpose(-2, -1)) * self.scale
     gm = _export(Logits().eval(), (torch.randn(1, 4, 6, 8), torch.randn(1, 4, 6, 8)))
     assert channel_scales_as_depthwise(gm) == 0
+
+
+class SmallScaleLargeShift(nn.Module):
+    """gamma * y + beta with gamma small and beta large (ConvNeXt-V2's GRN as initialised): as the
+    depthwise conv's bias, beta / (input scale x |gamma| / 127) is past int32 in int16."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 1)
+        with torch.no_grad():
+            self.conv.weight.mul_(0.05)
+            self.conv.bias.zero_()
+        self.gamma = nn.Parameter(torch.logspace(-3, -2, 8).reshape(1, 8, 1, 1))
+        self.beta = nn.Parameter(torch.full((1, 8, 1, 1), 2.0))
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y + (self.gamma * y + self.beta)
+
+
+@pytest.mark.skipif(shutil.which("tosa_reference_model") is None, reason="tosa-tools not installed")
+def test_large_shift_stays_an_add_in_int16(tmp_path):
+    torch.manual_seed(0)
+    model, x = SmallScaleLargeShift().eval(), torch.randn(1, 3, 6, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = mcu_mlir.compile(model, (x,), target="host", backend="portable", calibration=16, quantize="int16",
+                                  emit="c", output_dir=str(tmp_path))
+    rows = result.report["quantization"]["layer_sqnr"]
+    assert [r for r in rows if r["kind"] == "output"][0]["sqnr_db"] >= 60, rows
+    xs = [torch.randn(1, 3, 6, 6, generator=torch.Generator().manual_seed(3)).numpy()]
+    want = run.run_reference_outdir(tmp_path, xs)
+    got = run.run(tmp_path, xs, target="host")
+    assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))

@@ -6,8 +6,9 @@ gamma_c where no conv or linear layer precedes it to take the scale into its wei
 per tensor, so a channel whose gamma is small keeps few of its 8 bits, and the multiply runs as
 portable ops. As a depthwise 1x1 convolution the constant is a weight quantized per channel:
 each weight is exactly +-127, the channel's scale |gamma_c| / 127 carries the value into the
-kernel's per-channel multiplier (31 bits), and it runs on CMSIS-NN's depthwise kernel. An add of
-a per-channel constant right after becomes the convolution's bias.
+kernel's per-channel multiplier (31 bits), and it runs on CMSIS-NN's depthwise kernel. An add of a
+constant after it stays an add: as the convolution's bias, beta / (input scale x |gamma| / 127)
+overflowed int32 in int16 models (ConvNeXt-V2's GRN: 46.0 -> 25.5 dB).
 
 Channels on axis 1 of a 3-D or 4-D tensor (NCL, NCHW) are the convolution's own where the tensor is
 a feature map (a conv, pool or channel norm computed it: the NHWC layout folds the transposes
@@ -25,8 +26,6 @@ from .lowering.values import fetch_attr
 
 aten = torch.ops.aten
 MULS = (aten.mul.Tensor, aten.mul_.Tensor)
-ADDS = (aten.add.Tensor, aten.add_.Tensor)
-SUBS = (aten.sub.Tensor, aten.sub_.Tensor)
 
 
 # Ops whose output is a channels-first feature map (NCHW / NCL).
@@ -102,32 +101,6 @@ def _scale_of(gm, node):
     return None
 
 
-def _bias_after(gm, node, axis: int):
-    """(the add / sub after `node` read only by it, its per-channel or single constant signed) or None."""
-    users = list(node.users)
-    if len(users) != 1:
-        return None
-    add = users[0]
-    if add.op != "call_function" or add.target not in ADDS + SUBS or len(add.args) != 2 or add.kwargs:
-        return None
-    a, b = add.args
-    if add.target in SUBS and a is not node:
-        return None
-    other = b if a is node else a
-    value = _constant(gm, other) if isinstance(other, torch.fx.Node) else (
-        torch.tensor(float(other)) if isinstance(other, (int, float)) and not isinstance(other, bool) else None)
-    out = _float_value(add)
-    if value is None or out is None or out.shape != node.meta["val"].shape:
-        return None
-    channels = out.shape[axis]
-    if value.numel() == 1:
-        bias = value.reshape(1).expand(channels)
-    elif _channel_axis(value, tuple(out.shape)) == axis:
-        bias = value.reshape(-1)
-    else:
-        return None
-    return add, (-bias if add.target in SUBS else bias).to(torch.float32)
-
 
 def _into_linear(gm, node, x, gamma, axis: int) -> bool:
     """`linear(v, W, b) * gamma` over the output features, the linear read only by it: W and b
@@ -154,35 +127,30 @@ def _replace(gm, node, x, gamma, axis: int) -> None:
     graph = gm.graph
     val = node.meta["val"]
     shape, channels = tuple(val.shape), val.shape[axis]
-    folded = _bias_after(gm, node, axis)
-    last, bias = folded if folded is not None else (node, None)
     keep = {k: node.meta[k] for k in ("stack_trace", "nn_module_stack", "source_fn_stack") if k in node.meta}
     conv2d = axis == 1 and len(shape) == 4
     weight = constant_node(gm, node, f"_mcu_channel_scale_{node.name}",
                            gamma.reshape((channels, 1, 1, 1) if conv2d else (channels, 1, 1)))
-    bias_node = constant_node(gm, node, f"_mcu_channel_shift_{node.name}", bias) if bias is not None else None
     with graph.inserting_before(node):
         source = x
         if axis != 1 or len(shape) not in (3, 4):
             source = graph.call_function(aten.reshape.default, (x, [-1, channels, 1]))
             source.meta.update(keep, val=val.reshape(-1, channels, 1))
         target = aten.conv2d.default if conv2d else aten.conv1d.default
-        conv = graph.call_function(target, (source, weight, bias_node, [1] * (2 if conv2d else 1),
+        conv = graph.call_function(target, (source, weight, None, [1] * (2 if conv2d else 1),
                                              [0] * (2 if conv2d else 1), [1] * (2 if conv2d else 1), channels))
         conv.meta.update(keep, val=source.meta["val"] if source is not x else val)
         result = conv
         if source is not x:
             result = graph.call_function(aten.reshape.default, (conv, list(shape)))
             result.meta.update(keep, val=val)
-    last.replace_all_uses_with(result)
-    if last is not node:
-        graph.erase_node(last)
+    node.replace_all_uses_with(result)
     graph.erase_node(node)
 
 
 def channel_scales_as_depthwise(gm) -> int:
-    """Rewrites every multiply by a per-channel constant (and a constant add right after it) as a
-    depthwise 1x1 convolution, or into the linear layer before it; returns how many."""
+    """Rewrites every multiply by a per-channel constant as a depthwise 1x1 convolution, or into the
+    linear layer before it; returns how many."""
     done = 0
     for node in list(gm.graph.nodes):
         if getattr(node, "_erased", False):
