@@ -27,7 +27,6 @@ from .lowering.values import fetch_attr
 aten = torch.ops.aten
 MULS = (aten.mul.Tensor, aten.mul_.Tensor)
 
-
 # Ops whose output is a channels-first feature map (NCHW / NCL).
 _FEATURE_MAPS = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding,
                  aten.conv_transpose1d.default, aten.conv_transpose2d.input, aten.avg_pool1d.default,
@@ -99,7 +98,6 @@ def _scale_of(gm, node):
         if axis is not None and (axis == out.dim() - 1 or axis == 1 and out.dim() in (3, 4) and _feature_map(x)):
             return x, gamma.reshape(-1).to(torch.float32), axis
     return None
-
 
 
 def _into_linear(gm, node, x, gamma, axis: int) -> bool:

@@ -218,7 +218,7 @@ def _index_expand(self, node, ins):
     return Indices(v, flag=ins[0].flag)
 
 
-_SHAPE_ONLY = {aten.zeros_like.default, aten.ones_like.default, aten.full_like.default, aten.empty_like.default}
+_SHAPE_ONLY = {aten.zeros_like.default, aten.ones_like.default, aten.full_like.default}
 
 
 def _nonzero(self, v, shape):
