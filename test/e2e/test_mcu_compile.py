@@ -143,7 +143,7 @@ def test_tosa_flatbuffer_input(compiled, tmp_path):
     (["{m}:broken", "--input-shape", "1,2,6,6"], "factory failed"),
     (["{m}:training", "--input-shape", "1,2,6,6"], "eval"),
     (["{m}:unsupported", "--input-shape", "1,2,6,6"], "sort"),
-    (["{m}:runtime_mask", "--input-shape", "1,2,6,6"], "a condition computed at run time is not supported"),
+    (["{m}:runtime_mask", "--input-shape", "1,2,6,6"], "a condition computed from activations at run time is not supported"),
     (["{m}:small", "--input-shape", "1,2,6,6", "--quantize", "none", "--emit", "c"], "integer model"),
     (["missing.py:f", "--input-shape", "1"], "missing.py"),
     (["{bad}"], "error:"),
