@@ -28,12 +28,8 @@ SOFTMAX = (aten.softmax.int, aten._softmax.default)
 
 
 def _constant(gm, node):
-    """The value of a get_attr node (a parameter, buffer or folded constant), else None."""
-    from .lowering.values import fetch_attr
-    if isinstance(node, torch.fx.Node) and node.op == "get_attr":
-        value = fetch_attr(gm, node.target)
-        return value.detach() if isinstance(value, torch.Tensor) else None
-    return None
+    from .constant_folding import constant_value
+    return constant_value(gm, node)
 
 
 def _scalar(gm, value):

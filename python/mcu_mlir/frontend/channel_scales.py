@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import torch
 
-from .constant_folding import constant_node
-from .lowering.values import fetch_attr
+from .constant_folding import constant_node, constant_value
 
 aten = torch.ops.aten
 MULS = (aten.mul.Tensor, aten.mul_.Tensor)
@@ -73,10 +72,8 @@ def _channel_axis(const: torch.Tensor, shape: tuple) -> int | None:
 
 def _constant(gm, node):
     """The float tensor a get_attr node holds, or None."""
-    if getattr(node, "op", None) != "get_attr":
-        return None
-    value = fetch_attr(gm, node.target)
-    return value.detach() if isinstance(value, torch.Tensor) and value.dtype.is_floating_point else None
+    value = constant_value(gm, node)
+    return value if value is not None and value.dtype.is_floating_point else None
 
 
 def _scale_of(gm, node):

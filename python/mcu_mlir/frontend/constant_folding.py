@@ -27,15 +27,31 @@ def constant_node(gm, before, name: str, value):
     return attr
 
 
+def constant_value(gm, node):
+    """The tensor a get_attr node holds (a parameter, buffer or folded constant), else None."""
+    import torch
+
+    from .lowering.values import fetch_attr
+    if isinstance(node, torch.fx.Node) and node.op == "get_attr":
+        value = fetch_attr(gm, node.target)
+        return value.detach() if isinstance(value, torch.Tensor) else None
+    return None
+
+
+def writes_first_argument(node) -> bool:
+    """Whether `node` is an in-place aten op: one that writes its first argument."""
+    import torch
+    schema = getattr(node.target, "_schema", None)
+    return isinstance(node.target, torch._ops.OpOverload) and schema is not None and bool(schema.arguments) \
+        and schema.arguments[0].alias_info is not None and schema.arguments[0].alias_info.is_write
+
+
 def _in_place_on_own_value(node) -> bool:
     """An in-place aten op (`buckets += where(...)`, WavLM's relative position buckets) on a value
     that only it reads: the same as its out-of-place form. Left in the graph, it would update a
     folded constant on every run."""
     import torch
-    target = node.target
-    schema = getattr(target, "_schema", None)
-    if not isinstance(target, torch._ops.OpOverload) or schema is None or not schema.arguments \
-            or schema.arguments[0].alias_info is None or not schema.arguments[0].alias_info.is_write:
+    if not writes_first_argument(node):
         return False
     first = node.args[0] if node.args else None
     return isinstance(first, torch.fx.Node) and len(first.users) == 1

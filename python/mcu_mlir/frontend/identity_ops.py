@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import torch
 
+from .constant_folding import writes_first_argument
+
 aten = torch.ops.aten
 _IDENTITIES = {getattr(aten, name).default for name in (
     "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
@@ -20,14 +22,8 @@ _IDENTITIES = {getattr(aten, name).default for name in (
 
 def _written(node, besides=None) -> bool:
     """Whether an in-place op (its first argument written) other than `besides` takes `node` as that argument."""
-    for user in node.users:
-        if user is besides:
-            continue
-        schema = getattr(user.target, "_schema", None)
-        if schema is not None and schema.arguments and schema.arguments[0].alias_info is not None and \
-                schema.arguments[0].alias_info.is_write and user.args and user.args[0] is node:
-            return True
-    return False
+    return any(user is not besides and writes_first_argument(user) and user.args and user.args[0] is node
+               for user in node.users)
 
 
 def drop_identity_ops(gm) -> int:
