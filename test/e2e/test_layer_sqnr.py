@@ -86,3 +86,22 @@ def test_drop_counts_every_input_of_a_value_read_twice(tmp_path):
     mul, conv, gate = by_node["mul"], by_node["conv2d"], by_node["sigmoid"]
     assert conv["sqnr_db"] < gate["sqnr_db"]
     assert math.isclose(mul["drop_db"], conv["sqnr_db"] - mul["sqnr_db"], abs_tol=0.02), (mul, conv, gate)
+
+
+def test_drop_across_a_change_of_dtype(tmp_path):
+    """Mixed precision: where int8 meets int16 PT2E chains q -> dq -> q -> dq, and the reader sees the
+    value through the second dequantize. The drop still counts from the producer, on both sides of
+    both boundaries (int8 relu -> int16 spread -> int8 head); without it auto could not rank them."""
+    torch.manual_seed(0)
+    model = Lossy().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = mcu_mlir.compile(model, (torch.randn(1, 3, 8, 8),), target="host", backend="portable",
+                                  calibration=8, emit="c", int16_layers="spread", output_dir=str(tmp_path))
+    rows = {r["name"]: r for r in result.report["quantization"]["layer_sqnr"]}
+    layers = {r["name"]: r["dtype"] for r in result.report["quantization"]["layers"]}
+    assert (layers["spread"], layers["head"]) == ("i16", "i8"), layers
+    for reader, producer in (("spread", "relu"), ("head", "spread")):
+        assert rows[reader]["drop_db"] is not None, rows
+        assert math.isclose(rows[reader]["drop_db"], rows[producer]["sqnr_db"] - rows[reader]["sqnr_db"],
+                            abs_tol=0.02), rows

@@ -28,6 +28,21 @@ def _is_dequantize(node) -> bool:
     return node.op == "call_function" and node.target == qd.dequantize_per_tensor.default
 
 
+def _requantized(dqs: list) -> list:
+    """The dequantizes that read `dqs` again after one more quantize: where a mixed-precision model
+    changes dtype (int8 -> int16 or back) PT2E chains q -> dq -> q -> dq, and the reader on the
+    other side sees the value through the last one. It counts as carrying the producer's SQNR, so
+    what the conversion loses is the reader's drop (the reader's dtype decides it)."""
+    found, stack = [], list(dqs)
+    while stack:
+        for q in stack.pop().users:
+            if _is_quantize(q):
+                more = [u for u in q.users if _is_dequantize(u)]
+                found += more
+                stack += more
+    return found
+
+
 def _record(gm, samples, wanted: set) -> dict:
     """node name -> [value per sample] for the nodes named in `wanted` (tensors only)."""
     import torch
@@ -69,7 +84,7 @@ def layer_sqnr(float_gm, converted, samples) -> list[dict]:
             op = q.args[0]
             dqs = [u for u in q.users if _is_dequantize(u)]
             if dqs and not _is_dequantize(op):
-                carrier[op.name], readers[op.name] = dqs[0], dqs
+                carrier[op.name], readers[op.name] = dqs[0], dqs + _requantized(dqs)
     float_nodes = {n.name: n for n in float_gm.graph.nodes if n.op in ("call_function", "placeholder")}
     outputs = {a.name for n in float_gm.graph.nodes if n.op == "output" for a in n.all_input_nodes}
     names = [name for name in carrier if name in float_nodes]
