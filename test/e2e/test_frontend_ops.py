@@ -707,16 +707,22 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("activations", ["int8", "int16"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_op_matches_pt2e(name):
+def test_op_matches_pt2e(name, activations):
     cls, shapes, bound, *rest = CASES[name]
     min_exact = rest[0] if rest else 0.9
+    if activations == "int16":
+        # int48 accumulators rescale with 16-bit multipliers (TOSA's scale32=false), tables and the
+        # norms' rsqrt interpolate: a few int16 LSB from PT2E's float arithmetic (5 measured, 1/32 of
+        # an int8 step), exact for 31-44 % of a norm's outputs.
+        bound, min_exact = 8, 0.25
     torch.manual_seed(0)
     model = cls().eval()
     example = tuple(torch.randn(s) for s in shapes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = import_model(model, example, calibration=8)
+        result = import_model(model, example, calibration=8, quantize=activations)
     text = result.module.operation.get_asm()
     proc = subprocess.run(["tosa-opt", "-", "--tosa-attach-target=profiles=pro_int extensions=doubleround "
                            "specification_version=1.0", "--tosa-validate", "-o", "/dev/null"],

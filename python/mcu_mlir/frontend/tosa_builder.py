@@ -196,6 +196,8 @@ class TosaBuilder:
 
     def rescale(self, x: Value, multipliers, shifts, in_zp: int, out_zp: int, out_elem: str,
                 *, scale32: bool = True, double_round: bool = True) -> Value:
+        if scale32 and x.elem == "i48":     # TOSA's ERROR_IF: tosa_reference_model refuses the graph
+            raise RuntimeError("internal error: a rescale of an int48 value takes 16-bit multipliers (scale32 = false)")
         per_channel = len(multipliers) > 1
         m = self.const(np.array(multipliers), "i32" if scale32 else "i16", (len(multipliers),))
         s = self.const(np.array(shifts), "i8", (len(shifts),))

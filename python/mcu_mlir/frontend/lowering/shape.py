@@ -9,7 +9,6 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
-from ..qmath import quantize_multiplier
 from ..tosa_builder import Value
 from .values import DQ, Q, Tup, aten, clip_index, describe, shape_of, RANGE
 
@@ -191,8 +190,8 @@ def _eager_upsample_bilinear(self, node, ins):
                                   (self.w.shape_const([hp[2], wp[2]]), "!tosa.shape<2>"),
                                   (self.w.shape_const([hp[3], wp[3]]), "!tosa.shape<2>")],
                   (out[0], out[2], out[3], out[1]), wide, "mode = #tosa.resize_mode<BILINEAR>")
-    mult, shift = quantize_multiplier(1.0 / (hp[0] * wp[0]))
-    y = self.w.rescale(y, [mult], [shift], 0, 0, q.elem)
+    # The zero point is inside the weighted sum; int16's int48 sum takes a 16-bit multiplier.
+    y = self.acc_rescale(y, [1.0 / (hp[0] * wp[0])], 0, q.elem)
     y = self.w.transpose(y, [0, 3, 1, 2])
     return DQ(Q(y, q.scale, q.zp))
 
