@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 
-# Inputs the measurement runs on: enough for a ranking.
-SAMPLES = 4
+# Inputs the measurement runs on. A classifier's 10 outputs on 4 inputs gave figures 2-3 dB from
+# those on other inputs; on 16 they stay within about 1 dB (the figure auto stops at).
+SAMPLES = 16
 
 
 def _is_quantize(node) -> bool:
@@ -43,31 +44,30 @@ def _requantized(dqs: list) -> list:
     return found
 
 
-def _record(gm, samples, wanted: set) -> dict:
-    """node name -> [value per sample] for the nodes named in `wanted` (tensors only)."""
+def _values(gm, sample, wanted: set) -> dict:
+    """node name -> its value on `sample` for the nodes named in `wanted` (tensors only)."""
     import torch
 
-    values: dict = {name: [] for name in wanted}
+    values: dict = {}
 
     class Recorder(torch.fx.Interpreter):
         def run_node(self, n):
             out = super().run_node(n)
-            if n.name in values and isinstance(out, torch.Tensor):
-                values[n.name].append(out.detach().double().numpy().copy())
+            if n.name in wanted and isinstance(out, torch.Tensor):
+                values[n.name] = out.detach().double().numpy().copy()
             return out
 
     with torch.no_grad():
-        for s in samples:
-            Recorder(gm).run(*s)
+        Recorder(gm).run(*sample)
     return values
 
 
+def _db(signal: float, noise: float) -> float:
+    return math.inf if noise == 0.0 else 10.0 * math.log10(max(signal, 1e-30) / noise)
+
+
 def sqnr_db(reference: np.ndarray, test: np.ndarray) -> float:
-    noise = float(np.sum((reference - test) ** 2))
-    signal = float(np.sum(reference ** 2))
-    if noise == 0.0:
-        return math.inf
-    return 10.0 * math.log10(max(signal, 1e-30) / noise)
+    return _db(float(np.sum(reference ** 2)), float(np.sum((reference - test) ** 2)))
 
 
 def layer_sqnr(float_gm, converted, samples) -> list[dict]:
@@ -90,16 +90,25 @@ def layer_sqnr(float_gm, converted, samples) -> list[dict]:
     names = [name for name in carrier if name in float_nodes]
     if not names or not samples:
         return []
-    want_float = _record(float_gm, samples, set(names))
-    got = _record(converted, samples, {carrier[n].name for n in names})
+    # Signal and noise energy per op, summed over the samples one sample at a time (a model's
+    # every value on every sample would not fit in memory).
+    energy = {name: [0.0, 0.0] for name in names}
+    for sample in samples:
+        ref = _values(float_gm, sample, set(names))
+        test = _values(converted, sample, {carrier[n].name for n in names})
+        for name in list(energy):
+            a, b = ref.get(name), test.get(carrier[name].name)
+            if a is None or b is None or a.shape != b.shape:
+                del energy[name]
+                continue
+            energy[name][0] += float(np.sum(a ** 2))
+            energy[name][1] += float(np.sum((a - b) ** 2))
     by_dq = {}
     rows = []
     for name in names:
-        ref, test = want_float[name], got[carrier[name].name]
-        if len(ref) != len(samples) or len(test) != len(samples) or \
-                any(a.shape != b.shape for a, b in zip(ref, test)):
+        if name not in energy:
             continue
-        db = sqnr_db(np.concatenate([a.ravel() for a in ref]), np.concatenate([b.ravel() for b in test]))
+        db = _db(*energy[name])
         by_dq.update({dq.name: db for dq in readers[name]})
         op = float_nodes[name]
         _, _, path = node_location(op)
