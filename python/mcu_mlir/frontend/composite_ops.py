@@ -178,6 +178,23 @@ def _max_dim(x, dim, keepdim=False):
     return torch.amax(x, dim, keepdim), torch.argmax(x, dim, keepdim)
 
 
+def _mean_all(x, dtype=None):
+    """x.mean() / x.sum() / x.max() / x.min() with no dim: the reduction over every axis."""
+    return torch.mean(x, list(range(x.dim())), dtype=dtype)
+
+
+def _sum_all(x, dtype=None):
+    return torch.sum(x, list(range(x.dim())), dtype=dtype)
+
+
+def _max_all(x):
+    return torch.amax(x, list(range(x.dim())))
+
+
+def _min_all(x):
+    return torch.amin(x, list(range(x.dim())))
+
+
 def _one_hot_kernels(channels, kh, kw, dtype):
     """[C * kh * kw, 1, kh, kw]: output channel c * kh * kw + i * kw + j reads tap (i, j) of channel c."""
     eye = torch.eye(kh * kw, dtype=dtype).reshape(kh * kw, 1, kh, kw)
@@ -235,7 +252,9 @@ def _table() -> dict:
            aten.im2col.default: _im2col, aten.col2im.default: _col2im, aten.copy.default: _copy,
            aten.slice_scatter.default: _slice_scatter, aten.select_scatter.default: _select_scatter,
            aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance,
-           aten.std.dim: _std_dim, aten.std.correction: _std, aten.conv3d.default: _conv3d}
+           aten.std.dim: _std_dim, aten.std.correction: _std, aten.conv3d.default: _conv3d,
+           aten.mean.default: _mean_all, aten.sum.default: _sum_all, aten.max.default: _max_all,
+           aten.min.default: _min_all}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
