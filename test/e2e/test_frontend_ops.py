@@ -646,6 +646,21 @@ class FullReductions(nn.Module):
         return y * y.mean(), y.sum() + y.max() - y.min()
 
 
+class FiniteFills(nn.Module):
+    """masked_fill / where with a finite value under a constant condition (zeroing a region, padding
+    frames), and a constant made in forward (`torch.tensor(2.3)`: lift_fresh_copy, detach_)."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        late = torch.arange(6) >= 4
+        zeroed = y.masked_fill(late, 0.0)
+        pinned = torch.where(late.reshape(6, 1), -1.5, y)
+        return zeroed * torch.tensor(2.3).exp(), pinned
+
+
 class AutocastRegion(nn.Module):
     """EfficientViT-MIT's linear attention: a `torch.autocast(enabled=False)` block (exported as a
     call of a submodule), float casts inside it, and v padded with ones, a value v's own
@@ -715,6 +730,7 @@ CASES = {
     # the rescale up (0.875 exact measured on the downscale).
     "library_ops": (LibraryOps, [(1, 3, 6, 6)], 1, 0.85),
     "autocast_region": (AutocastRegion, [(1, 6, 8)], 1),
+    "finite_fills": (FiniteFills, [(1, 3, 6, 6)], 1),
     # The mean is a few steps of y's scale (it keeps y's parameters): one LSB of it there, where the
     # integer mean and PT2E's round differently, moves every element of y * mean by up to 2 (0.69 exact).
     "full_reductions": (FullReductions, [(1, 3, 6, 6)], 2, 0.6),

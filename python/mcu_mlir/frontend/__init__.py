@@ -455,7 +455,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
                                 vector_norm_as_square_sum)
     from .grouped_attention import repeated_heads_broadcast
     from .norms_by_hand import layer_norm_by_hand_as_layer_norm, rms_norm_by_hand_as_rms_norm
-    from .attention_masks import masks_as_fills
+    from .attention_masks import fills_as_where, masks_as_fills
     from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
     from .reparameterize import merge_parallel_convs
     from .identity_ops import drop_identity_ops
@@ -481,6 +481,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             merge_parallel_convs(gm)                  # after folding: a layer scale may be computed
             channel_scales_as_depthwise(gm)           # the scales no conv or linear took
             masks_as_fills(gm)
+            fills_as_where(gm)                        # the finite fills no softmax reads
             division_by_constant_as_product(gm)
             l2_normalize_as_rms_norm(gm)
             layer_norm_by_hand_as_layer_norm(gm)      # before RMSNorm's: its x is a centred value

@@ -16,6 +16,7 @@ share; the integer program gives it none. The per-layer SQNR and the int16 choic
 from __future__ import annotations
 
 import copy
+import math
 
 import torch
 
@@ -66,12 +67,12 @@ def _logical(gm, before, op, *args):
     return out
 
 
-def _fill(gm, node, x, keep):
-    """where(keep, x, -inf) in place of `node` (keep a constant tensor, or a run-time boolean
+def _fill(gm, node, x, keep, value: float = float("-inf")):
+    """where(keep, x, value) in place of `node` (keep a constant tensor, or a run-time boolean
     node); returns it."""
     cond = keep if isinstance(keep, torch.fx.Node) else _register(gm, node, "keep", keep)
     with gm.graph.inserting_before(node):
-        fill = gm.graph.call_function(aten.where.ScalarOther, (cond, x, float("-inf")))
+        fill = gm.graph.call_function(aten.where.ScalarOther, (cond, x, value))
     fill.meta.update({k: v for k, v in node.meta.items() if k != "val"})
     fill.meta["val"] = node.meta.get("val")
     node.replace_all_uses_with(fill)
@@ -103,32 +104,41 @@ def _additive(gm, node):
     return None
 
 
-def _masked_fill(gm, node):
-    """masked_fill(x, masked, value <= MASKED), the mask a constant or computed at run time."""
+def _masked_fill(gm, node, masking: bool = True):
+    """masked_fill(x, masked, value), the mask a constant or computed at run time: with `masking`
+    value <= MASKED (made -inf), else a finite value above it (kept)."""
     masked = _constant(gm, node.args[1])
     value = _scalar(gm, node.args[2])
-    if value is None or value > MASKED:
+    if value is None or not _wanted(value, masking):
         return None
+    fill = float("-inf") if masking else value
     flag = _runtime_flag(gm, node.args[1])
     if flag is not None:
-        return _fill(gm, node, node.args[0], _logical(gm, node, aten.logical_not.default, flag))
+        return _fill(gm, node, node.args[0], _logical(gm, node, aten.logical_not.default, flag), fill)
     if masked is None or masked.dtype != torch.bool:
         return None
-    return _fill(gm, node, node.args[0], ~masked)
+    return _fill(gm, node, node.args[0], ~masked, fill)
 
 
-def _where(gm, node):
-    """where(keep, x, value <= MASKED) or where(masked, value, x), the condition a constant or
-    computed at run time."""
+def _wanted(value: float, masking: bool) -> bool:
+    return value <= MASKED if masking else math.isfinite(value) and value > MASKED
+
+
+def _where(gm, node, masking: bool = True):
+    """where(keep, x, value) or where(masked, value, x), the condition a constant or computed at
+    run time, value as _masked_fill takes it."""
     cond, flag = _constant(gm, node.args[0]), _runtime_flag(gm, node.args[0])
     if flag is None and (cond is None or cond.dtype != torch.bool):
         return None
     a, b = node.args[1:3]
     fill_a, fill_b = _scalar(gm, a), _scalar(gm, b)
-    if isinstance(b, torch.fx.Node) and _constant(gm, b) is None and fill_a is not None and fill_a <= MASKED:
-        return _fill(gm, node, b, ~cond if flag is None else _logical(gm, node, aten.logical_not.default, flag))
-    if isinstance(a, torch.fx.Node) and _constant(gm, a) is None and fill_b is not None and fill_b <= MASKED:
-        return _fill(gm, node, a, cond if flag is None else flag)
+    if isinstance(b, torch.fx.Node) and _constant(gm, b) is None and fill_a is not None and _wanted(fill_a, masking):
+        return _fill(gm, node, b, ~cond if flag is None else _logical(gm, node, aten.logical_not.default, flag),
+                     float("-inf") if masking else fill_a)
+    if isinstance(a, torch.fx.Node) and _constant(gm, a) is None and fill_b is not None and _wanted(fill_b, masking):
+        if not masking and node.target is aten.where.ScalarOther:
+            return None     # already the form the lowering takes
+        return _fill(gm, node, a, cond if flag is None else flag, float("-inf") if masking else fill_b)
     return None
 
 
@@ -165,6 +175,26 @@ def masks_as_fills(gm) -> int:
             node.args = (cond, inner.args[1], float("-inf"))
             gm.graph.erase_node(inner)
             fills.discard(inner)
+    if rewritten:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+    return rewritten
+
+
+_FILLS = {aten.masked_fill.Scalar: _masked_fill, aten.masked_fill.Tensor: _masked_fill,
+          aten.where.self: _where, aten.where.ScalarSelf: _where, aten.where.ScalarOther: _where,
+          aten.where.Scalar: _where}
+
+
+def fills_as_where(gm) -> int:
+    """Every other masked_fill / where of an activation with a finite scalar, under a constant
+    condition or one computed from a mask input (zeroing padded frames, a fixed region), as
+    where(keep, x, value): one select in the integers. Returns how many were rewritten."""
+    rewritten = 0
+    for node in list(gm.graph.nodes):
+        rewrite = _FILLS.get(node.target) if node.op == "call_function" else None
+        if rewrite is not None and rewrite(gm, node, masking=False) is not None:
+            rewritten += 1
     if rewritten:
         gm.graph.eliminate_dead_code()
         gm.recompile()

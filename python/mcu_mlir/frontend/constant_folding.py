@@ -102,6 +102,8 @@ def fold_parameter_subgraphs(gm) -> int:
         attr.meta = dict(node.meta, val=attr.meta["val"])
         node.replace_all_uses_with(attr)
         folded += 1
+    if folded:
+        gm.graph.eliminate_dead_code()     # the folded ops: an in-place op they read is then unread
     for node in reversed(list(gm.graph.nodes)):
         # An in-place op nothing reads after it (detach_ of an empty cache HuggingFace lifts):
         # dead code, though the graph keeps in-place ops as impure.
