@@ -145,7 +145,8 @@ def _frontend(model, example_inputs, options, result, timings):
                                  calibration=options.calibration, timings=timings,
                                  int16_layers=options.int16_layers, target_sqnr_db=options.target_sqnr_db,
                                  torch_ir=options.emit == "torch", state=options.state,
-                                 bias_correction=options.bias_correction)
+                                 bias_correction=options.bias_correction,
+                                 activation_ranges=options.activation_ranges)
     result.frontend = fres
     torch_text = getattr(fres, "torch_text", None)
     if torch_text:
@@ -164,6 +165,8 @@ def _frontend(model, example_inputs, options, result, timings):
         "outputs": [_asdict(t) for t in fres.outputs],
         "layers": list(fres.layers),
     }
+    if fres.activation_ranges:
+        result.report["quantization"]["activation_ranges"] = fres.activation_ranges
     if fres.layer_sqnr:
         from .frontend.layer_sqnr import table
         result.report["quantization"]["layer_sqnr"] = fres.layer_sqnr

@@ -14,6 +14,9 @@ PREFER = ("speed", "memory")
 # int8 softmax in arm_softmax_s8's integers: `table` looks its exponentials up (one portable kernel),
 # `cmsis-nn` calls arm_softmax_s8 itself (which computes each exponential twice).
 SOFTMAX = ("table", "cmsis-nn")
+# int8 activation ranges: min / max, the histogram's least-squares range, or whichever gives the
+# output closer to float (frontend/range_choice.py).
+ACTIVATION_RANGES = ("auto", "minmax", "histogram")
 # Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
 # builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.
 STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "project", "elf")
@@ -58,6 +61,7 @@ class CompileOptions:
     int16_layers: object = None      # int8 models: "auto", or layer names kept in int16
     target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
     bias_correction: bool = True     # biases absorb the mean error of the rounded weights
+    activation_ranges: str = "auto"  # int8 activations: "minmax", "histogram", or the better measured
     state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
     ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
     flash_limit: object = None       # bytes the weights and the firmware must fit in; default: none
@@ -84,12 +88,16 @@ class CompileOptions:
         for name, value, allowed in (("target", self.target, TARGETS), ("backend", self.backend, BACKENDS),
                                      ("quantize", self.quantize, QUANTIZE),
                                      ("io-layout", self.io_layout, IO_LAYOUTS), ("prefer", self.prefer, PREFER),
-                                     ("softmax", self.softmax, SOFTMAX), ("emit", self.emit, STAGES)):
+                                     ("softmax", self.softmax, SOFTMAX), ("emit", self.emit, STAGES),
+                                     ("activation-ranges", self.activation_ranges, ACTIVATION_RANGES)):
             if value not in allowed:
                 raise UserError(f"--{name} {value!r} is not one of: {', '.join(allowed)}")
         if self.name is not None:
             from .target.project import check_name
             check_name(self.name)
+        if self.activation_ranges != "auto" and self.quantize != "int8":
+            raise UserError(f"--activation-ranges chooses how int8 activations are calibrated; with --quantize "
+                            f"{self.quantize} it has nothing to do")
         if self.int16_layers is not None and self.quantize != "int8":
             raise UserError(f"--int16-layers mixes int16 layers into an int8 model; with --quantize "
                             f"{self.quantize} it has nothing to do")

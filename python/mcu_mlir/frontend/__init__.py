@@ -72,6 +72,7 @@ class FrontendResult:
     quantize: str = "int8"
     torch_text: str | None = None   # torch-dialect IR (float path only), for --emit torch
     layer_sqnr: list[dict] = field(default_factory=list)   # frontend/layer_sqnr.py, per quantized op
+    activation_ranges: dict = field(default_factory=dict)   # int8 ranges chosen (frontend/range_choice.py)
 
 
 _DTYPE_NAME = {"i8": "int8", "i16": "int16", "i32": "int32", "f32": "float32"}
@@ -398,10 +399,12 @@ def bias_corrected(gm, samples):
     return corrected
 
 
-def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None):
+def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None,
+                    ranges: str = "minmax"):
     """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
     converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
-    when not given). int16_nodes: ops kept in int16 in an int8 model."""
+    when not given). int16_nodes: ops kept in int16 in an int8 model; ranges: of the int8
+    activations (quantizer.RANGES)."""
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
@@ -410,7 +413,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     from .quantizer import CmsisNNQuantizer
     try:
         prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
-                                CmsisNNQuantizer(quantize, int16_nodes))
+                                CmsisNNQuantizer(quantize, int16_nodes, ranges))
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
@@ -429,7 +432,8 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
 
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
                  timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
-                 target_sqnr_db: float = 35.0, state=(), bias_correction: bool = True) -> FrontendResult:
+                 target_sqnr_db: float = 35.0, state=(), bias_correction: bool = True,
+                 activation_ranges: str = "auto") -> FrontendResult:
     """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
 
     int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
@@ -444,9 +448,15 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
 
     bias_correction: each conv / linear bias absorbs the mean error its rounded weights make on
     the calibration data (frontend/bias_correction.py).
+
+    activation_ranges: "minmax", "histogram" or "auto" (int8 activations; the one whose output
+    measures closer to the float model, frontend/range_choice.py).
     """
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
+    from .quantizer import RANGES
+    if activation_ranges != "auto" and activation_ranges not in RANGES:
+        raise UserError(f"activation ranges must be auto or one of {', '.join(RANGES)}, not '{activation_ranges}'")
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
@@ -524,11 +534,25 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         from .mixed_precision import nodes_of_layers
         int16 = nodes_of_layers(gm, int16_layers)
     excluded = frozenset()
+    ranges, chosen = ("minmax" if activation_ranges == "auto" else activation_ranges), None
+    ranges_report = {}
+    if quantize == "int8" and activation_ranges == "auto":
+        from .range_choice import choose_ranges
+        t0 = time.perf_counter()
+        ranges, *chosen, figures = choose_ranges(gm, samples, quantize_graph, int16)
+        timings["quantize"] = time.perf_counter() - t0
+        ranges_report = {"output_sqnr_db": {k: round(v, 2) for k, v in figures.items()}}
+    if quantize == "int8":
+        ranges_report["chosen"] = ranges
+    quantize_graph = functools.partial(quantize_graph, ranges=ranges)
     while True:
         t0 = time.perf_counter()
-        if int16_layers == "auto" and quantize == "int8":
+        if chosen is not None and int16_layers != "auto":
+            (converted, sqnr_rows), chosen = chosen, None     # the choice's own quantization
+        elif int16_layers == "auto" and quantize == "int8":
             from .mixed_precision import choose_int16_layers
-            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded)
+            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded,
+                                                              all_int8=chosen)
         else:
             converted, sqnr_rows = quantize_graph(gm, samples, quantize, int16)
         timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0
@@ -565,7 +589,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     from .attention_masks import keep_masks_in_simulation
     reference = _runner(keep_masks_in_simulation(converted), example_inputs)
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
-                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows)
+                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report)
 
 
 def _torch_dialect_text(converted, example_inputs) -> str:

@@ -69,11 +69,12 @@ def output_sqnr(rows: list[dict]) -> float:
     return min(math.inf if v is None else v for v in outs)
 
 
-def choose_int16_layers(gm, samples, quantize_graph, target_db: float, excluded=frozenset()):
+def choose_int16_layers(gm, samples, quantize_graph, target_db: float, excluded=frozenset(), all_int8=None):
     """(converted graph, per-layer SQNR rows with a "dtype" each, the int16 op names) once the output
-    reaches `target_db`, or with every layer in int16 if it never does; ops in `excluded` stay int8."""
+    reaches `target_db`, or with every layer in int16 if it never does; ops in `excluded` stay int8.
+    all_int8: (converted, rows) of the model all in int8, when already quantized."""
     int16 = frozenset()
-    converted, rows = quantize_graph(gm, samples, "int8", int16)
+    converted, rows = all_int8 or quantize_graph(gm, samples, "int8", int16)
     layers = [r for r in rows if r["kind"] != "input"]
     step = max(1, math.ceil(STEP_SHARE * len(layers)))
     for _ in range(MAX_ROUNDS):

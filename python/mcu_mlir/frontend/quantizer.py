@@ -17,7 +17,7 @@ import operator
 
 import torch
 from torch.fx import Node
-from torchao.quantization.pt2e import MinMaxObserver, PerChannelMinMaxObserver
+from torchao.quantization.pt2e import HistogramObserver, MinMaxObserver, PerChannelMinMaxObserver
 from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
                                                  FixedQParamsQuantizationSpec,
                                                  QuantizationAnnotation, QuantizationSpec,
@@ -59,8 +59,8 @@ SOFTMAX = {aten.softmax.int, aten._softmax.default}
 NORMS = {aten.layer_norm.default, aten.rms_norm.default, aten.group_norm.default}
 
 
-class FiniteMinMaxObserver(MinMaxObserver):
-    """Min / max of the finite values only: a masked fill's -inf (before a softmax, which gives it
+class _FiniteOnly:
+    """Observes the finite values only: a masked fill's -inf (before a softmax, which gives it
     probability 0 in integers too) does not stretch the range of the values it masks."""
 
     def forward(self, x_orig):
@@ -69,6 +69,15 @@ class FiniteMinMaxObserver(MinMaxObserver):
             super().forward(x_orig[finite])
             return x_orig
         return super().forward(x_orig)
+
+
+class FiniteMinMaxObserver(_FiniteOnly, MinMaxObserver):
+    """The calibrated minimum and maximum: every value seen is in range."""
+
+
+class FiniteHistogramObserver(_FiniteOnly, HistogramObserver):
+    """The range that minimises the squared quantization error over the calibrated histogram: a
+    tail of rare large values is clipped so that the bulk gets finer steps (int8 only)."""
 
 
 class HeadroomMinMaxObserver(FiniteMinMaxObserver):
@@ -105,7 +114,11 @@ CELL_STATE_SPEC = QuantizationSpec(dtype=torch.int16, quant_min=-32768, quant_ma
                                    observer_or_fake_quant_ctr=CellStateObserver.with_args(eps=2 ** -24))
 
 
-def _act_spec(dtype: str, headroom: bool = True) -> QuantizationSpec:
+# Activation ranges of int8 values: "minmax" or "histogram" (int16 ranges are always min / max).
+RANGES = {"minmax": FiniteMinMaxObserver, "histogram": FiniteHistogramObserver}
+
+
+def _act_spec(dtype: str, headroom: bool = True, ranges: str = "minmax") -> QuantizationSpec:
     # Every activation observer ignores non-finite values: PT2E may merge a masked fill's observer
     # with its producer's, so the filter must hold wherever the group's observer comes from.
     observer = FiniteMinMaxObserver
@@ -116,7 +129,7 @@ def _act_spec(dtype: str, headroom: bool = True) -> QuantizationSpec:
                                 .with_args(eps=2 ** -24))
     return QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127,
                             qscheme=torch.per_tensor_affine,
-                            observer_or_fake_quant_ctr=observer.with_args(eps=2 ** -24))
+                            observer_or_fake_quant_ctr=RANGES[ranges].with_args(eps=2 ** -24))
 
 
 class ZeroSafePerChannelMinMaxObserver(PerChannelMinMaxObserver):
@@ -168,13 +181,17 @@ def _annotated(node: Node) -> bool:
 class CmsisNNQuantizer(Quantizer):
     """Annotates an exported graph the way CMSIS-NN computes (see the module docstring)."""
 
-    def __init__(self, activations: str = "int8", int16_nodes=frozenset()):
+    def __init__(self, activations: str = "int8", int16_nodes=frozenset(), ranges: str = "minmax"):
         """int16_nodes: names of the ops (graph node names) whose activations are int16 while the
-        rest are `activations` (mixed precision: a16w8 layers where int8 loses the most)."""
+        rest are `activations` (mixed precision: a16w8 layers where int8 loses the most).
+        ranges: how int8 activation ranges are calibrated (RANGES)."""
         super().__init__()
         if activations not in ("int8", "int16"):
             raise ValueError(f"activations must be int8 or int16, not {activations!r}")
+        if ranges not in RANGES:
+            raise ValueError(f"ranges must be one of {', '.join(RANGES)}, not {ranges!r}")
         self.activations = activations
+        self.ranges = ranges
         self.int16_nodes = frozenset(int16_nodes)
         self._pool_differences: set = set()
 
@@ -189,7 +206,7 @@ class CmsisNNQuantizer(Quantizer):
         for node in graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
-            act = _act_spec(self._dtype(node), headroom=node not in tight)
+            act = _act_spec(self._dtype(node), headroom=node not in tight, ranges=self.ranges)
             target = node.target
             if target in WEIGHTED:
                 self._annotate_weighted(node, act, weight)

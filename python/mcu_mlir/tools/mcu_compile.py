@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
-from ..options import BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, SOFTMAX, STAGES, TARGETS
+from ..options import ACTIVATION_RANGES, BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, SOFTMAX, STAGES, TARGETS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,6 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-bias-correction", dest="bias_correction", action="store_false",
                    help="quantize conv / linear biases as they are (by default each absorbs the mean error its "
                         "int8 weights make on the calibration data)")
+    p.add_argument("--activation-ranges", choices=ACTIVATION_RANGES, default="auto",
+                   help="int8 activation ranges: the calibrated min / max, the histogram's least-squares range "
+                        "(clips rare tails), or auto (default): both, keeping the one whose output measures closer "
+                        "to the float model")
     p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
                    help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
                         "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
@@ -127,7 +131,7 @@ def run(args) -> int:
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
                    name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
                    state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit, report=args.report,
-                   bias_correction=args.bias_correction)
+                   bias_correction=args.bias_correction, activation_ranges=args.activation_ranges)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
@@ -170,6 +174,9 @@ def _summary(result, timing: bool) -> None:
         from ..frontend.layer_sqnr import worst
         shown = ", ".join("exact" if row["sqnr_db"] is None else f"{row['sqnr_db']:.1f} dB" for row in outs)
         lossy = ", ".join(f"{row['name']} ({row['drop_db']:+.1f} dB)" for row in worst(sqnr, 3))
+        ranges = r["quantization"].get("activation_ranges", {})
+        if ranges.get("chosen") == "histogram" and "output_sqnr_db" in ranges:
+            shown += f" (histogram ranges; min / max gave {ranges['output_sqnr_db']['minmax']:.1f} dB)"
         print(f"  SQNR vs float: output {shown}" + (f"; most lost at {lossy}" if lossy else "") + " (layer_sqnr.md)")
     fallbacks = portable_layers(r)
     if fallbacks:
