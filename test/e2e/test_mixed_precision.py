@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
+from mcu_mlir.frontend.mixed_precision import MARGIN_DB  # noqa: E402
 from mcu_mlir.target import run  # noqa: E402
 
 from test_layer_sqnr import Lossy  # noqa: E402
@@ -59,7 +60,8 @@ def test_auto_reaches_a_target_all_int16_reaches(tmp_path):
     target = (int8 + int16) / 2
     result = _compile(tmp_path / "auto", int16_layers="auto", target_sqnr_db=target)
     rows = result.report["quantization"]["layer_sqnr"]
-    assert _output_sqnr(result) >= target, rows
+    # Reached with the margin auto keeps for inputs other than the ones it measured on.
+    assert _output_sqnr(result) >= target + MARGIN_DB, rows
     assert any(r["dtype"] == "int16" for r in rows), rows
 
 

@@ -18,6 +18,10 @@ from ..diagnostics import UserError
 # Share of the layers moved to int16 per round (at least one), and rounds at most.
 STEP_SHARE = 0.1
 MAX_ROUNDS = 12
+# How far above the target the estimate must be: it is PT2E's float simulation on 16 held-out
+# inputs, and on other inputs the C measured up to ~1 dB lower (8 of 84 public models stopped
+# at 34.0-34.9 dB for a 35 dB target).
+MARGIN_DB = 1.0
 
 
 def with_fused(gm, names: set) -> frozenset:
@@ -71,14 +75,15 @@ def output_sqnr(rows: list[dict]) -> float:
 
 def choose_int16_layers(gm, samples, quantize_graph, target_db: float, excluded=frozenset(), all_int8=None):
     """(converted graph, per-layer SQNR rows with a "dtype" each, the int16 op names) once the output
-    reaches `target_db`, or with every layer in int16 if it never does; ops in `excluded` stay int8.
+    reaches `target_db` (with MARGIN_DB to spare), or with every layer in int16 if it never does;
+    ops in `excluded` stay int8.
     all_int8: (converted, rows) of the model all in int8, when already quantized."""
     int16 = frozenset()
     converted, rows = all_int8 or quantize_graph(gm, samples, "int8", int16)
     layers = [r for r in rows if r["kind"] != "input"]
     step = max(1, math.ceil(STEP_SHARE * len(layers)))
     for _ in range(MAX_ROUNDS):
-        if output_sqnr(rows) >= target_db:
+        if output_sqnr(rows) >= target_db + MARGIN_DB:
             break
         ranked = sorted((r for r in rows if r["kind"] != "input" and r["node"] not in int16
                          and r["node"] not in excluded),
