@@ -76,6 +76,21 @@ def test_multi_output_op_is_named_not_getitem():
         _import(TopK().eval(), torch.randn(1, 3, 4, 4), calibration=2)
 
 
+class Blocks(nn.Module):
+    def forward(self, x):
+        torch._assert(x.shape[-1] % 4 == 0, "")        # timm's way: sizes it was not written for, no message
+        return x * 2
+
+
+def test_export_failure_names_the_model_line():
+    with pytest.raises(UserError) as info:
+        _import(Blocks().eval(), torch.randn(1, 3, 6, 6))
+    msg = str(info.value)
+    assert "torch.export failed: AssertionError" in msg
+    line = int(msg.split(f"{HERE}:")[1].split(")")[0])
+    assert "torch._assert" in open(__file__).read().splitlines()[line - 1]
+
+
 def test_training_mode_is_refused():
     with pytest.raises(UserError, match=r"training mode.*model.eval\(\)"):
         _import(WithBody(), torch.randn(1, 3, 8, 8))

@@ -17,7 +17,10 @@ def export(model, example_inputs):
                 warnings.simplefilter("ignore")
             return torch.export.export(model, example_inputs, strict=False)
     except Exception as e:
-        msg = str(e).strip().split("\n")
+        msg = (str(e).strip() or type(e).__name__).split("\n")
+        where = _model_frame(e)
+        if where:
+            msg[0] = f"{msg[0]} (at {where})"
         ints = [f"input {i} is {x.dtype}" for i, x in enumerate(example_inputs)
                 if isinstance(x, torch.Tensor) and not x.dtype.is_floating_point]
         hint = (f"\n({', '.join(ints)}: integer inputs are indices, read only by lookups such as nn.Embedding)"
@@ -164,3 +167,16 @@ def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) ->
             if out is not bn:
                 gm.graph.erase_node(out)
         gm.graph.erase_node(bn)
+
+
+def _model_frame(error: BaseException) -> str:
+    """FILE:LINE of the innermost frame of the error's traceback in model code (not torch's own,
+    not this package's): where the model did what export could not follow."""
+    import os
+    import traceback
+
+    import torch
+    skip = (os.path.dirname(torch.__file__), os.path.dirname(os.path.dirname(__file__)))
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(skip)
+              and "/contextlib.py" not in f.filename and not f.filename.startswith("<")]
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
