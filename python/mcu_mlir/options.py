@@ -14,8 +14,8 @@ PREFER = ("speed", "memory")
 # int8 softmax in arm_softmax_s8's integers: `table` looks its exponentials up (one portable kernel),
 # `cmsis-nn` calls arm_softmax_s8 itself (which computes each exponential twice).
 SOFTMAX = ("table", "cmsis-nn")
-# int8 activation ranges: min / max, the histogram's least-squares range, or whichever gives the
-# output closer to float (frontend/range_choice.py).
+# int8 activation ranges: min / max, the histogram's least-squares range, or auto: the histogram's
+# where the output measures at least 1 dB closer to float (frontend/range_choice.py).
 ACTIVATION_RANGES = ("auto", "minmax", "histogram")
 # Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
 # builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.
@@ -61,7 +61,7 @@ class CompileOptions:
     int16_layers: object = None      # int8 models: "auto", or layer names kept in int16
     target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
     bias_correction: bool = True     # biases absorb the mean error of the rounded weights
-    activation_ranges: str = "auto"  # int8 activations: "minmax", "histogram", or the better measured
+    activation_ranges: str = "auto"  # int8 activations: "minmax", "histogram", or auto (ACTIVATION_RANGES)
     state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
     ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
     flash_limit: object = None       # bytes the weights and the firmware must fit in; default: none

@@ -449,8 +449,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     bias_correction: each conv / linear bias absorbs the mean error its rounded weights make on
     the calibration data (frontend/bias_correction.py).
 
-    activation_ranges: "minmax", "histogram" or "auto" (int8 activations; the one whose output
-    measures closer to the float model, frontend/range_choice.py).
+    activation_ranges: "minmax", "histogram" or "auto" (int8 activations; the histogram's where the
+    output measures at least 1 dB closer to the float model, frontend/range_choice.py).
     """
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")

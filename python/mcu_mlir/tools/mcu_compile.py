@@ -35,8 +35,8 @@ def _parser() -> argparse.ArgumentParser:
                         "int8 weights make on the calibration data)")
     p.add_argument("--activation-ranges", choices=ACTIVATION_RANGES, default="auto",
                    help="int8 activation ranges: the calibrated min / max, the histogram's least-squares range "
-                        "(clips rare tails), or auto (default): both, keeping the one whose output measures closer "
-                        "to the float model")
+                        "(clips rare tails), or auto (default): the histogram's where the output measures at least "
+                        "1 dB closer to the float model")
     p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
                    help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
                         "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
