@@ -661,6 +661,18 @@ class FiniteFills(nn.Module):
         return zeroed * torch.tensor(2.3).exp(), pinned
 
 
+class Triangles(nn.Module):
+    """cumsum of activations along any dim (a linear with a triangle of ones), tril / triu with a
+    diagonal (a select with a constant triangle)."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return torch.cumsum(y, -1), y.cumsum(1), torch.tril(y, -1), torch.triu(y, 1)
+
+
 class AutocastRegion(nn.Module):
     """EfficientViT-MIT's linear attention: a `torch.autocast(enabled=False)` block (exported as a
     call of a submodule), float casts inside it, and v padded with ones, a value v's own
@@ -731,6 +743,7 @@ CASES = {
     "library_ops": (LibraryOps, [(1, 3, 6, 6)], 1, 0.85),
     "autocast_region": (AutocastRegion, [(1, 6, 8)], 1),
     "finite_fills": (FiniteFills, [(1, 3, 6, 6)], 1),
+    "triangles": (Triangles, [(1, 3, 6, 6)], 1),
     # The mean is a few steps of y's scale (it keeps y's parameters): one LSB of it there, where the
     # integer mean and PT2E's round differently, moves every element of y * mean by up to 2 (0.69 exact).
     "full_reductions": (FullReductions, [(1, 3, 6, 6)], 2, 0.6),

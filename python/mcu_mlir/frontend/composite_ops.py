@@ -195,6 +195,26 @@ def _min_all(x):
     return torch.amin(x, list(range(x.dim())))
 
 
+def _cumsum(x, dim, dtype=None):
+    """A running sum of activations: a linear layer whose weights are a lower triangle of ones (exact
+    in int8 weights), along `dim`. An integer cumsum (positions from a mask) stays as it is."""
+    if not x.dtype.is_floating_point or dtype is not None:
+        return NotImplemented
+    n = x.shape[dim]
+    moved = torch.movedim(x, dim, -1)
+    return torch.movedim(torch.nn.functional.linear(moved, torch.ones(n, n, dtype=x.dtype).tril()), -1, dim)
+
+
+def _triangle(keep):
+    def part(x, diagonal=0):
+        """tril / triu of activations: a select with a constant triangle (a bool one stays as it is)."""
+        if not x.dtype.is_floating_point:
+            return NotImplemented
+        mask = keep(torch.ones(x.shape[-2:], dtype=torch.bool), diagonal)
+        return torch.where(mask, x, 0.0)
+    return part
+
+
 def _one_hot_kernels(channels, kh, kw, dtype):
     """[C * kh * kw, 1, kh, kw]: output channel c * kh * kw + i * kw + j reads tap (i, j) of channel c."""
     eye = torch.eye(kh * kw, dtype=dtype).reshape(kh * kw, 1, kh, kw)
@@ -254,7 +274,8 @@ def _table() -> dict:
            aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance,
            aten.std.dim: _std_dim, aten.std.correction: _std, aten.conv3d.default: _conv3d,
            aten.mean.default: _mean_all, aten.sum.default: _sum_all, aten.max.default: _max_all,
-           aten.min.default: _min_all}
+           aten.min.default: _min_all, aten.cumsum.default: _cumsum, aten.tril.default: _triangle(torch.tril),
+           aten.triu.default: _triangle(torch.triu)}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
