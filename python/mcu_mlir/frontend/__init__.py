@@ -534,25 +534,26 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         from .mixed_precision import nodes_of_layers
         int16 = nodes_of_layers(gm, int16_layers)
     excluded = frozenset()
-    ranges, chosen = ("minmax" if activation_ranges == "auto" else activation_ranges), None
-    ranges_report = {}
+    # all_int8: the int8 model the range choice quantized, (converted, rows), used once.
+    ranges, all_int8, ranges_report = activation_ranges, None, {}
     if quantize == "int8" and activation_ranges == "auto":
         from .range_choice import choose_ranges
         t0 = time.perf_counter()
-        ranges, *chosen, figures = choose_ranges(gm, samples, quantize_graph, int16)
+        ranges, all_int8, figures = choose_ranges(gm, samples, quantize_graph, int16)
         timings["quantize"] = time.perf_counter() - t0
         ranges_report = {"output_sqnr_db": {k: round(v, 2) for k, v in figures.items()}}
+    ranges = "minmax" if ranges == "auto" else ranges
     if quantize == "int8":
         ranges_report["chosen"] = ranges
     quantize_graph = functools.partial(quantize_graph, ranges=ranges)
     while True:
         t0 = time.perf_counter()
-        if chosen is not None and int16_layers != "auto":
-            (converted, sqnr_rows), chosen = chosen, None     # the choice's own quantization
+        if all_int8 is not None and int16_layers != "auto":
+            (converted, sqnr_rows), all_int8 = all_int8, None
         elif int16_layers == "auto" and quantize == "int8":
             from .mixed_precision import choose_int16_layers
             converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded,
-                                                              all_int8=chosen)
+                                                              all_int8=all_int8)
         else:
             converted, sqnr_rows = quantize_graph(gm, samples, quantize, int16)
         timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0

@@ -178,21 +178,11 @@ def _max_dim(x, dim, keepdim=False):
     return torch.amax(x, dim, keepdim), torch.argmax(x, dim, keepdim)
 
 
-def _mean_all(x, dtype=None):
-    """x.mean() / x.sum() / x.max() / x.min() with no dim: the reduction over every axis."""
-    return torch.mean(x, list(range(x.dim())), dtype=dtype)
-
-
-def _sum_all(x, dtype=None):
-    return torch.sum(x, list(range(x.dim())), dtype=dtype)
-
-
-def _max_all(x):
-    return torch.amax(x, list(range(x.dim())))
-
-
-def _min_all(x):
-    return torch.amin(x, list(range(x.dim())))
+def _every_axis(reduce):
+    def full(x, **kwargs):
+        """x.mean() / sum() / max() / min() with no dim: the reduction over every axis."""
+        return reduce(x, list(range(x.dim())), **kwargs)
+    return full
 
 
 def _cumsum(x, dim, dtype=None):
@@ -273,8 +263,8 @@ def _table() -> dict:
            aten.slice_scatter.default: _slice_scatter, aten.select_scatter.default: _select_scatter,
            aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance,
            aten.std.dim: _std_dim, aten.std.correction: _std, aten.conv3d.default: _conv3d,
-           aten.mean.default: _mean_all, aten.sum.default: _sum_all, aten.max.default: _max_all,
-           aten.min.default: _min_all, aten.cumsum.default: _cumsum, aten.tril.default: _triangle(torch.tril),
+           aten.mean.default: _every_axis(torch.mean), aten.sum.default: _every_axis(torch.sum),
+           aten.max.default: _every_axis(torch.amax), aten.min.default: _every_axis(torch.amin), aten.cumsum.default: _cumsum, aten.tril.default: _triangle(torch.tril),
            aten.triu.default: _triangle(torch.triu)}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.

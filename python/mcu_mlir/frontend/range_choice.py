@@ -19,12 +19,12 @@ MARGIN_DB = 1.0
 
 
 def choose_ranges(gm, samples, quantize_graph, int16=frozenset()):
-    """(ranges, converted graph, per-layer rows, {ranges: output SQNR dB}): the histogram's where its
-    output measures MARGIN_DB or more above min / max's. `quantize_graph(gm, samples, "int8", int16,
+    """(ranges, (converted graph, per-layer rows), {ranges: output SQNR dB}): the histogram's where
+    its output measures MARGIN_DB or more above min / max's. `quantize_graph(gm, samples, "int8", int16,
     ranges=...)`."""
     results, figures = {}, {}
     for ranges in ("minmax", "histogram"):
         results[ranges] = quantize_graph(gm, samples, "int8", int16, ranges=ranges)
         figures[ranges] = output_sqnr(results[ranges][1])
     best = "histogram" if figures["histogram"] >= figures["minmax"] + MARGIN_DB else "minmax"
-    return (best, *results[best], figures)
+    return best, results[best], figures
