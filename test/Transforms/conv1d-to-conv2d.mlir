@@ -74,3 +74,26 @@ func.func @conv2d_untouched(%arg0: tensor<1x3x3x2xf32>) -> tensor<1x1x1x1xf32> {
   %c = tosa.conv2d %arg0, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x1xf32>
   return %c : tensor<1x1x1x1xf32>
 }
+
+// -----
+
+// An int16 conv1d's int48 accumulator is not reshaped (TOSA has no int48 reshape): its one rescale
+// moves with the conv, and the view back is taken of the int16 result.
+// CHECK-LABEL: func.func @int16_accumulator
+// CHECK: %[[C:.*]] = tosa.conv2d {{.*}} -> tensor<1x6x1x2xi48>
+// CHECK-NOT: tosa.reshape
+// CHECK: %[[R:.*]] = tosa.rescale %[[C]], {{.*}} -> tensor<1x6x1x2xi16>
+// CHECK: tosa.reshape %[[R]], %{{.*}} -> tensor<1x1x6x2xi16>
+func.func @int16_accumulator(%arg0: tensor<1x1x6x3xi16>) -> tensor<1x1x6x2xi16> {
+  %w = "tosa.const"() <{values = dense<[[[[1, 2, 3]]], [[[-1, 0, 1]]]]> : tensor<2x1x1x3xi8>}> : () -> tensor<2x1x1x3xi8>
+  %b = "tosa.const"() <{values = dense<[10, -10]> : tensor<2xi48>}> : () -> tensor<2xi48>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x6x3xi16>, tensor<2x1x1x3xi8>, tensor<2xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x1x6x2xi48>
+  %m = "tosa.const"() <{values = dense<[16384, 16384]> : tensor<2xi16>}> : () -> tensor<2xi16>
+  %sh = "tosa.const"() <{values = dense<[20, 21]> : tensor<2xi8>}> : () -> tensor<2xi8>
+  %inzp = "tosa.const"() <{values = dense<0> : tensor<1xi48>}> : () -> tensor<1xi48>
+  %outzp = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %r = tosa.rescale %c, %m, %sh, %inzp, %outzp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = SINGLE_ROUND, scale32 = false} : (tensor<1x1x6x2xi48>, tensor<2xi16>, tensor<2xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<1x1x6x2xi16>
+  return %r : tensor<1x1x6x2xi16>
+}

@@ -100,8 +100,24 @@ class Conv1dToConv2d(ModulePass):
             yn, _, yw, yc = y.type.shape
             out_type = ir.RankedTensorType.get([yn, yw, 1, yc], y.type.element_type)
             new = ir.Operation.create(name, results=[out_type], operands=operands, attributes=attrs, loc=loc)
-            back = _reshape(new.results[0], list(y.type.shape), loc)
-        y.replace_all_uses_with(back)
+            result, old = new.results[0], y
+        # An accumulator's one rescale moves with the op, so the view back is taken of its result:
+        # TOSA reshapes no int48 value, and the backend fuses a rescale that follows its conv directly.
+        users = list(y.uses)
+        if len(users) == 1 and isa(users[0].owner, tosa.RescaleOp) and users[0].operand_number == 0:
+            rescale = users[0].owner
+            elem = ir.RankedTensorType(rescale.results[0].type).element_type
+            with ir.InsertionPoint(rescale), rescale.location:
+                result = ir.Operation.create(
+                    "tosa.rescale", results=[ir.RankedTensorType.get([yn, yw, 1, yc], elem)],
+                    operands=[result] + list(rescale.operands)[1:],
+                    attributes={k: rescale.attributes[k] for k in rescale.attributes}).results[0]
+            old = rescale.results[0]
+        with ir.InsertionPoint(old.owner), loc:
+            back = _reshape(result, list(old.type.shape), loc)
+        old.replace_all_uses_with(back)
+        if old is not y:
+            old.owner.erase()
         op.operation.erase()
         if weight_index is not None and len(list(weight.uses)) == 0 and not isinstance(weight.owner, ir.Block) \
                 and isa(weight.owner, tosa.ConstOp):
