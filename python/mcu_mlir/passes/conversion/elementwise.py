@@ -81,12 +81,15 @@ def _s16_add_input(value):
     amount = const_array(shift_op.operands[1])
     cast_op = producer(shift_op.operands[0])
     if amount is None or amount.size != 1 or cast_op is None or not isinstance(cast_op, tosa.CastOp) \
-            or elem(cast_op.operands[0]) != "i16" or len(list(cast_op.results[0].uses)) != 1:
+            or elem(cast_op.operands[0]) != "i16":
         return None
     left = int(amount.reshape(-1)[0])
     if not 0 <= left <= 15:
         return None
-    return _AddInput([cast_op, shift_op, second.op], cast_op.operands[0], 0, left, second, 32768)
+    # A residual's widening is often shared with the norm that reads the same value: it stays for them.
+    shared = len(list(cast_op.results[0].uses)) != 1
+    return _AddInput(([] if shared else [cast_op]) + [shift_op, second.op], cast_op.operands[0], 0, left, second,
+                     32768)
 
 
 def _through_reshape(value):
@@ -97,11 +100,12 @@ def _through_reshape(value):
     return value, []
 
 
-def _add_input(value):
+def _add_input(value, direct=None):
     """Either one rescale i8 -> i32, or an exact widening (x - zp) << L then an i32 rescale
-    (the TFLite form of an int8 add), possibly seen through a reshape."""
+    (the TFLite form of an int8 add; `direct` = _s16_add_input: of an int16 add), possibly seen
+    through a reshape."""
     value, views = _through_reshape(value)
-    found = _add_input_direct(value)
+    found = (direct or _add_input_direct)(value)
     if found is not None:
         found.ops = views + found.ops
         found.views = bool(views)
@@ -129,7 +133,7 @@ def convert_add_unit(op, rw):
     a, b = _add_input(op.operands[0]), _add_input(op.operands[1])
     out_elem = "i8"
     if a is None and b is None:
-        a, b = _s16_add_input(op.operands[0]), _s16_add_input(op.operands[1])
+        a, b = _add_input(op.operands[0], _s16_add_input), _add_input(op.operands[1], _s16_add_input)
         out_elem = "i16"
     tail = follow_requant_tail(op, out_elem)
     if a is None or b is None or tail is None or a.ops[0] == b.ops[0]:
