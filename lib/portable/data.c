@@ -17,24 +17,75 @@ static int next_index(int32_t *idx, const mcu_shape_t *shape) {
   return 0;
 }
 
+/* One run of `n` elements read `stride` elements apart, written densely. */
+static void gather_run(int32_t elem_bytes, int32_t n, int32_t stride, const uint8_t *in, uint8_t *out) {
+  if (stride == 1) {
+    memcpy(out, in, (size_t)n * elem_bytes);
+    return;
+  }
+  switch (elem_bytes) {
+    case 1:
+      for (int32_t k = 0; k < n; ++k) out[k] = in[(size_t)k * stride];
+      break;
+    case 2: {
+      const int16_t *i = (const int16_t *)(const void *)in;
+      int16_t *o = (int16_t *)(void *)out;
+      for (int32_t k = 0; k < n; ++k) o[k] = i[(size_t)k * stride];
+      break;
+    }
+    case 4: {
+      const int32_t *i = (const int32_t *)(const void *)in;
+      int32_t *o = (int32_t *)(void *)out;
+      for (int32_t k = 0; k < n; ++k) o[k] = i[(size_t)k * stride];
+      break;
+    }
+    default:
+      for (int32_t k = 0; k < n; ++k)
+        memcpy(out + (size_t)k * elem_bytes, in + (size_t)k * stride * elem_bytes, (size_t)elem_bytes);
+  }
+}
+
 int mcu_transpose(int32_t elem_bytes, const mcu_shape_t *in_shape, const int32_t *perms,
                   const void *input, void *output) {
   int32_t in_strides[MCU_PORTABLE_MAX_RANK];
-  mcu_shape_t out_shape;
-  int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
   mcu_strides(in_shape, in_strides, 0);
-  out_shape.rank = in_shape->rank;
-  for (int32_t d = 0; d < in_shape->rank; ++d) out_shape.dims[d] = in_shape->dims[perms[d]];
-  const int32_t total = mcu_numel(&out_shape);
+  /* The output's dims in order with the input stride of each; size-1 dims dropped and neighbours
+     the permutation keeps adjacent merged, so the innermost run is as long as it can be. */
+  int32_t dims[MCU_PORTABLE_MAX_RANK], strides[MCU_PORTABLE_MAX_RANK], rank = 0;
+  for (int32_t d = 0; d < in_shape->rank; ++d) {
+    const int32_t n = in_shape->dims[perms[d]], stride = in_strides[perms[d]];
+    if (n == 0) return MCU_STATUS_OK;
+    if (n == 1) continue;
+    if (rank > 0 && strides[rank - 1] == stride * n) {
+      dims[rank - 1] *= n;
+      strides[rank - 1] = stride;
+      continue;
+    }
+    dims[rank] = n;
+    strides[rank] = stride;
+    ++rank;
+  }
   const uint8_t *in = (const uint8_t *)input;
   uint8_t *out = (uint8_t *)output;
-  for (int32_t flat = 0; flat < total; ++flat) {
-    int32_t src = 0;
-    for (int32_t d = 0; d < out_shape.rank; ++d) src += idx[d] * in_strides[perms[d]];
-    memcpy(out + (size_t)flat * elem_bytes, in + (size_t)src * elem_bytes, (size_t)elem_bytes);
-    next_index(idx, &out_shape);
+  if (rank == 0) {
+    memcpy(out, in, (size_t)elem_bytes);
+    return MCU_STATUS_OK;
   }
-  return MCU_STATUS_OK;
+  const int32_t inner = dims[rank - 1], inner_stride = strides[rank - 1];
+  int32_t idx[MCU_PORTABLE_MAX_RANK] = {0};
+  int32_t src = 0;
+  for (;;) {
+    gather_run(elem_bytes, inner, inner_stride, in + (size_t)src * elem_bytes, out);
+    out += (size_t)inner * elem_bytes;
+    int32_t d = rank - 2;
+    for (; d >= 0; --d) {   /* the next outer index: the source offset moves by the dim's stride */
+      src += strides[d];
+      if (++idx[d] < dims[d]) break;
+      src -= strides[d] * dims[d];
+      idx[d] = 0;
+    }
+    if (d < 0) return MCU_STATUS_OK;
+  }
 }
 
 int mcu_copy_into(int32_t elem_bytes, const mcu_shape_t *in_shape, const mcu_shape_t *out_shape,
