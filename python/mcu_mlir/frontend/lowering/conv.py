@@ -54,7 +54,10 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
     if linear:
         k_in = xq.shape[-1]
         rows = int(np.prod(xq.shape[:-1], dtype=np.int64))
-        x4 = self.w.reshape(xq.v, (rows, 1, 1, k_in))    # NHWC already
+        # The rows along the height (NHWC already), the axis 1-D convolutions use: a convolution
+        # kernel takes several pixels of one image at a time (CMSIS-NN's int16 one: four with MVE,
+        # two with DSP) but one image at a time.
+        x4 = self.w.reshape(xq.v, (1, rows, 1, k_in))
         w4 = wq.reshape(wq.shape[0], 1, 1, k_in)        # OHWI
         nhwc = x4
     else:
@@ -97,10 +100,10 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         acc = self.w.op("tosa.add", [mm, b], (1, rows, c_out), "i32")
         kind = "linear"
     elif linear:
-        # int16 x int8 has no TOSA matmul: a 1x1 convolution over [rows, 1, 1, K].
+        # int16 x int8 has no TOSA matmul: a 1x1 convolution over [1, rows, 1, K].
         wv = self.w.const(w4, "i8")
         b = self.w.const(bias_q, acc_elem, (c_out,))
-        acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (rows, 1, 1, c_out), acc_elem,
+        acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (1, rows, 1, c_out), acc_elem,
                         f"{attrs_common}, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>")
         kind = "linear"
     else:
