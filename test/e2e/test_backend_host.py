@@ -342,6 +342,20 @@ def transposes_any_rank_graph(rng):
     return text, [rand_i8(rng, (1, 3, 4, 2, 6)), rand_i8(rng, (5, 7))]
 
 
+def transposes_wide_graph(rng):
+    """int16 and int32 transposes (the portable kernel's typed runs): unit dims, dims the
+    permutation keeps together, an innermost dim that stays innermost (whole-run copies) and one
+    that moves (strided runs)."""
+    a, b = "tensor<2x3x1x4x5xi16>", "tensor<3x4x5xi32>"
+    body = (f"  %s = tosa.transpose %arg0 {{perms = array<i32: 3, 0, 2, 1, 4>}} : ({a}) -> tensor<4x2x1x3x5xi16>\n"
+            f"  %u = tosa.transpose %arg0 {{perms = array<i32: 4, 2, 0, 1, 3>}} : ({a}) -> tensor<5x1x2x3x4xi16>\n"
+            f"  %t = tosa.transpose %arg1 {{perms = array<i32: 2, 0, 1>}} : ({b}) -> tensor<5x3x4xi32>\n")
+    text = func([a, b], ["tensor<4x2x1x3x5xi16>", "tensor<5x1x2x3x4xi16>", "tensor<5x3x4xi32>"], body,
+                ["s", "u", "t"])
+    return text, [rng.integers(-32768, 32768, (2, 3, 1, 4, 5)).astype(np.int16),
+                  rng.integers(-2 ** 31, 2 ** 31, (3, 4, 5)).astype(np.int32)]
+
+
 def many_inputs_concat_graph(rng):
     """Concatenations of many tensors: 16 of one type (an unrolled recurrence's stack) and 20 of
     alternating types (more runs of types than a kernel op's operand groups: concatenated in parts)."""
@@ -536,6 +550,7 @@ CASES = {
     "data-movement-s8": data_movement_s8_graph,
     "concat-many-inputs": many_inputs_concat_graph,
     "transposes-any-rank": transposes_any_rank_graph,
+    "transposes-int16-int32": transposes_wide_graph,
     "int48-output": int48_output_graph,
     "right-shifts": shifts_graph,
     "broadcast-bias": broadcast_bias_graph,
