@@ -47,3 +47,29 @@ func.func @attention_v(%a: tensor<1x5x6xi8>, %v: tensor<1x6x8xi8>) -> tensor<1x5
   %y = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x5x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x5x8xi8>
   return %y : tensor<1x5x8xi8>
 }
+
+// -----
+
+// Q . K^T with the heads kept apart: K^T is a [1, heads, D, T] transpose of K viewed as
+// [heads, D, T]. The call reads a view of K itself, so neither that transpose nor one back is left.
+// CHECK-LABEL: func.func @q_kt_heads
+// CHECK-NOT: transpose
+// CHECK: %[[K:.*]] = "cmsisnn.reshape"(%arg1)
+// CHECK-SAME: (tensor<1x2x6x8xi8>) -> tensor<2x6x8xi8>
+// CHECK: "cmsisnn.batch_matmul"(%arg0, %[[K]])
+// CHECK-SAME: (tensor<2x5x8xi8>, tensor<2x6x8xi8>) -> tensor<2x5x6xi8>
+// CHECK-NOT: transpose
+func.func @q_kt_heads(%q: tensor<2x5x8xi8>, %k: tensor<1x2x6x8xi8>) -> tensor<2x5x6xi8> {
+  %kt4 = tosa.transpose %k {perms = array<i32: 0, 1, 3, 2>} : (tensor<1x2x6x8xi8>) -> tensor<1x2x8x6xi8>
+  %shape = tosa.const_shape {values = dense<[2, 8, 6]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %kt = tosa.reshape %kt4, %shape : (tensor<1x2x8x6xi8>, !tosa.shape<3>) -> tensor<2x8x6xi8>
+  %qzp = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %kzp = "tosa.const"() <{values = dense<7> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %q, %kt, %qzp, %kzp : (tensor<2x5x8xi8>, tensor<2x8x6xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<2x5x6xi32>
+  %m = "tosa.const"() <{values = dense<1518500250> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<37> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<2x5x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<2x5x6xi8>
+  return %y : tensor<2x5x6xi8>
+}

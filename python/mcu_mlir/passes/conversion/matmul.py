@@ -7,6 +7,7 @@ import numpy as np
 from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ..base import PassError
+from ...ir.constants import make_shape
 from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, per_channel_params,
                      producer, shape, single_user, tensor_type)
@@ -125,6 +126,20 @@ def _transposed(b, before):
     if isinstance(src, tosa.TransposeOp) and list(ir.DenseI32ArrayAttr(src.attributes["perms"])) == [0, 2, 1]:
         return src.operands[0], ([src] if len(list(b.uses)) == 1 else [])
     batch, k, n = shape(b)
+    swapped = producer(src.operands[0]) if isinstance(src, tosa.ReshapeOp) else None
+    if isinstance(swapped, tosa.TransposeOp):
+        # Heads kept apart ([1, heads, K, N] viewed as [heads, K, N]): a view of the transpose's input.
+        perms = list(ir.DenseI32ArrayAttr(swapped.attributes["perms"]))
+        r = len(perms)
+        if r >= 3 and perms == list(range(r - 2)) + [r - 1, r - 2] and shape(swapped.results[0])[-2:] == [k, n]:
+            with ir.InsertionPoint(before), before.location as loc:
+                view = ir.Operation.create(
+                    "tosa.reshape", results=[ir.RankedTensorType.get([batch, n, k], tensor_type(b).element_type)],
+                    operands=[swapped.operands[0], make_shape([batch, n, k], loc=loc)]).results[0]
+            absorbed = [src] if len(list(b.uses)) == 1 else []
+            if absorbed and len(list(swapped.results[0].uses)) == 1:
+                absorbed.append(swapped)
+            return view, absorbed
     out_type = ir.RankedTensorType.get([batch, n, k], tensor_type(b).element_type)
     perms = ir.DenseI32ArrayAttr.get([0, 2, 1])
     return tosa.TransposeOp(out_type, b, perms, loc=before.location, ip=ir.InsertionPoint(before)).result, []
