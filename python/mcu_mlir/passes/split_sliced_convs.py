@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from .._mlir import ir, tosa
 from .base import ModulePass
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir.resources import clear_resource_cache
-from .conversion.common import (const_array, const_ints, elem, make_const, op_name,
-                                producer, read_rescale, shape, users)
-
-
-# Per-element ops that commute with a channel slice (per-tensor parameters).
-_PER_ELEMENT = (tosa.TableOp, tosa.ClampOp)
+from .channel_blocks import build_block, erase_layer, only_user, read_layer
+from .conversion.common import const_ints, producer, shape, users
 
 
 def _channel_cut(slice_op):
@@ -27,31 +21,15 @@ def _channel_cut(slice_op):
     return start[3], out[3]
 
 
-def _only_user(value):
-    us = users(value)
-    return us[0] if len(us) == 1 and not isinstance(us[0], ir.Block) else None
-
-
-def _copy(op, operands, result_type, before):
-    attrs = {name: op.attributes[name] for name in op.attributes}
-    return ir.Operation.create(op_name(op), results=[result_type], operands=operands,
-                               attributes=attrs, loc=op.location, ip=ir.InsertionPoint(before))
-
-
-def _with_channels(value, channels: int):
-    t = ir.RankedTensorType(value.type)
-    return ir.RankedTensorType.get(list(t.shape[:-1]) + [channels], t.element_type)
-
-
 def _feeds_groups(slices) -> bool:
     """Whether two or more slices each feed a conv2d of the same weight shape: the groups of a
     grouped conv, which conv.py recomposes into one call on the whole tensor (worth more)."""
     weight_shapes = []
     for sl in slices:
         v = sl.results[0]
-        user = _only_user(v)
+        user = only_user(v)
         if user is not None and isinstance(user, tosa.ReshapeOp):
-            user = _only_user(user.results[0])
+            user = only_user(user.results[0])
         if user is not None and isinstance(user, tosa.Conv2DOp):
             weight_shapes.append(tuple(shape(user.operands[1])))
     return any(weight_shapes.count(w) >= 2 for w in weight_shapes)
@@ -67,50 +45,17 @@ def _split_one(value, rewriter) -> bool:
         return False
     if _feeds_groups(slices):
         return False
-    chain, v = [], value
-    while True:
-        op = producer(v)
-        if op is None:
-            return False
-        if isinstance(op, _PER_ELEMENT) and elem(v) == "i8":
-            chain.append(op)
-            v = op.operands[0]
-            if _only_user(v) is None:
-                return False
-            continue
-        break
-    rescale = producer(v)
-    rs = read_rescale(rescale)
-    if rs is None or elem(v) != "i8" or _only_user(rescale.operands[0]) is None:
+    layer = read_layer(value)
+    if layer is None:
         return False
-    conv = producer(rescale.operands[0])
-    if conv is None or not isinstance(conv, tosa.Conv2DOp) or elem(conv.operands[0]) != "i8":
-        return False
-    cut_input = producer(conv.operands[0])
+    cut_input = producer(layer.core.operands[0])
     if cut_input is not None and isinstance(cut_input, (tosa.SliceOp, tosa.ReshapeOp)):
         return False  # a group of a grouped conv: recomposing it (conv.py) is worth more
-    weights, bias = const_array(conv.operands[1]), const_array(conv.operands[2])
-    if weights is None or bias is None or bias.size != weights.shape[0]:
-        return False
-    chain.reverse()  # in data order, after the rescale
     for sl, (c0, n) in zip(slices, cuts):
-        loc = sl.location
-        w = make_const(np.ascontiguousarray(weights[c0:c0 + n]), sl, loc)
-        b = make_const(np.ascontiguousarray(np.asarray(bias).reshape(-1)[c0:c0 + n]), sl, loc)
-        acc = _copy(conv, [conv.operands[0], w, b, conv.operands[3], conv.operands[4]],
-                    _with_channels(conv.results[0], n), sl).results[0]
-        rs_operands = list(rescale.operands)
-        rs_operands[0] = acc
-        if rs.per_channel:
-            for index, vals in ((1, np.asarray(const_array(rescale.operands[1]))),
-                                (2, np.asarray(const_array(rescale.operands[2])))):
-                rs_operands[index] = make_const(np.ascontiguousarray(vals.reshape(-1)[c0:c0 + n]), sl, loc)
-        out = _copy(rescale, rs_operands, _with_channels(rescale.results[0], n), sl).results[0]
-        for op in chain:
-            out = _copy(op, [out] + list(op.operands)[1:], _with_channels(op.results[0], n), sl).results[0]
-        sl.results[0].replace_all_uses_with(out)
-    for op in [*slices, *reversed(chain), rescale, conv]:  # users first
-        rewriter.erase_op(op)
+        sl.results[0].replace_all_uses_with(build_block(layer, c0, n, sl, sl.location))
+    for sl in slices:
+        rewriter.erase_op(sl)
+    erase_layer(layer, rewriter)
     return True
 
 
