@@ -2,8 +2,8 @@
 F.scaled_dot_product_attention, GELU MLP, residuals, mean pooling) compiled with CMSIS-NN: the C
 equals tosa_reference_model on the host, on Cortex-M55 (MVE) and Cortex-M4 (DSP); activation
 matmuls run on arm_batch_matmul_s8, softmax in arm_softmax_s8's integers (looked up by mcu_softmax_s8,
-or arm_softmax_s8 itself), projections on
-arm_fully_connected_*, norms on mcu_norm."""
+or arm_softmax_s8 itself), projections on arm_fully_connected_* (Q, K and V one call per head, no
+transpose splitting the heads), norms on mcu_norm."""
 
 from __future__ import annotations
 
@@ -91,7 +91,11 @@ def test_encoder_on_cmsis_nn_kernels_bit_exact_on_host(model, tmp_path):
     assert not any(k in calls for k in ("mcu_gather", "mcu_binary", "mcu_select")), calls
     assert calls["mcu_norm"] == 5, calls                      # two per block and the final one
     assert "mcu_matmul" not in calls, calls                   # every linear on arm_fully_connected_*
-    assert calls["arm_fully_connected_s8"] + calls["arm_fully_connected_per_channel_s8"] == 9, calls
+    # Q / K / V one linear per head (2 x 3 per block, written in place as the heads' tensor), the
+    # projection, two MLP linears, the head: no transpose splits the heads.
+    assert calls["arm_fully_connected_s8"] + calls["arm_fully_connected_per_channel_s8"] == 19, calls
+    # The input to NHWC, then per block V^T for arm_batch_matmul_s8 and the heads' merge.
+    assert calls["arm_transpose_s8"] == 5, calls
     assert _bit_exact(tmp_path, "host")
 
 
