@@ -182,35 +182,92 @@ def runtime_condition(self, cond, shape):
 
 
 def _lower_where(self, node, ins, scale, zp, elem, clamp):
-    """where(constant condition, x, scalar): a select between x (requantized) and the scalar. A
-    -inf scalar (a masked fill before softmax) is the smallest integer, allowed only where every
+    """where(condition, a, b): a select between a and b, each requantized to the output (an
+    activation) or its constant's integer. The condition is constant, a 0 / 1 flag computed at run
+    time (from a mask input, or a comparison of an activation with a constant: _eager_compare).
+    A -inf b (a masked fill before softmax) is the smallest integer, allowed only where every
     reader is a softmax, which takes the mask itself (the exponential of a masked value is 0)."""
-    cond, x, other = ins[0], ins[1], ins[2]
-    if not isinstance(x, DQ) or isinstance(other, (DQ, Pending)):
+    cond, a, b = ins[0], ins[1], ins[2]
+    runtime = isinstance(cond, Indices)
+    if any(isinstance(v, Pending) for v in (a, b)) or not (runtime or any(isinstance(v, DQ) for v in (a, b))):
         return None
-    runtime = isinstance(cond, Indices)      # a flag computed from an integer input (an attention mask)
     if not runtime and (not isinstance(cond, Const) or cond.scales is not None):
-        raise UserError(f"{describe(node)}: a condition computed from activations at run time is not supported "
-                        "(a constant one, or one computed from an integer input such as an attention mask, is)")
-    value = float(dequantize_const(other).reshape(-1)[0]) if isinstance(other, Const) else float(other)
+        raise UserError(f"{describe(node)}: this condition is computed from activations in a way that is not "
+                        "supported (a constant one, a comparison of an activation with a constant, or one "
+                        "computed from an integer input such as an attention mask, is)")
     lo, hi = RANGE[elem]
-    if math.isinf(value):
-        if value > 0 or not _softmax_readers(node):
-            raise UserError(f"{describe(node)}: filling with {value} is supported only as a mask before softmax")
-        fill = lo
-    else:
-        fill = int(np.clip(np.round(value / scale) + zp, lo, hi))
-    q = self.requantize(x.q, scale, zp, elem)
+    shape = tuple(shape_of(node))
+
+    def side(v, fill_ok):
+        if isinstance(v, DQ):
+            q = self.requantize(v.q, scale, zp, elem)
+            return self.w.reshape(q.v, (1,) * (len(shape) - len(q.shape)) + tuple(q.shape))
+        values = np.asarray(dequantize_const(v) if isinstance(v, Const) else v, np.float64)
+        if np.isinf(values).any():
+            if values.size != 1 or values.reshape(-1)[0] > 0 or not fill_ok or not _softmax_readers(node):
+                raise UserError(f"{describe(node)}: filling with {values.reshape(-1)[0]} is supported only as a "
+                                "mask before softmax")
+            return self.w.scalar(lo, len(shape), elem)
+        ints = np.clip(np.round(values / scale) + zp, lo, hi).astype(np.int64)
+        if ints.size == 1:
+            return self.w.scalar(int(ints.reshape(-1)[0]), len(shape), elem)
+        return self.w.const(ints.reshape((1,) * (len(shape) - ints.ndim) + ints.shape), elem)
+
+    va, vb = side(a, False), side(b, True)
     if runtime:
-        cond_v = runtime_condition(self, cond, q.shape)
+        cond_v = runtime_condition(self, cond, shape)
     else:
-        mask = np.broadcast_to(np.asarray(cond.data).astype(bool), q.shape)
-        if mask.all():    # keeps every value (an attention mask without padding)
-            return self.apply_clamp(q, clamp)
+        mask = np.broadcast_to(np.asarray(cond.data).astype(bool), shape)
+        if mask.all() and isinstance(a, DQ):    # keeps every value (an attention mask without padding)
+            return self.apply_clamp(self.requantize(a.q, scale, zp, elem), clamp)
         cond_v = self.w.const(mask.astype(np.int64), "i1")
-    out = self.w.op("tosa.select", [cond_v, q.v, self.w.scalar(fill, len(q.shape), elem)], q.shape, elem)
-    self.record_layer(node, "where", x.q, None, scale, zp)
+    out = self.w.op("tosa.select", [cond_v, va, vb], shape, elem)
+    inputs = [v.q for v in (a, b) if isinstance(v, DQ)]
+    if inputs:      # (two constants selected by a run-time flag: no quantized input to report)
+        self.record_layer(node, "where", inputs[0], None, scale, zp, inputs[1:])
     return self.apply_clamp(Q(out, scale, zp), clamp)
+
+
+_COMPARISONS = {aten.gt.Scalar: "gt", aten.gt.Tensor: "gt", aten.ge.Scalar: "ge", aten.ge.Tensor: "ge",
+                aten.lt.Scalar: "lt", aten.lt.Tensor: "lt", aten.le.Scalar: "le", aten.le.Tensor: "le",
+                aten.eq.Scalar: "eq", aten.eq.Tensor: "eq", aten.ne.Scalar: "ne", aten.ne.Tensor: "ne"}
+
+
+def _eager_compare(self, node, ins):
+    """x > c (>=, <, <=, ==, !=) of an activation and a constant: a 0 / 1 flag (int32) that where /
+    masked_fill select with. The quantized model compares x's dequantized float32 value, a
+    monotonic function of its integer, so the integers that pass are read off all of them (every
+    int8 / int16 value, through torch's own dequantize and comparison): a run from the top (>, >=),
+    from the bottom (<, <=), at most one value (==) or all but it (!=), one integer comparison."""
+    import torch
+    x, c = ins[0], ins[1]
+    if isinstance(c, Const) and c.scales is None and np.asarray(c.data).size == 1:
+        c = np.asarray(c.data).reshape(-1)[0]
+    if not isinstance(x, DQ) or isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.number)):
+        return None
+    q = x.q
+    lo, hi = RANGE[q.elem]
+    ints = torch.arange(lo, hi + 1, dtype=torch.int32)
+    dtype = torch.int8 if q.elem == "i8" else torch.int16
+    values = qd.dequantize_per_tensor.default(ints.to(dtype), q.scale, q.zp, lo, hi, dtype)
+    kind = _COMPARISONS[node.target]
+    passing = np.nonzero(getattr(torch, kind)(values, float(c)).numpy())[0] + lo
+    shape = tuple(shape_of(node))
+    rank = len(shape)
+    if passing.size in (0, hi - lo + 1):         # never or always: a constant flag
+        return Const(np.full(shape, int(passing.size > 0), np.int64))
+    wide = self.w.op("tosa.cast", [q.v], q.shape, "i32")
+    wide = self.w.reshape(wide, (1,) * (rank - len(q.shape)) + tuple(q.shape))
+    if kind in ("gt", "ge"):
+        hit = self.w.op("tosa.greater_equal", [wide, self.w.scalar(int(passing[0]), rank)], shape, "i1")
+    elif kind in ("lt", "le"):
+        hit = self.w.op("tosa.greater_equal", [self.w.scalar(int(passing[-1]), rank), wide], shape, "i1")
+    else:
+        value = int(passing[0]) if kind == "eq" else int(np.setdiff1d(np.arange(lo, hi + 1), passing)[0])
+        hit = self.w.op("tosa.equal", [wide, self.w.scalar(value, rank)], shape, "i1")
+    yes, no = (0, 1) if kind == "ne" else (1, 0)
+    return Indices(self.w.op("tosa.select", [hit, self.w.scalar(yes, rank), self.w.scalar(no, rank)], shape, "i32"),
+                   flag=True, activation=True)
 
 
 # sqrt of the normalised sum of squares n (top bit at 29 or 30) from its top 16 bits v = n >> 16
@@ -267,7 +324,8 @@ def _lower_hypot(self, node, ins, scale, zp, elem, clamp):
 
 LOWER = {
     aten.hypot.default: _lower_hypot,
-    aten.where.ScalarOther: _lower_where,
+    aten.where.ScalarOther: _lower_where, aten.where.self: _lower_where, aten.where.ScalarSelf: _lower_where,
+    aten.where.Scalar: _lower_where,
     aten.add.Tensor: _lower_add_sub, aten.add_.Tensor: _lower_add_sub, aten.sub.Tensor: _lower_add_sub,
     aten.mul.Tensor: _lower_mul, aten.mul_.Tensor: _lower_mul,
     aten.div.Tensor: _lower_div, aten.div_.Tensor: _lower_div,
@@ -275,5 +333,5 @@ LOWER = {
     aten.max.other: _lower_min_max, aten.min.other: _lower_min_max,     # torch.max(a, b): elementwise
     **{t: _lower_clamp_tail for t in _CLAMPS},
 }
-EAGER = {aten.relu.default: _eager_relu, aten.relu_.default: _eager_relu}
+EAGER = {aten.relu.default: _eager_relu, aten.relu_.default: _eager_relu, **{t: _eager_compare for t in _COMPARISONS}}
 CLAMPS = _CLAMPS

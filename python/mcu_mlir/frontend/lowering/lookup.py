@@ -83,7 +83,8 @@ def lower_index_use(self, node, ins):
     if t in _SHAPE_ONLY:     # zeros_like(ids) and the like: only the shape is read
         return Const(node.target(*[torch.zeros(shape_of(node)) if isinstance(v, Indices) else a
                                    for v, a in zip(ins, node.args)], **node.kwargs).numpy())
-    if t in (aten.where.ScalarOther, aten.where.self) and isinstance(ins[0], Indices):
+    if t in (aten.where.ScalarOther, aten.where.self, aten.where.ScalarSelf, aten.where.Scalar) \
+            and isinstance(ins[0], Indices):
         return Pending(node)      # a run-time mask: quantized as any fill (elementwise.py)
     if t in INDEX_CASTS and _to_bool(node):
         return Indices(_nonzero(self, ins[0].v, shape_of(node)), flag=True)
@@ -103,6 +104,9 @@ def lower_index_use(self, node, ins):
             return _lookup(self, node, ins[0], given[0][0], given[0][1])
         if isinstance(ins[0], Indices) and all(isinstance(v, Const) and v.scales is None for _, v in given):
             return _constant_positions(self, node, ins[0], node.args[1])
+    if _to_float(node) and any(isinstance(v, Indices) and v.activation for v in ins):
+        raise UserError(f"{describe(node)} makes a float tensor of a comparison of activations: not supported; "
+                        "selecting with it is (torch.where / masked_fill)")
     if _to_float(node) and any(isinstance(v, Indices) and v.flag for v in ins):
         raise UserError(f"{describe(node)} computes a float tensor from a run-time integer input (a float "
                         "attention mask, as nn.MultiheadAttention makes of key_padding_mask): not supported; a "

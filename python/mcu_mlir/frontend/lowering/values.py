@@ -71,9 +71,11 @@ class FloatInput:
 @dataclass
 class Indices:
     """A run-time integer tensor (token ids): an int32 graph input or a view of one; lookups read it.
-    flag: its values are 0 / 1 (a comparison, a cast to bool: an attention mask)."""
+    flag: its values are 0 / 1 (a comparison, a cast to bool: an attention mask); activation: a
+    comparison of an activation with a constant made it."""
     v: Value
     flag: bool = False
+    activation: bool = False
 
 
 @dataclass
