@@ -195,6 +195,40 @@ def _cumsum(x, dim, dtype=None):
     return torch.movedim(torch.nn.functional.linear(moved, torch.ones(n, n, dtype=x.dtype).tril()), -1, dim)
 
 
+def _logsumexp(x, dim, keepdim=False):
+    """log(sum(exp(x))) along one dim is max(x) - max(log_softmax(x)): log_softmax peaks where x
+    does, at max(x) - logsumexp(x). Both parts have an integer lowering; several dims stay as they are."""
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if len(dims) != 1 or not x.dtype.is_floating_point:
+        return NotImplemented
+    d = dims[0]
+    out = torch.amax(x, d, keepdim=True) - torch.amax(torch.log_softmax(x, d), d, keepdim=True)
+    return out if keepdim else out.squeeze(d)
+
+
+def _lerp(start, end, weight):
+    """start + weight * (end - start)."""
+    return start + weight * (end - start)
+
+
+def _cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """As torch computes it: each side divided by its norm (at least eps), then the dot product; the
+    normalisations become norms (l2_normalize_as_rms_norm)."""
+    f = torch.nn.functional
+    return (f.normalize(x1, dim=dim, eps=eps) * f.normalize(x2, dim=dim, eps=eps)).sum(dim)
+
+
+def _cdist(x1, x2, p=2.0, compute_mode=None):
+    """Pairwise p-norm distances of two point sets [.., P, M] and [.., R, M]: the norm of every
+    difference (p = 1 or 2)."""
+    differences = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 1.0:
+        return differences.abs().sum(-1)
+    if p == 2.0:
+        return torch.linalg.vector_norm(differences, ord=2, dim=-1)
+    return NotImplemented
+
+
 def _triangle(keep):
     def part(x, diagonal=0):
         """tril / triu of activations: a select with a constant triangle (a bool one stays as it is)."""
@@ -264,8 +298,11 @@ def _table() -> dict:
            aten.max.dim: _max_dim, aten.var.dim: _var_dim, aten.var.correction: _variance,
            aten.std.dim: _std_dim, aten.std.correction: _std, aten.conv3d.default: _conv3d,
            aten.mean.default: _every_axis(torch.mean), aten.sum.default: _every_axis(torch.sum),
-           aten.max.default: _every_axis(torch.amax), aten.min.default: _every_axis(torch.amin), aten.cumsum.default: _cumsum, aten.tril.default: _triangle(torch.tril),
-           aten.triu.default: _triangle(torch.triu)}
+           aten.max.default: _every_axis(torch.amax), aten.min.default: _every_axis(torch.amin),
+           aten.cumsum.default: _cumsum, aten.tril.default: _triangle(torch.tril),
+           aten.triu.default: _triangle(torch.triu), aten.logsumexp.default: _logsumexp,
+           aten.lerp.Scalar: _lerp, aten.lerp.Tensor: _lerp, aten.cosine_similarity.default: _cosine_similarity,
+           aten.cdist.default: _cdist}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
