@@ -61,12 +61,12 @@ func.func @qkv(%arg0: tensor<1x3x2xi8>) -> tensor<3x1x2x3x4xi8> {
 
 // -----
 
-// A transpose that takes a head's channels apart ([1, 3, 2, 4] -> [1, 2, 4, 3]: K^T) is not a
-// block of one linear's output: left as it is.
+// A transpose that takes a head's channels apart ([1, 3, 2, 4] -> [1, 4, 2, 3]: D outermost) is
+// not made of blocks of one linear's output: left as it is.
 // CHECK-LABEL: func.func @channels_apart
 // CHECK: tosa.matmul
 // CHECK: tosa.transpose
-func.func @channels_apart(%arg0: tensor<1x3x4xi8>) -> tensor<1x2x4x3xi8> {
+func.func @channels_apart(%arg0: tensor<1x3x4xi8>) -> tensor<1x4x2x3xi8> {
   %w = "tosa.const"() <{values = dense<1> : tensor<1x4x8xi8>}> : () -> tensor<1x4x8xi8>
   %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
   %mm = tosa.matmul %arg0, %w, %zp, %zp : (tensor<1x3x4xi8>, tensor<1x4x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x8xi32>
@@ -76,9 +76,9 @@ func.func @channels_apart(%arg0: tensor<1x3x4xi8>) -> tensor<1x2x4x3xi8> {
   %r = tosa.rescale %mm, %m, %sh, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x3x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x3x8xi8>
   %s = tosa.const_shape {values = dense<[1, 3, 2, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
   %v = tosa.reshape %r, %s : (tensor<1x3x8xi8>, !tosa.shape<4>) -> tensor<1x3x2x4xi8>
-  %t = tosa.transpose %v {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x3x2x4xi8>) -> tensor<1x2x4x3xi8>
-  %o = tosa.clamp %t {max_val = 127 : i8, min_val = -128 : i8} : (tensor<1x2x4x3xi8>) -> tensor<1x2x4x3xi8>
-  return %o : tensor<1x2x4x3xi8>
+  %t = tosa.transpose %v {perms = array<i32: 0, 3, 2, 1>} : (tensor<1x3x2x4xi8>) -> tensor<1x4x2x3xi8>
+  %o = tosa.clamp %t {max_val = 127 : i8, min_val = -128 : i8} : (tensor<1x4x2x3xi8>) -> tensor<1x4x2x3xi8>
+  return %o : tensor<1x4x2x3xi8>
 }
 
 // -----
@@ -133,4 +133,30 @@ func.func @not_heads(%arg0: tensor<1x13x4xi8>) -> (tensor<1x29x13xi8>, tensor<1x
   %v = tosa.reshape %r2, %s : (tensor<1x13x8xi8>, !tosa.shape<4>) -> tensor<1x13x2x4xi8>
   %t2 = tosa.transpose %v {perms = array<i32: 0, 2, 1, 3>} : (tensor<1x13x2x4xi8>) -> tensor<1x2x13x4xi8>
   return %o, %t2 : tensor<1x29x13xi8>, tensor<1x2x13x4xi8>
+}
+
+// -----
+
+// K^T made with the head split (HuggingFace: [1, 3, 8] -> [1, 3, 2, 4] -> [1, 2, 4, 3]): the parts
+// are the heads' [3, 4] K blocks, and one transpose of their concat gives K^T (the batch matmul
+// that reads it takes K itself).
+// CHECK-LABEL: func.func @k_transposed
+// CHECK-COUNT-2: tosa.matmul %arg0
+// CHECK: %[[C:.*]] = tosa.concat {{.*}} {axis = 0 : i32} : (tensor<1x3x4xi8>, tensor<1x3x4xi8>) -> tensor<2x3x4xi8>
+// CHECK: %[[F:.*]] = tosa.reshape %[[C]], %{{.*}} -> tensor<2x3x4xi8>
+// CHECK: %[[T:.*]] = tosa.transpose %[[F]] {perms = array<i32: 0, 2, 1>} : (tensor<2x3x4xi8>) -> tensor<2x4x3xi8>
+// CHECK: tosa.reshape %[[T]], %{{.*}} -> tensor<1x2x4x3xi8>
+func.func @k_transposed(%arg0: tensor<1x3x4xi8>) -> tensor<1x2x4x3xi8> {
+  %w = "tosa.const"() <{values = dense<1> : tensor<1x4x8xi8>}> : () -> tensor<1x4x8xi8>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %mm = tosa.matmul %arg0, %w, %zp, %zp : (tensor<1x3x4xi8>, tensor<1x4x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x8xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<31> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %r = tosa.rescale %mm, %m, %sh, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x3x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x3x8xi8>
+  %s = tosa.const_shape {values = dense<[1, 3, 2, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %v = tosa.reshape %r, %s : (tensor<1x3x8xi8>, !tosa.shape<4>) -> tensor<1x3x2x4xi8>
+  %t = tosa.transpose %v {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x3x2x4xi8>) -> tensor<1x2x4x3xi8>
+  %o = tosa.clamp %t {max_val = 127 : i8, min_val = -128 : i8} : (tensor<1x2x4x3xi8>) -> tensor<1x2x4x3xi8>
+  return %o : tensor<1x2x4x3xi8>
 }

@@ -38,21 +38,27 @@ def _views_after(value) -> list:
     return chain
 
 
-def head_blocks(src_shape, chain) -> list[int] | None:
+def head_blocks(src_shape, chain, transposed: bool) -> list[int] | None:
     """First output channel of each block, in the order the chain's result holds them, when that
-    result is blocks of [rows, D] (D its last dim) each holding D consecutive channels of the
-    [rows, N] source for every row; else None."""
+    result is blocks of [rows, D] (D its last dim; `transposed`: of [D, rows], its last two dims)
+    each holding D consecutive channels of the [rows, N] source for every row; else None."""
     index = chain_index(src_shape, chain)
-    n, d = src_shape[-1], index.shape[-1]
+    n = src_shape[-1]
+    d = index.shape[-2] if transposed else index.shape[-1]
     rows = int(np.prod(src_shape[:-1], dtype=np.int64))
     if n % d or n == d:
         return None
-    blocks = index.reshape(n // d, rows, d)
+    blocks = index.reshape(n // d, d, rows).transpose(0, 2, 1) if transposed else index.reshape(n // d, rows, d)
     firsts = [int(b[0, 0]) for b in blocks]
     expect = (np.arange(rows) * n)[:, None] + np.arange(d)[None, :]
     if any(f >= n or not np.array_equal(b, expect + f) for f, b in zip(firsts, blocks)):
         return None
     return firsts
+
+
+def _create(name, dims, elem, operands, loc, attributes=None) -> ir.Value:
+    return ir.Operation.create(name, results=[ir.RankedTensorType.get([int(x) for x in dims], elem)],
+                               operands=operands, attributes=attributes or {}, loc=loc).results[0]
 
 
 def split_heads(op, rewriter):
@@ -74,11 +80,16 @@ def _split(op, rewriter) -> bool:
     if layer is None or (isinstance(layer.core, tosa.Conv2DOp) and layer.weights.shape[1:3] != (1, 1)):
         return True     # a wider kernel would gather its input patches once per head
     out = chain[-1].results[0]
-    d = shape(out)[-1]
-    if d < MIN_HEAD or all(op_name(u) == "func.return" for u in users(out)):
-        return True     # one or two channels a part, or the model's output layout: no heads
-    firsts = head_blocks(shape(value), chain)
-    if firsts is None:
+    if all(op_name(u) == "func.return" for u in users(out)):
+        return True     # the model's output layout: no heads
+    # Heads as [rows, D] blocks (Q, V), or as [D, rows] (a K^T made with the split: the batch matmul
+    # reads K itself, so the parts stay [rows, D] and one transpose of their concat gives K^T).
+    for transposed in (False, True):
+        d = shape(out)[-2 if transposed else -1]
+        firsts = head_blocks(shape(value), chain, transposed) if d >= MIN_HEAD else None
+        if firsts is not None:
+            break
+    else:
         return True
     last = chain[-1]
     loc = last.location
@@ -91,8 +102,14 @@ def _split(op, rewriter) -> bool:
                                  attributes={"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)},
                                  loc=loc, ip=ir.InsertionPoint(last)).results[0]
     with ir.InsertionPoint(last):
-        view = ir.Operation.create("tosa.reshape", results=[out.type],
-                                   operands=[concat, make_shape(shape(out), loc=loc)], loc=loc).results[0]
+        heads = concat
+        if transposed:
+            rows = int(np.prod(part_shape[:-1], dtype=np.int64))
+            flat = _create("tosa.reshape", [len(parts), rows, d], elem,
+                           [concat, make_shape([len(parts), rows, d], loc=loc)], loc)
+            heads = _create("tosa.transpose", [len(parts), d, rows], elem, [flat], loc,
+                            {"perms": ir.DenseI32ArrayAttr.get([0, 2, 1])})
+        view = _create("tosa.reshape", shape(out), elem, [heads, make_shape(shape(out), loc=loc)], loc)
     out.replace_all_uses_with(view)
     for link in reversed(chain):
         rewriter.erase_op(link)
@@ -112,7 +129,9 @@ class HeadsFromLinears(ModulePass):
     The parts are concatenated along the outermost axis, which the memory planner does in place,
     so no data moves: the same MACs in one kernel call per head. The blocks are found from where
     each element of the chain's result comes from, so any reshape / transpose chain that keeps
-    each head's D channels together qualifies. int8 (matmul) and int16 (1x1 conv) linears. Parts
+    each head's D channels together qualifies. A split that also transposes each head ([heads, D,
+    tokens]: HuggingFace's K^T) becomes the parts' concat and one transpose of it, which the batch
+    matmul reading K^T takes K from. int8 (matmul) and int16 (1x1 conv) linears. Parts
     narrower than four channels are not made (the kernels' inner loop takes four), nor is a
     transpose that only the model's output reads split (that is the output layout).
     """
