@@ -687,6 +687,21 @@ class PairwiseSimilarities(nn.Module):
                 torch.cdist(points, points[:, 3:6], p=1.0))
 
 
+class ExportIdioms(nn.Module):
+    """What library code writes and torch.export keeps whole: SDPA's output viewed after a transpose
+    without a copy (Data2Vec: the re-trace checks aten's strides), torch.multiply (ConvBERT),
+    x.type_as(y) of a constant (Funnel's mask), y.new_ones(...)."""
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).reshape(1, 5, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).view(1, 5, 8)
+        mask = torch.ones(1, 5, 1).type_as(x)
+        return torch.multiply(a, x) * mask + x.new_ones(1, 5, 8) * 0.5
+
+
 class ActivationConditions(nn.Module):
     """where / masked_fill under a comparison of an activation with a constant (a leaky ReLU by
     hand, thresholding, a sign-like select of two constants, != 0)."""
@@ -789,6 +804,7 @@ CASES = {
     "finite_fills": (FiniteFills, [(1, 3, 6, 6)], 1),
     "triangles": (Triangles, [(1, 3, 6, 6)], 1),
     "smooth_reductions": (SmoothReductions, [(1, 3, 6, 6)], 1),
+    "export_idioms": (ExportIdioms, [(1, 5, 8)], 1),
     # The mean is a few steps of y's scale (it keeps y's parameters): one LSB of it there, where the
     # integer mean and PT2E's round differently, moves every element of y * mean by up to 2 (0.69 exact).
     "full_reductions": (FullReductions, [(1, 3, 6, 6)], 2, 0.6),
@@ -1181,7 +1197,7 @@ def test_layers_outside_modules_are_named_after_their_op():
                                   "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv", "smooth_reductions",
-                                  "pairwise_similarities", "activation_conditions"])
+                                  "pairwise_similarities", "activation_conditions", "export_idioms"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

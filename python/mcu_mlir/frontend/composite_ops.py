@@ -78,7 +78,13 @@ def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
         keep = allowed if keep is None else keep & allowed
     if keep is not None:
         scores = torch.where(keep, scores, float("-inf"))
-    return torch.matmul(torch.softmax(scores, dim=-1), value)
+    out = torch.matmul(torch.softmax(scores, dim=-1), value)
+    if out.dim() != 4:
+        return out
+    # The strides aten's kernel gives its [B, H, L, E] result, those of a [B, L, H, E] tensor: model
+    # code views its transpose(1, 2) as [B, L, H * E] without a copy (Data2Vec), which the re-trace
+    # checks. The copy between the two transposes is a view to the lowering.
+    return out.transpose(1, 2).contiguous().transpose(1, 2)
 
 
 def _addcmul(input, tensor1, tensor2, value=1):
@@ -229,6 +235,33 @@ def _cdist(x1, x2, p=2.0, compute_mode=None):
     return NotImplemented
 
 
+def _type_as(x, other):
+    """x.type_as(y) reads only y's dtype: a cast (then folded when x is a constant, as HuggingFace's
+    all-ones attention mask is)."""
+    return x.to(other.dtype)
+
+
+def _filled(value):
+    def new(x, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+        """x.new_ones / new_zeros(size): a constant (x gives only its dtype)."""
+        return torch.full(list(size), value, dtype=dtype or x.dtype)
+    return new
+
+
+def _new_full(x, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return torch.full(list(size), fill_value, dtype=dtype or x.dtype)
+
+
+# Aliases torch.export keeps under their long names (torch.multiply in ConvBERT): the short op.
+_ALIASES = {aten.multiply.Tensor: torch.mul, aten.multiply.Scalar: torch.mul, aten.divide.Tensor: torch.div,
+            aten.divide.Scalar: torch.div, aten.true_divide.Tensor: torch.div, aten.subtract.Tensor: torch.sub,
+            aten.subtract.Scalar: torch.sub, aten.negative.default: torch.neg, aten.greater.Scalar: torch.gt,
+            aten.greater.Tensor: torch.gt, aten.less.Scalar: torch.lt, aten.less.Tensor: torch.lt,
+            aten.greater_equal.Scalar: torch.ge, aten.greater_equal.Tensor: torch.ge,
+            aten.less_equal.Scalar: torch.le, aten.less_equal.Tensor: torch.le, aten.not_equal.Scalar: torch.ne,
+            aten.not_equal.Tensor: torch.ne}
+
+
 def _triangle(keep):
     def part(x, diagonal=0):
         """tril / triu of activations: a select with a constant triangle (a bool one stays as it is)."""
@@ -302,7 +335,8 @@ def _table() -> dict:
            aten.cumsum.default: _cumsum, aten.tril.default: _triangle(torch.tril),
            aten.triu.default: _triangle(torch.triu), aten.logsumexp.default: _logsumexp,
            aten.lerp.Scalar: _lerp, aten.lerp.Tensor: _lerp, aten.cosine_similarity.default: _cosine_similarity,
-           aten.cdist.default: _cdist}
+           aten.cdist.default: _cdist, aten.type_as.default: _type_as, aten.new_ones.default: _filled(1),
+           aten.new_zeros.default: _filled(0), aten.new_full.default: _new_full, **_ALIASES}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
