@@ -73,3 +73,52 @@ func.func @q_kt_heads(%q: tensor<2x5x8xi8>, %k: tensor<1x2x6x8xi8>) -> tensor<2x
   %y = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<2x5x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<2x5x6xi8>
   return %y : tensor<2x5x6xi8>
 }
+
+// -----
+
+// Channels-first attention (EfficientViT): K as [C, N] made from an NHWC activation by a transpose
+// to NCHW and a reshape. Transposed back it is the activation itself: the call reads a view of it.
+// CHECK-LABEL: func.func @q_k_channels_first
+// CHECK-NOT: transpose
+// CHECK: %[[K:.*]] = "cmsisnn.reshape"(%arg1)
+// CHECK-SAME: (tensor<1x2x3x4xi8>) -> tensor<1x6x4xi8>
+// CHECK: "cmsisnn.batch_matmul"(%arg0, %[[K]])
+// CHECK-NOT: transpose
+func.func @q_k_channels_first(%q: tensor<1x6x4xi8>, %k: tensor<1x2x3x4xi8>) -> tensor<1x6x6xi8> {
+  %kc = tosa.transpose %k {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x3x4xi8>) -> tensor<1x4x2x3xi8>
+  %shape = tosa.const_shape {values = dense<[1, 4, 6]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %kt = tosa.reshape %kc, %shape : (tensor<1x4x2x3xi8>, !tosa.shape<3>) -> tensor<1x4x6xi8>
+  %zp = "tosa.const"() <{values = dense<1> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %q, %kt, %zp, %zp : (tensor<1x6x4xi8>, tensor<1x4x6xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x6x6xi32>
+  %m = "tosa.const"() <{values = dense<1518500250> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<37> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %y = tosa.rescale %acc, %m, %s, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x6x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x6x6xi8>
+  return %y : tensor<1x6x6xi8>
+}
+
+// -----
+
+// v . attn^T read only transposed back ([B, C, N] -> [B, N, C], EfficientViT's output to NHWC):
+// computed as attn . v^T, whose left side is attn itself (its transpose absorbed) and whose right
+// side is v as stored, zero points swapped with the operands. No transpose is left.
+// CHECK-LABEL: func.func @transposed_result
+// CHECK-NOT: transpose
+// CHECK: "cmsisnn.batch_matmul"(%arg1, %arg0)
+// CHECK-SAME: lhs_offset = -2 : i32
+// CHECK-SAME: rhs_offset = 3 : i32
+// CHECK-SAME: (tensor<1x6x6xi8>, tensor<1x4x6xi8>) -> tensor<1x6x4xi8>
+// CHECK-NOT: transpose
+func.func @transposed_result(%v: tensor<1x4x6xi8>, %attn: tensor<1x6x6xi8>) -> tensor<1x6x4xi8> {
+  %at = tosa.transpose %attn {perms = array<i32: 0, 2, 1>} : (tensor<1x6x6xi8>) -> tensor<1x6x6xi8>
+  %vzp = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %azp = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %v, %at, %vzp, %azp : (tensor<1x4x6xi8>, tensor<1x6x6xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x6xi32>
+  %m = "tosa.const"() <{values = dense<1518500250> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<37> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x6xi8>
+  %t = tosa.transpose %y {perms = array<i32: 0, 2, 1>} : (tensor<1x4x6xi8>) -> tensor<1x6x4xi8>
+  return %t : tensor<1x6x4xi8>
+}

@@ -110,6 +110,43 @@ def test_int16_encoder_on_s16_kernels(model, target, tmp_path):
     assert _bit_exact(tmp_path, target)
 
 
+class ChannelsFirstAttention(nn.Module):
+    """EfficientViT's form: Q, K, V split from a 1x1 conv in NCHW, attention over the flattened
+    pixels with the channels first (q^T k, v attn^T), the result viewed back as an image."""
+    def __init__(self, dim=16, key_dim=8):
+        super().__init__()
+        self.key_dim = key_dim
+        self.qkv = nn.Conv2d(3, 2 * key_dim + dim, 1)
+        self.proj = nn.Conv2d(dim, 8, 1)
+
+    def forward(self, x):
+        b, _, h, w = x.shape
+        q, k, v = self.qkv(x).split([self.key_dim, self.key_dim, self.qkv.out_channels - 2 * self.key_dim], 1)
+        q, k, v = q.flatten(2), k.flatten(2), v.flatten(2)
+        attn = (q.transpose(-2, -1) @ k * self.key_dim ** -0.5).softmax(-1)
+        return self.proj((v @ attn.transpose(-2, -1)).view(b, -1, h, w))
+
+
+def test_channels_first_attention_reads_its_operands_in_place(tmp_path):
+    """In NHWC, K^T and the result's view back are the activations as stored: arm_batch_matmul_s8
+    reads K through a view and computes the transposed product (attn . v^T) straight into NHWC.
+    Left: the model's input and output layouts, and V to channels first (the call's right-hand side
+    is [N, K]: V^T's transpose is V as channels-first rows); 4 before."""
+    torch.manual_seed(0)
+    model = ChannelsFirstAttention().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, (torch.randn(1, 3, 6, 6),), target="host", backend="cmsis-nn", calibration=16,
+                         emit="c", output_dir=str(tmp_path))
+    calls = re.findall(r"^\s+(?:status = )?((?:arm|mcu)_\w+)\(", (tmp_path / "model.c").read_text(), re.M)
+    calls = collections.Counter(calls)
+    assert calls["arm_batch_matmul_s8"] == 2 and calls["arm_transpose_s8"] == 3, calls
+    inputs = [torch.randn(1, 3, 6, 6, generator=torch.Generator().manual_seed(5)).numpy()]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target="host")
+    assert all(np.array_equal(c, r.reshape(c.shape)) for c, r in zip(got.outputs_q, want.outputs_q))
+
+
 @pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
 @pytest.mark.parametrize("softmax", ["table", "cmsis-nn"])
 def test_encoder_bit_exact_on_cortex_m(model, target, softmax, tmp_path):

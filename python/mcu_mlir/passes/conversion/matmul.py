@@ -8,6 +8,7 @@ from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ..base import PassError
 from ...ir.constants import make_shape
+from ..layout.channel_permutation import chain_index
 from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, per_channel_params,
                      producer, shape, single_user, tensor_type)
@@ -79,26 +80,22 @@ def convert_matmul(op, rw):
         # zero points 0) for the int48 matmul and its 16-bit-multiplier rescale.
         rs, last, act = s16
         mults, shifts = rs.s16_params()
-        rhs_t, absorbed = _transposed(b, op)
-        ops = [op, rs.op] + ([last] if last is not rs.op else []) + absorbed
+        ops = [op, rs.op] + ([last] if last is not rs.op else [])
+        lhs, rhs, _, _, dims, final, absorbed = _operands(a, b, 0, 0, last, op)
+        source = "+".join(o.operation.name for o in ops)
+        ops += absorbed
         attrs = {"lhs_offset": 0, "rhs_offset": 0, "output_offset": 0, "multiplier": mults[0], "shift": shifts[0],
                  "activation": act}
-        new = make_op(cmsisnn.BatchMatmulOp, [a, rhs_t], last.results[0].type, attrs, before=op,
-                      loc=fused_location(ops), source_op="+".join(o.operation.name for o in ops[:3]))
-        rw.replace(ops, last, new)
-        return CONVERTED
+        return _batch_matmul(rw, ops, lhs, rhs, dims, final, attrs, op, fused_location(ops), source)
 
     if rw.use_cmsis and tail is not None and add is None and elem(a) == "i8" and not rs.per_channel:
         # Two activations: arm_batch_matmul_s8 reads the right-hand side transposed ([B, N, K]);
         # a transpose that made it [B, K, N] is read through, else one is inserted.
-        rhs_t, absorbed = _transposed(b, op)
+        lhs, rhs, lhs_zp, rhs_zp, dims, final, absorbed = _operands(a, b, a_zp, b_zp, last, op)
         ops += absorbed
-        attrs = {"lhs_offset": -a_zp, "rhs_offset": -b_zp, "output_offset": out_offset,
+        attrs = {"lhs_offset": -lhs_zp, "rhs_offset": -rhs_zp, "output_offset": out_offset,
                  "multiplier": mult[0], "shift": shift[0], "activation": act}
-        new = make_op(cmsisnn.BatchMatmulOp, [a, rhs_t], result_type, attrs, before=op, loc=loc,
-                      source_op=source)
-        rw.replace(ops, last, new)
-        return CONVERTED
+        return _batch_matmul(rw, ops, lhs, rhs, dims, final, attrs, op, loc, source)
 
     bias_v = make_const(bias_array, op, op.location)
     new = make_op(portable.MatmulOp, [a, b, bias_v], result_type,
@@ -118,31 +115,110 @@ def _s16_tail(op, rhs, a_zp, b_zp):
     return tail
 
 
+_VIEWS = (tosa.ReshapeOp, tosa.TransposeOp)
+
+
 def _transposed(b, before):
-    """([B, N, K] value, ops it absorbs) for the [B, K, N] `b`: the input of the transpose that made
-    `b` (absorbed when only this matmul reads it), else a new transpose (converted after this
-    pattern, like any other)."""
-    src = producer(b)
-    if isinstance(src, tosa.TransposeOp) and list(ir.DenseI32ArrayAttr(src.attributes["perms"])) == [0, 2, 1]:
-        return src.operands[0], ([src] if len(list(b.uses)) == 1 else [])
+    """([B, N, K] value, ops it absorbs) for the [B, K, N] `b`: a view where the reshapes and
+    transposes that made `b` hold, transposed, their source's elements in order (a K^T, with heads
+    kept apart or channels first); else a new transpose (converted after this pattern, like any
+    other)."""
+    found = _view_of(b, before, transposed=True)
+    if found is not None:
+        return found
     batch, k, n = shape(b)
-    swapped = producer(src.operands[0]) if isinstance(src, tosa.ReshapeOp) else None
-    if isinstance(swapped, tosa.TransposeOp):
-        # Heads kept apart ([1, heads, K, N] viewed as [heads, K, N]): a view of the transpose's input.
-        perms = list(ir.DenseI32ArrayAttr(swapped.attributes["perms"]))
-        r = len(perms)
-        if r >= 3 and perms == list(range(r - 2)) + [r - 1, r - 2] and shape(swapped.results[0])[-2:] == [k, n]:
-            with ir.InsertionPoint(before), before.location as loc:
-                view = ir.Operation.create(
-                    "tosa.reshape", results=[ir.RankedTensorType.get([batch, n, k], tensor_type(b).element_type)],
-                    operands=[swapped.operands[0], make_shape([batch, n, k], loc=loc)]).results[0]
-            absorbed = [src] if len(list(b.uses)) == 1 else []
-            if absorbed and len(list(swapped.results[0].uses)) == 1:
-                absorbed.append(swapped)
-            return view, absorbed
     out_type = ir.RankedTensorType.get([batch, n, k], tensor_type(b).element_type)
     perms = ir.DenseI32ArrayAttr.get([0, 2, 1])
     return tosa.TransposeOp(out_type, b, perms, loc=before.location, ip=ir.InsertionPoint(before)).result, []
+
+
+def _moves_nothing(order: np.ndarray) -> bool:
+    return np.array_equal(order.ravel(), np.arange(order.size))
+
+
+def _view_of(value, before, transposed: bool):
+    """(view, absorbed ops) of the [B, R, C] `value` ([B, C, R] when `transposed`) as a reshape of the
+    source of the reshapes and transposes that made it, when they (at least one transpose) leave
+    that source's elements in order; None when they move data. The chain is absorbed where only
+    the matmul reads it."""
+    chain, source = [], value
+    while isinstance(producer(source), _VIEWS):
+        chain.append(producer(source))
+        source = producer(source).operands[0]
+    chain.reverse()
+    batch, rows, cols = shape(value)
+    target = [batch, cols, rows] if transposed else [batch, rows, cols]
+    while chain:    # the longest chain that only moves data around
+        order = chain_index(shape(chain[0].operands[0]), chain).reshape(batch, rows, cols)
+        if any(isinstance(op, tosa.TransposeOp) for op in chain) and \
+                _moves_nothing(order.transpose(0, 2, 1) if transposed else order):
+            break
+        chain.pop(0)
+    if not chain:
+        return None
+    source = chain[0].operands[0]
+    absorbed = []
+    for op in reversed(chain):      # users first; an op something else reads stays
+        if len(list(op.results[0].uses)) != 1:
+            break
+        absorbed.append(op)
+    if shape(source) == target:
+        return source, absorbed
+    with ir.InsertionPoint(before), before.location as loc:
+        view_type = ir.RankedTensorType.get(target, tensor_type(value).element_type)
+        view = ir.Operation.create("tosa.reshape", results=[view_type],
+                                   operands=[source, make_shape(target, loc=loc)]).results[0]
+    return view, absorbed
+
+
+def _read_transposed(last):
+    """(reshapes / transposes that read `last`'s [B, M, N] result one after another, each alone)
+    when their result is that result transposed ([B, N, M]) in some shape, else None."""
+    chain, value = [], last.results[0]
+    while True:
+        users = [u.owner for u in value.uses]
+        if len(users) != 1 or not isinstance(users[0], _VIEWS):
+            break
+        chain.append(users[0])
+        value = users[0].results[0]
+    batch, m, n = shape(last.results[0])
+    want = np.arange(batch * m * n).reshape(batch, m, n).transpose(0, 2, 1).ravel()
+    while chain:
+        if any(isinstance(op, tosa.TransposeOp) for op in chain) and \
+                np.array_equal(chain_index([batch, m, n], chain).ravel(), want):
+            return chain
+        chain.pop()
+    return None
+
+
+def _operands(a, b, a_zp, b_zp, last, before):
+    """(lhs, rhs, their zero points, the result's [B, N', M'] shape, the op whose value the call
+    computes, absorbed ops) of arm_batch_matmul_*, which computes lhs . rhs^T. A result read only
+    transposed ([B, N, M], channels-first attention: EfficientViT's v . attn^T viewed back as an
+    NHWC image) is computed as that, B^T . A^T, when B^T is a view: lhs that view and rhs A itself
+    (or the activation A is a view of). Otherwise A (or its view) and B^T."""
+    lhs_view = _view_of(a, before, transposed=False)
+    a_read, a_absorbed = lhs_view if lhs_view is not None else (a, [])
+    after = _read_transposed(last)
+    bt = _view_of(b, before, transposed=True) if after is not None else None
+    if bt is not None:
+        batch, m, n = shape(last.results[0])
+        return bt[0], a_read, b_zp, a_zp, [batch, n, m], after[-1], bt[1] + a_absorbed + after
+    rhs, absorbed = _transposed(b, before)
+    return a_read, rhs, a_zp, b_zp, shape(last.results[0]), last, absorbed + a_absorbed
+
+
+def _batch_matmul(rw, ops, lhs, rhs, dims, final, attrs, before, loc, source):
+    """The call, viewed as `final`'s result where that has another shape; `final` replaced by it."""
+    elem = tensor_type(final.results[0]).element_type
+    new = make_op(cmsisnn.BatchMatmulOp, [lhs, rhs], ir.RankedTensorType.get(dims, elem), attrs, before=before,
+                  loc=loc, source_op=source)
+    if shape(final.results[0]) != dims:
+        with ir.InsertionPoint(before), loc:
+            new = ir.Operation.create("tosa.reshape", results=[final.results[0].type],
+                                      operands=[new.results[0], make_shape(shape(final.results[0]), loc=loc)])
+    rw.replace(ops, final, new)
+    return CONVERTED
 
 
 def _params(a_zp, b_zp, out_offset, act, mult, shift):
