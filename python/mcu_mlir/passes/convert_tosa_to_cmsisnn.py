@@ -56,7 +56,10 @@ class ConvertTosaToCmsisNN(ModulePass):
     reads, and channel slices into same-shaped convs whose results are concatenated (or sliced
     again) become one grouped conv (run mcu-split-sliced-convs first to split a conv read only
     through channel slices), and a transpose of a concat nothing else reads is written by the
-    concat's own copy (each input straight to its transposed place: ShuffleNet's shuffle). The frontend's integer log_softmax and normalisations become one fused kernel each, and
+    concat's own copy (each input straight to its transposed place: ShuffleNet's shuffle). A batch
+    matmul reads an operand through the reshapes and transposes that made it when they leave
+    their source in order (K^T), and computes a result read only transposed as B^T . A^T.
+    The frontend's integer log_softmax and normalisations become one fused kernel each, and
     each LSTM step one arm_lstm_unidirectional_s8 call (its next hidden and cell state). A
     CMSIS-NN call that would fail at run time for its parameters (e.g. arm_convolve_1_x_n_s8's
     padding rule on MVE) is replaced at compile time by one that accepts them. An op with no
