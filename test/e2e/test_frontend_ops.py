@@ -934,6 +934,27 @@ def test_pairwise_similarities_against_float(activations, min_db):
         assert 10 * np.log10((w ** 2).sum() / ((w - got) ** 2).sum()) >= min_db
 
 
+@pytest.mark.parametrize("activations,min_db", [("int8", 25.0), ("int16", 40.0)])
+def test_attention_mask_from_an_activation_against_float(activations, min_db):
+    """scaled_dot_product_attention masked where an activation is positive: the comparison is a
+    run-time flag the integer softmax takes as any mask (masked places probability 0, an emptied
+    row 0 everywhere, as torch gives it here); the oracle is the float model, as for the other masks."""
+    class Masked(nn.Module):
+        def forward(self, x):
+            return F.scaled_dot_product_attention(x, x, x, attn_mask=x[..., :1] > 0)
+    model, x = Masked().eval(), torch.randn(1, 2, 6, 6, generator=torch.Generator().manual_seed(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = import_model(model, (torch.randn(1, 2, 6, 6),), quantize=activations, calibration=8)
+    q = result.inputs[0].quantize(x.numpy())
+    (out,) = run_reference(result.module, [q])
+    with torch.no_grad():
+        want = model(torch.from_numpy(result.inputs[0].dequantize(q))).numpy()
+    assert np.isfinite(want).all() and (want == 0).any()        # some rows emptied by the mask
+    got = result.outputs[0].dequantize(out).reshape(want.shape)
+    assert 10 * np.log10((want ** 2).sum() / ((want - got) ** 2).sum()) >= min_db
+
+
 def test_infinite_fill_outside_softmax_is_refused():
     class Fill(nn.Module):
         def forward(self, x):
