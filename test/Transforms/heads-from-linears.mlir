@@ -160,3 +160,43 @@ func.func @k_transposed(%arg0: tensor<1x3x4xi8>) -> tensor<1x2x4x3xi8> {
   %o = tosa.clamp %t {max_val = 127 : i8, min_val = -128 : i8} : (tensor<1x2x4x3xi8>) -> tensor<1x2x4x3xi8>
   return %o : tensor<1x2x4x3xi8>
 }
+
+// -----
+
+// nn.MultiheadAttention's packed projection: the output viewed as [tokens, 3, E], Q / K / V sliced
+// off (after a transpose that puts the 3 first), each then split into two heads. The views form a
+// tree: each tensor it ends in becomes its own heads' concat, and no transpose is left.
+// CHECK-LABEL: func.func @packed_projection
+// CHECK-NOT: tosa.transpose
+// CHECK-COUNT-6: tosa.matmul %arg0
+// CHECK-NOT: tosa.transpose
+func.func @packed_projection(%arg0: tensor<1x3x4xi8>) -> (tensor<2x3x4xi8>, tensor<2x3x4xi8>, tensor<2x3x4xi8>) {
+  %w = "tosa.const"() <{values = dense<1> : tensor<1x4x24xi8>}> : () -> tensor<1x4x24xi8>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %mm = tosa.matmul %arg0, %w, %zp, %zp : (tensor<1x3x4xi8>, tensor<1x4x24xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x24xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<31> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %r = tosa.rescale %mm, %m, %sh, %izp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x3x24xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x3x24xi8>
+  %s3 = tosa.const_shape {values = dense<[3, 3, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %v = tosa.reshape %r, %s3 : (tensor<1x3x24xi8>, !tosa.shape<3>) -> tensor<3x3x8xi8>
+  %t = tosa.transpose %v {perms = array<i32: 1, 0, 2>} : (tensor<3x3x8xi8>) -> tensor<3x3x8xi8>
+  %size = tosa.const_shape {values = dense<[1, 3, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s1 = tosa.const_shape {values = dense<[1, 0, 0]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %s2 = tosa.const_shape {values = dense<[2, 0, 0]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %q = tosa.slice %t, %s0, %size : (tensor<3x3x8xi8>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x3x8xi8>
+  %k = tosa.slice %t, %s1, %size : (tensor<3x3x8xi8>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x3x8xi8>
+  %vv = tosa.slice %t, %s2, %size : (tensor<3x3x8xi8>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<1x3x8xi8>
+  %h = tosa.const_shape {values = dense<[3, 2, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %q3 = tosa.reshape %q, %h : (tensor<1x3x8xi8>, !tosa.shape<3>) -> tensor<3x2x4xi8>
+  %k3 = tosa.reshape %k, %h : (tensor<1x3x8xi8>, !tosa.shape<3>) -> tensor<3x2x4xi8>
+  %v3 = tosa.reshape %vv, %h : (tensor<1x3x8xi8>, !tosa.shape<3>) -> tensor<3x2x4xi8>
+  %qh = tosa.transpose %q3 {perms = array<i32: 1, 0, 2>} : (tensor<3x2x4xi8>) -> tensor<2x3x4xi8>
+  %kh = tosa.transpose %k3 {perms = array<i32: 1, 0, 2>} : (tensor<3x2x4xi8>) -> tensor<2x3x4xi8>
+  %vh = tosa.transpose %v3 {perms = array<i32: 1, 0, 2>} : (tensor<3x2x4xi8>) -> tensor<2x3x4xi8>
+  %qo = tosa.clamp %qh {max_val = 127 : i8, min_val = -128 : i8} : (tensor<2x3x4xi8>) -> tensor<2x3x4xi8>
+  %ko = tosa.clamp %kh {max_val = 127 : i8, min_val = -128 : i8} : (tensor<2x3x4xi8>) -> tensor<2x3x4xi8>
+  %vo = tosa.clamp %vh {max_val = 127 : i8, min_val = -128 : i8} : (tensor<2x3x4xi8>) -> tensor<2x3x4xi8>
+  return %qo, %ko, %vo : tensor<2x3x4xi8>, tensor<2x3x4xi8>, tensor<2x3x4xi8>
+}
