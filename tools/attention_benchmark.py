@@ -6,7 +6,8 @@ on Cortex-M55 under QEMU split by layer kind (norm / softmax / matmul of two act
 connected / conv / other), arena and flash, SQNR of the C's output against the float model, and
 whether the C equals tosa_reference_model on that input. Figures, not pass/fail.
 
-Usage: python tools/attention_benchmark.py [--models a,b] [--quantize int8,int16] [--m4] [--markdown FILE]
+Usage: python tools/attention_benchmark.py [--models a,b] [--quantize int8,int16] [--m4] [--softmax cmsis-nn]
+       [--markdown FILE]
        [--json FILE]
 """
 
@@ -67,7 +68,7 @@ def macs(cmsisnn_text: str) -> tuple[int, int]:
     return inside, total
 
 
-def bench(name: str, quantize: str, out: str, m4: bool = False) -> dict:
+def bench(name: str, quantize: str, out: str, m4: bool = False, softmax: str = "table") -> dict:
     import numpy as np
     import torch
 
@@ -82,7 +83,7 @@ def bench(name: str, quantize: str, out: str, m4: bool = False) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = mcu_mlir.compile(model, example, target="cortex-m55", backend="cmsis-nn", emit="elf",
-                                  output_dir=out, quantize=quantize)
+                                  output_dir=out, quantize=quantize, softmax=softmax)
     report = result.report
     row.update(compile_s=report["compile_seconds"], arena=report.get("arena_bytes"), flash=report.get("flash_bytes"),
                weights=report.get("weights_bytes"), transposes=report.get("interior_transposes"))
@@ -105,12 +106,14 @@ def bench(name: str, quantize: str, out: str, m4: bool = False) -> dict:
     per_kind = dict.fromkeys(KINDS, 0)
     for layer in ins.get("layers", []):
         per_kind[kind_of(layer.get("kernel", ""))] += layer["instructions"]
+    row["softmax_kernels"] = sorted({layer.get("kernel", "") for layer in ins.get("layers", [])
+                                     if kind_of(layer.get("kernel", "")) == "softmax"})
     row.update({f"ins_{k}": v for k, v in per_kind.items()})
     if m4:   # the same model built for Cortex-M4 (DSP, no MVE: CMSIS-NN's other code paths)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             mcu_mlir.compile(model, example, target="cortex-m4", backend="cmsis-nn", emit="elf", output_dir=out + "-m4",
-                             quantize=quantize)
+                             quantize=quantize, softmax=softmax)
         fw4 = run.run(out + "-m4", [x.numpy()], target="cortex-m4", count_instructions=True)
         row["m4_instructions"] = (fw4.instructions or {}).get("total")
         row["bit_exact_m4"] = all(np.array_equal(c, r.reshape(c.shape)) for c, r in zip(fw4.outputs_q, ref.outputs_q))
@@ -150,6 +153,8 @@ def main(argv=None) -> int:
     p.add_argument("--markdown", default=None)
     p.add_argument("--json", default=None)
     p.add_argument("--m4", action="store_true", help="also build for Cortex-M4 and check that run too")
+    p.add_argument("--softmax", choices=("table", "cmsis-nn"), default="table",
+                   help="int8 softmax kernel (mcu-compile's --softmax): cmsis-nn calls arm_softmax_s8 itself")
     args = p.parse_args(argv)
     if not os.environ.get("CMSIS_NN_PATH"):
         print("attention_benchmark: set CMSIS_NN_PATH to a CMSIS-NN checkout", file=sys.stderr)
@@ -160,7 +165,7 @@ def main(argv=None) -> int:
     for name in args.models.split(","):
         for quantize in args.quantize.split(","):
             try:
-                row = bench(name, quantize, os.path.join(work, f"{name}-{quantize}"), args.m4)
+                row = bench(name, quantize, os.path.join(work, f"{name}-{quantize}"), args.m4, args.softmax)
             except UserError as e:
                 row = {"model": name, "quantize": quantize, "error": str(e).splitlines()[0]}
             rows.append(row)
