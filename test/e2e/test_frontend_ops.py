@@ -635,24 +635,23 @@ class LibraryOps(nn.Module):
         return affine, shaped, repeated, merged, odd, up, up_corners, down, up4, point, spread, normalised
 
 
-class FullReductions(nn.Module):
-    """x.mean(), x.sum(), x.max(), x.min() with no dim: over every axis, to a 0-d tensor."""
+class ConvFirst(nn.Module):
+    """A 3 -> 4 channel conv whose output the case's ops read (activations with their own scales)."""
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 4, 3, padding=1)
 
+
+class FullReductions(ConvFirst):
+    """x.mean(), x.sum(), x.max(), x.min() with no dim: over every axis, to a 0-d tensor."""
     def forward(self, x):
         y = self.conv(x)
         return y * y.mean(), y.sum() + y.max() - y.min()
 
 
-class FiniteFills(nn.Module):
+class FiniteFills(ConvFirst):
     """masked_fill / where with a finite value under a constant condition (zeroing a region, padding
     frames), and a constant made in forward (`torch.tensor(2.3)`: lift_fresh_copy, detach_)."""
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3, padding=1)
-
     def forward(self, x):
         y = self.conv(x)
         late = torch.arange(6) >= 4
@@ -661,25 +660,17 @@ class FiniteFills(nn.Module):
         return zeroed * torch.tensor(2.3).exp(), pinned
 
 
-class SmoothReductions(nn.Module):
+class SmoothReductions(ConvFirst):
     """logsumexp over a dim (max - max(log_softmax)), lerp with a scalar and a tensor weight."""
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3, padding=1)
-
     def forward(self, x):
         y = self.conv(x)
         return (torch.logsumexp(y, dim=1, keepdim=True) + y, torch.lerp(y, y.flip(-1), 0.3),
                 torch.lerp(y, y.flip(-2), torch.sigmoid(y)))
 
 
-class PairwiseSimilarities(nn.Module):
+class PairwiseSimilarities(ConvFirst):
     """Cosine similarity (each side normalised, then the dot product) and pairwise distances (cdist,
     p = 2: a norm of the differences, p = 1: their absolute sum)."""
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3, padding=1)
-
     def forward(self, x):
         y = self.conv(x)
         points = y.flatten(2).transpose(1, 2)
@@ -702,13 +693,9 @@ class ExportIdioms(nn.Module):
         return torch.multiply(a, x) * mask + x.new_ones(1, 5, 8) * 0.5
 
 
-class ActivationConditions(nn.Module):
+class ActivationConditions(ConvFirst):
     """where / masked_fill under a comparison of an activation with a constant (a leaky ReLU by
     hand, thresholding, a sign-like select of two constants, != 0)."""
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3, padding=1)
-
     def forward(self, x):
         y = self.conv(x)
         leaky = torch.where(y > 0, y, y * 0.1)
@@ -717,13 +704,9 @@ class ActivationConditions(nn.Module):
         return y, leaky, cut, signs, torch.where(y != 0, y, y + 1)
 
 
-class Triangles(nn.Module):
+class Triangles(ConvFirst):
     """cumsum of activations along any dim (a linear with a triangle of ones), tril / triu with a
     diagonal (a select with a constant triangle)."""
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3, padding=1)
-
     def forward(self, x):
         y = self.conv(x)
         return torch.cumsum(y, -1), y.cumsum(1), torch.tril(y, -1), torch.triu(y, 1)
