@@ -175,6 +175,41 @@ def test_position_ids_from_token_ids(tmp_path):
         assert np.array_equal(a, b.reshape(a.shape))
 
 
+class ReplacedIds(nn.Module):
+    """A reserved id read as another before the lookup: ids.masked_fill(ids == 7, 0) and
+    where(ids == 3, 9, ids) (BART sets the labels' -100 to the pad id so)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(VOCAB, 8)
+
+    def forward(self, ids):
+        return self.tok(ids.masked_fill(ids == 7, 0)), self.tok(torch.where(ids == 3, 9, ids))
+
+
+def test_replaced_ids(tmp_path):
+    """The C looks up the rows torch does: 7 reads row 0 and 3 row 9, the other ids their own;
+    tosa_reference_model's integers, and within quantization of the float model."""
+    torch.manual_seed(0)
+    model = ReplacedIds().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, (_ids((1, 6), VOCAB, 0),), target="host", backend="portable", calibration=8,
+                         emit="c", output_dir=str(tmp_path))
+    ids = np.array([[7, 0, 3, 9, 5, 7]], np.int64)
+    c = run.run(tmp_path, [ids], target="host")
+    ref = run.run_reference_outdir(tmp_path, [ids])
+    for a, b in zip(c.outputs_q, ref.outputs_q):
+        assert np.array_equal(a, b.reshape(a.shape))
+    filled, picked = (q.reshape(6, 8) for q in c.outputs_q)
+    assert np.array_equal(filled[0], filled[1]) and np.array_equal(filled[5], filled[1])
+    assert np.array_equal(picked[2], picked[3]) and not np.array_equal(picked[0], picked[3])
+    with torch.no_grad():
+        want = [w.numpy().reshape(6, 8) for w in model(torch.from_numpy(ids))]
+    for w, got in zip(want, c.outputs_float):
+        assert 10 * np.log10((w ** 2).sum() / ((w - got.reshape(6, 8)) ** 2).sum()) > 30
+
+
 def test_float_and_other_integer_dtypes():
     class Bytes(nn.Module):
         def forward(self, x):

@@ -186,13 +186,20 @@ _FILLS = {aten.masked_fill.Scalar: _masked_fill, aten.masked_fill.Tensor: _maske
           aten.where.Scalar: _where}
 
 
+def _is_float(node) -> bool:
+    """Whether the op's value is a float tensor: a fill of integers (token ids: BART's decoder ids
+    shifted from the input ids, the ignored label -100 set to the pad id) stays an integer op."""
+    val = node.meta.get("val")
+    return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
+
+
 def fills_as_where(gm) -> int:
     """Every other masked_fill / where of an activation with a finite scalar, under a constant
     condition or one computed from a mask input (zeroing padded frames, a fixed region), as
     where(keep, x, value): one select in the integers. Returns how many were rewritten."""
     rewritten = 0
     for node in list(gm.graph.nodes):
-        rewrite = _FILLS.get(node.target) if node.op == "call_function" else None
+        rewrite = _FILLS.get(node.target) if node.op == "call_function" and _is_float(node) else None
         if rewrite is not None and rewrite(gm, node, masking=False) is not None:
             rewritten += 1
     if rewritten:

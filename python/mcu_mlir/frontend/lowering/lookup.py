@@ -83,8 +83,7 @@ def lower_index_use(self, node, ins):
     if t in _SHAPE_ONLY:     # zeros_like(ids) and the like: only the shape is read
         return Const(node.target(*[torch.zeros(shape_of(node)) if isinstance(v, Indices) else a
                                    for v, a in zip(ins, node.args)], **node.kwargs).numpy())
-    if t in (aten.where.ScalarOther, aten.where.self, aten.where.ScalarSelf, aten.where.Scalar) \
-            and isinstance(ins[0], Indices):
+    if t in _WHERES and isinstance(ins[0], Indices) and _to_float(node):
         return Pending(node)      # a run-time mask: quantized as any fill (elementwise.py)
     if t in INDEX_CASTS and _to_bool(node):
         return Indices(_nonzero(self, ins[0].v, shape_of(node)), flag=True)
@@ -155,6 +154,21 @@ def _index_binary(self, node, ins):
         return Indices(self.w.op("tosa.mul", [a, b, self.w.zp(0, "i8")], out, "i32"))
     name = "tosa.add" if node.target in (aten.add.Tensor, aten.add.Scalar) else "tosa.sub"
     return Indices(self.w.op(name, [a, b], out, "i32"))
+
+
+def _index_fill(self, node, ins):
+    """ids.masked_fill(mask, v) and where(mask, a, b) of integers (an id replaced by another, the
+    labels' -100 set to the pad id): one select in int32."""
+    if _to_float(node):
+        return None
+    cond, on, off = (ins[1], ins[2], ins[0]) if node.target in _MASKED_FILLS else ins[:3]
+    out = shape_of(node)
+    rank = len(out)
+    c, a, b = (_int_operand(self, node, v, rank) for v in (cond, on, off))
+    if c is None or a is None or b is None:
+        return None
+    unset = self.w.op("tosa.equal", [c, self.w.scalar(0, rank)], tuple(c.shape), "i1")
+    return Indices(self.w.op("tosa.select", [unset, b, a], out, "i32"), flag=_to_bool(node))
 
 
 def _index_cumsum(self, node, ins):
@@ -269,6 +283,8 @@ def _constant_positions(self, node, source: Indices, index):
     return Indices(self.w.reshape(rows, out), flag=source.flag)
 
 
+_WHERES = {aten.where.ScalarOther, aten.where.self, aten.where.ScalarSelf, aten.where.Scalar}
+_MASKED_FILLS = {aten.masked_fill.Scalar, aten.masked_fill.Tensor}
 _ANDS = {aten.__and__.Tensor, aten.bitwise_and.Tensor, aten.logical_and.default}
 _ORS = {aten.__or__.Tensor, aten.bitwise_or.Tensor, aten.logical_or.default}
 
@@ -279,7 +295,7 @@ INDEX_ARITHMETIC = {
     aten.eq.Tensor: _index_compare, aten.ne.Tensor: _index_compare,
     aten.add.Tensor: _index_binary, aten.add.Scalar: _index_binary, aten.sub.Tensor: _index_binary,
     aten.sub.Scalar: _index_binary, aten.mul.Tensor: _index_binary, aten.mul.Scalar: _index_binary,
-    aten.cumsum.default: _index_cumsum,
+    aten.cumsum.default: _index_cumsum, **{t: _index_fill for t in _WHERES | _MASKED_FILLS},
     **{t: _index_logical for t in _ANDS | _ORS | {aten.bitwise_not.default, aten.logical_not.default}},
 }
 
