@@ -36,8 +36,10 @@ MODEL_FILE = os.path.join(ROOT, "tools", "public_models.py")
 BIN = os.path.dirname(sys.executable)
 # Kernels that only rename or view a buffer: no work, left out of the CMSIS-NN share.
 NO_WORK = ("alias", "view", "reshape", "none")
-# Fresh inputs the SQNR against float is pooled over.
-SQNR_INPUTS = 8
+# Fresh inputs the SQNR against float is pooled over. A classifier's 10 outputs on 8 inputs moved by
+# up to 3 dB from one group of 8 to the next (timm's MobileNetV2-0.35, 64 inputs: 21.1 to 23.2 dB
+# per 8, 22.5 and 21.6 per 32, 22.0 on all).
+SQNR_INPUTS = 32
 # Models are built from torch's global seed (public_models.seeded): two threads building at once
 # would draw from one generator in turn and get other weights than the compiler saw.
 _BUILD_LOCK = threading.Lock()

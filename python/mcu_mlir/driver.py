@@ -146,7 +146,8 @@ def _frontend(model, example_inputs, options, result, timings):
                                  int16_layers=options.int16_layers, target_sqnr_db=options.target_sqnr_db,
                                  torch_ir=options.emit == "torch", state=options.state,
                                  bias_correction=options.bias_correction,
-                                 activation_ranges=options.activation_ranges)
+                                 activation_ranges=options.activation_ranges,
+                                 range_equalization=options.range_equalization)
     result.frontend = fres
     torch_text = getattr(fres, "torch_text", None)
     if torch_text:

@@ -17,6 +17,9 @@ SOFTMAX = ("table", "cmsis-nn")
 # int8 activation ranges: min / max, the histogram's least-squares range, or auto: the histogram's
 # where the output measures at least 1 dB closer to float (frontend/range_choice.py).
 ACTIVATION_RANGES = ("auto", "minmax", "histogram")
+# int8 range equalization: the channels around each ReLU scaled toward one range (on), not (off), or
+# auto: where the output measures at least 1 dB closer to float (frontend/range_equalization.py).
+RANGE_EQUALIZATION = ("auto", "on", "off")
 # Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
 # builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.
 STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "project", "elf")
@@ -62,6 +65,7 @@ class CompileOptions:
     target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
     bias_correction: bool = True     # biases absorb the mean error of the rounded weights
     activation_ranges: str = "auto"  # int8 activations: "minmax", "histogram", or auto (ACTIVATION_RANGES)
+    range_equalization: str = "auto"  # int8: "on", "off", or auto (RANGE_EQUALIZATION)
     state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
     ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
     flash_limit: object = None       # bytes the weights and the firmware must fit in; default: none
@@ -89,7 +93,8 @@ class CompileOptions:
                                      ("quantize", self.quantize, QUANTIZE),
                                      ("io-layout", self.io_layout, IO_LAYOUTS), ("prefer", self.prefer, PREFER),
                                      ("softmax", self.softmax, SOFTMAX), ("emit", self.emit, STAGES),
-                                     ("activation-ranges", self.activation_ranges, ACTIVATION_RANGES)):
+                                     ("activation-ranges", self.activation_ranges, ACTIVATION_RANGES),
+                                     ("range-equalization", self.range_equalization, RANGE_EQUALIZATION)):
             if value not in allowed:
                 raise UserError(f"--{name} {value!r} is not one of: {', '.join(allowed)}")
         if self.name is not None:
@@ -98,6 +103,9 @@ class CompileOptions:
         if self.activation_ranges != "auto" and self.quantize != "int8":
             raise UserError(f"--activation-ranges chooses how int8 activations are calibrated; with --quantize "
                             f"{self.quantize} it has nothing to do")
+        if self.range_equalization != "auto" and self.quantize != "int8":
+            raise UserError(f"--range-equalization scales int8 activation ranges; with --quantize {self.quantize} "
+                            f"it has nothing to do")
         if self.int16_layers is not None and self.quantize != "int8":
             raise UserError(f"--int16-layers mixes int16 layers into an int8 model; with --quantize "
                             f"{self.quantize} it has nothing to do")

@@ -400,7 +400,7 @@ def bias_corrected(gm, samples):
 
 
 def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None,
-                    ranges: str = "minmax"):
+                    ranges: str = "minmax", factors=None):
     """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
     converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
     when not given). int16_nodes: ops kept in int16 in an int8 model; ranges: of the int8
@@ -426,14 +426,14 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
             converted = convert_pt2e(prepared)
         with one_thread(), progress.step("measuring per-layer SQNR"):
             rows = layer_sqnr(gm, keep_masks_in_simulation(converted),
-                              measure_on if measure_on is not None else samples)
+                              measure_on if measure_on is not None else samples, factors)
     return converted, rows
 
 
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
                  timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
                  target_sqnr_db: float = 35.0, state=(), bias_correction: bool = True,
-                 activation_ranges: str = "auto") -> FrontendResult:
+                 activation_ranges: str = "auto", range_equalization: str = "auto") -> FrontendResult:
     """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
 
     int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
@@ -451,12 +451,17 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
 
     activation_ranges: "minmax", "histogram" or "auto" (int8 activations; the histogram's where the
     output measures at least 1 dB closer to the float model, frontend/range_choice.py).
+
+    range_equalization: "on", "off" or "auto" (int8: the channels around each ReLU scaled toward
+    one range where the output measures at least 1 dB closer, frontend/range_equalization.py).
     """
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
     from .quantizer import RANGES
     if activation_ranges != "auto" and activation_ranges not in RANGES:
         raise UserError(f"activation ranges must be auto or one of {', '.join(RANGES)}, not '{activation_ranges}'")
+    if range_equalization not in ("auto", "on", "off"):
+        raise UserError(f"range equalization must be auto, on or off, not '{range_equalization}'")
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
@@ -527,25 +532,41 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     measure_on = sqnr_samples(calibration, example_inputs, bounds, finite)
     if state:
         samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
-    corrected = bias_corrected(gm, samples) if bias_correction else None
-    quantize_graph = functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected)
     int16 = frozenset()
     if int16_layers and int16_layers != "auto" and quantize == "int8":
         from .mixed_precision import nodes_of_layers
         int16 = nodes_of_layers(gm, int16_layers)
     excluded = frozenset()
-    # all_int8: the int8 model the range choice quantized, (converted, rows), used once.
-    ranges, all_int8, ranges_report = activation_ranges, None, {}
-    if quantize == "int8" and activation_ranges == "auto":
-        from .range_choice import choose_ranges
+    # The float graphs quantized: the model's, and with its ReLU ranges equalized (int8).
+    variants = {"": (gm, None)}
+    if quantize == "int8" and range_equalization != "off":
+        from .range_equalization import equalized
+        found = equalized(gm, samples)
+        if found is not None:
+            variants = {"equalized": found} if range_equalization == "on" else {**variants, "equalized": found}
+    corrected = {v: bias_corrected(g, samples) if bias_correction else None for v, (g, _) in variants.items()}
+    rangeses = ("minmax", "histogram") if activation_ranges == "auto" else (activation_ranges,)
+    candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
+
+    def quantize_as(label):
+        variant, ranges = candidates[label]
+        graph, factors = variants[variant]
+        return _quantize_graph(graph, samples, quantize, int16, measure_on=measure_on,
+                               prepare_from=corrected[variant], ranges=ranges, factors=factors)
+    # all_int8: the int8 model the choice quantized, (converted, rows), used once.
+    label, all_int8, ranges_report = next(iter(candidates)), None, {}
+    if quantize == "int8" and len(candidates) > 1:
+        from .range_choice import choose
         t0 = time.perf_counter()
-        ranges, all_int8, figures = choose_ranges(gm, samples, quantize_graph, int16)
+        label, all_int8, figures = choose(candidates, quantize_as)
         timings["quantize"] = time.perf_counter() - t0
         ranges_report = {"output_sqnr_db": {k: round(v, 2) for k, v in figures.items()}}
-    ranges = "minmax" if ranges == "auto" else ranges
+    variant, ranges = candidates[label]
     if quantize == "int8":
-        ranges_report["chosen"] = ranges
-    quantize_graph = functools.partial(quantize_graph, ranges=ranges)
+        ranges_report.update(chosen=ranges, equalized=bool(variant))
+    gm, factors = variants[variant]
+    quantize_graph = functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
+                                       ranges=ranges, factors=factors)
     while True:
         t0 = time.perf_counter()
         if all_int8 is not None and int16_layers != "auto":

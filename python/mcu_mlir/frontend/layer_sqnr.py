@@ -70,9 +70,21 @@ def sqnr_db(reference: np.ndarray, test: np.ndarray) -> float:
     return _db(float(np.sum(reference ** 2)), float(np.sum((reference - test) ** 2)))
 
 
-def layer_sqnr(float_gm, converted, samples) -> list[dict]:
+def _in_model_units(value: np.ndarray, factors) -> np.ndarray:
+    """A value of a range-equalized layer (frontend/range_equalization.py) as the model computes it."""
+    if factors is None:
+        return value
+    scale, axis = factors
+    shape = [1] * value.ndim
+    shape[axis] = -1
+    return value * scale.reshape(shape)
+
+
+def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
     """One row per quantized value, in graph order: {"name", "node", "kind" (input / layer / output),
-    "sqnr_db", "drop_db"}."""
+    "sqnr_db", "drop_db"}. factors: node name -> (per-channel factors, axis) of the layers whose
+    channels range equalization scaled; their values are compared in the model's own units."""
+    factors = factors or {}
     from .lowering.values import node_location
 
     samples = list(samples)[:SAMPLES]
@@ -101,6 +113,7 @@ def layer_sqnr(float_gm, converted, samples) -> list[dict]:
             if a is None or b is None or a.shape != b.shape:
                 del energy[name]
                 continue
+            a, b = _in_model_units(a, factors.get(name)), _in_model_units(b, factors.get(name))
             energy[name][0] += float(np.sum(a ** 2))
             energy[name][1] += float(np.sum((a - b) ** 2))
     by_dq = {}

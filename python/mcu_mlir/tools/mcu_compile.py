@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
-from ..options import ACTIVATION_RANGES, BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, SOFTMAX, STAGES, TARGETS
+from ..options import (ACTIVATION_RANGES, BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, RANGE_EQUALIZATION, SOFTMAX, STAGES,
+                       TARGETS)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,6 +38,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="int8 activation ranges: the calibrated min / max, the histogram's least-squares range "
                         "(clips rare tails), or auto (default): the histogram's where the output measures at least "
                         "1 dB closer to the float model")
+    p.add_argument("--range-equalization", choices=RANGE_EQUALIZATION, default="auto",
+                   help="int8: scale the channels around each ReLU toward one range (the next layer's weights "
+                        "take the factors back; small channels get finer steps): on, off, or auto (default): "
+                        "where the output measures at least 1 dB closer to the float model")
     p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
                    help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
                         "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
@@ -131,7 +136,8 @@ def run(args) -> int:
                    output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
                    name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
                    state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit, report=args.report,
-                   bias_correction=args.bias_correction, activation_ranges=args.activation_ranges)
+                   bias_correction=args.bias_correction, activation_ranges=args.activation_ranges,
+                   range_equalization=args.range_equalization)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
@@ -175,8 +181,10 @@ def _summary(result, timing: bool) -> None:
         shown = ", ".join("exact" if row["sqnr_db"] is None else f"{row['sqnr_db']:.1f} dB" for row in outs)
         lossy = ", ".join(f"{row['name']} ({row['drop_db']:+.1f} dB)" for row in worst(sqnr, 3))
         ranges = r["quantization"].get("activation_ranges", {})
-        if ranges.get("chosen") == "histogram" and "output_sqnr_db" in ranges:
-            shown += f" (histogram ranges; min / max gave {ranges['output_sqnr_db']['minmax']:.1f} dB)"
+        kept = ", ".join(filter(None, (ranges.get("chosen") if ranges.get("chosen") != "minmax" else None,
+                                       "equalized" if ranges.get("equalized") else None)))
+        if kept and "minmax" in ranges.get("output_sqnr_db", {}):
+            shown += f" ({kept} ranges; min / max gave {ranges['output_sqnr_db']['minmax']:.1f} dB)"
         print(f"  SQNR vs float: output {shown}" + (f"; most lost at {lossy}" if lossy else "") + " (layer_sqnr.md)")
     fallbacks = portable_layers(r)
     if fallbacks:
