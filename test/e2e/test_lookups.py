@@ -210,6 +210,44 @@ def test_replaced_ids(tmp_path):
         assert 10 * np.log10((w ** 2).sum() / ((w - got.reshape(6, 8)) ** 2).sum()) > 30
 
 
+class ShiftedIds(nn.Module):
+    """BART's decoder ids: the input ids shifted right by one, the start id (2) first, the labels'
+    -100 set to the pad id (1); functionalized, a slice, a cat, a select filled and a masked_fill."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(VOCAB, 8)
+
+    def forward(self, ids):
+        shifted = ids.new_zeros(ids.shape)
+        shifted[:, 1:] = ids[:, :-1].clone()
+        shifted[:, 0] = 2
+        shifted.masked_fill_(shifted == -100, 1)
+        return self.tok(shifted)
+
+
+def test_shifted_ids(tmp_path):
+    """Each position looks up the id before it, the first the start id: the rows torch reads,
+    in tosa_reference_model's integers on the host."""
+    torch.manual_seed(0)
+    model = ShiftedIds().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mcu_mlir.compile(model, (_ids((1, 6), VOCAB, 0),), target="host", backend="portable", calibration=8,
+                         emit="c", output_dir=str(tmp_path))
+    ids = np.array([[2, 11, 12, 13, 14, 15]], np.int64)
+    c = run.run(tmp_path, [ids], target="host")
+    ref = run.run_reference_outdir(tmp_path, [ids])
+    assert np.array_equal(c.outputs_q[0], ref.outputs_q[0].reshape(c.outputs_q[0].shape))
+    rows = c.outputs_q[0].reshape(6, 8)
+    assert np.array_equal(rows[0], rows[1])         # the start id 2, then the first id (2)
+    assert all(not np.array_equal(rows[k], rows[k + 1]) for k in range(1, 5))
+    with torch.no_grad():
+        want = model(torch.from_numpy(ids)).numpy().reshape(6, 8)
+    got = c.outputs_float[0].reshape(6, 8)
+    assert 10 * np.log10((want ** 2).sum() / ((want - got) ** 2).sum()) > 30
+
+
 def test_float_and_other_integer_dtypes():
     class Bytes(nn.Module):
         def forward(self, x):

@@ -113,7 +113,7 @@ def lower_index_use(self, node, ins):
                         "a bool attn_mask, HuggingFace's attention_mask)")
     raise UserError(f"{describe(node)} reads a run-time integer input (token ids or other indices): "
                     "only lookups (embedding, index_select, x[ids] on one dim) and integer arithmetic "
-                    "(==, !=, +, -, *, cumsum) take them")
+                    "(==, !=, +, -, *, cumsum, where / masked_fill, slices, cat) take them")
 
 
 def _int_operand(self, node, value, rank: int):
@@ -169,6 +169,48 @@ def _index_fill(self, node, ins):
         return None
     unset = self.w.op("tosa.equal", [c, self.w.scalar(0, rank)], tuple(c.shape), "i1")
     return Indices(self.w.op("tosa.select", [unset, b, a], out, "i32"), flag=_to_bool(node))
+
+
+def _index_slice(self, node, ins):
+    """ids[:, a:b] and ids[:, i] (step 1) of run-time integer ids: one tosa.slice."""
+    x = ins[0]
+    if not isinstance(x, Indices):
+        return None
+    shape = tuple(x.v.shape)
+    args = list(node.args[1:]) + [0, None, None, 1][len(node.args) - 1:]
+    dim = int(args[0]) % len(shape)
+    if node.target is aten.select.int:
+        begin = int(args[1]) % shape[dim]
+        end = begin + 1
+    else:
+        if args[3] not in (None, 1):
+            return None
+        begin, end, _ = slice(args[1], args[2]).indices(shape[dim])
+    start = [begin if d == dim else 0 for d in range(len(shape))]
+    size = [max(end - begin, 0) if d == dim else n for d, n in enumerate(shape)]
+    return Indices(self.w.reshape(self.w.slice(x.v, start, size), shape_of(node)), flag=x.flag)
+
+
+def _index_cat(self, node, ins):
+    """torch.cat of run-time integer ids and integer constants (BART's decoder ids: the start id
+    before the input ids shifted right): one tosa.concat in int32."""
+    parts, dim = node.args[0], int(node.args[1]) if len(node.args) > 1 else 0
+    values = [self.values.get(a) for a in parts]
+    rank = len(shape_of(node))
+    operands = [_int_operand(self, node, v, rank) for v in values]
+    if any(v is None for v in operands):
+        return None
+    return Indices(self.w.concat(operands, dim % rank), flag=all(getattr(v, "flag", False) for v in values))
+
+
+def _index_fill_all(self, node, ins):
+    """ids.fill_(v) (a position of the ids set to one id): a constant of the ids' shape."""
+    value = ins[1]
+    if isinstance(value, Const):
+        value = np.asarray(value.data).reshape(())
+    if not isinstance(value, (int, bool, np.integer, np.ndarray)) or np.asarray(value).dtype.kind not in "biu":
+        return None
+    return Const(np.full(shape_of(node), int(value), np.int64))
 
 
 def _index_cumsum(self, node, ins):
@@ -296,6 +338,8 @@ INDEX_ARITHMETIC = {
     aten.add.Tensor: _index_binary, aten.add.Scalar: _index_binary, aten.sub.Tensor: _index_binary,
     aten.sub.Scalar: _index_binary, aten.mul.Tensor: _index_binary, aten.mul.Scalar: _index_binary,
     aten.cumsum.default: _index_cumsum, **{t: _index_fill for t in _WHERES | _MASKED_FILLS},
+    aten.slice.Tensor: _index_slice, aten.select.int: _index_slice, aten.cat.default: _index_cat,
+    aten.fill.Tensor: _index_fill_all, aten.fill.Scalar: _index_fill_all,
     **{t: _index_logical for t in _ANDS | _ORS | {aten.bitwise_not.default, aten.logical_not.default}},
 }
 
