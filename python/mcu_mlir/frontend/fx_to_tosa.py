@@ -87,6 +87,8 @@ class Lowering:
                 q = v.q
             elif isinstance(v, Q):
                 q = v
+            elif isinstance(v, Indices) and not v.flag:     # argmax: class indices as int32
+                q = Q(v.v, 1.0, 0)
             else:
                 raise UserError(f"model output '{getattr(out, 'name', out)}' is not quantized "
                                 f"({describe(out) if isinstance(out, torch.fx.Node) else ''}): "

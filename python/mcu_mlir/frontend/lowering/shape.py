@@ -10,7 +10,7 @@ import numpy as np
 
 from ...diagnostics import UserError
 from ..tosa_builder import Value
-from .values import DQ, Q, Tup, aten, clip_index, describe, shape_of, RANGE
+from .values import DQ, Indices, Q, Tup, aten, clip_index, describe, shape_of, RANGE
 
 
 def _lower_cat(self, node, ins, scale, zp, elem, clamp):
@@ -408,6 +408,18 @@ def _eager_reduce_extreme(self, node, ins):
     return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
 
 
+def _eager_argmax(self, node, ins):
+    """argmax over a dim (or of the flattened tensor) as int32 indices: one tosa.argmax of the
+    integers (ordering commutes with quantization; ties go to the first index in both)."""
+    q = ins[0].q
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    v = q.v if dim is not None else self.w.reshape(q.v, (math.prod(q.shape),))
+    axis = 0 if dim is None else int(dim) % len(q.shape)
+    shape = [d for a, d in enumerate(v.shape) if a != axis]
+    out = self.w.op("tosa.argmax", [v], shape, "i32", f"axis = {axis} : i32")
+    return Indices(self.w.reshape(out, shape_of(node)))
+
+
 def _eager_cat(self, node, ins):
     tensors = [self.values[t] for t in node.args[0]]
     if not all(isinstance(v, DQ) for v in tensors):
@@ -433,6 +445,7 @@ EAGER = {
     aten.pixel_shuffle.default: _eager_pixel_shuffle, aten.pixel_unshuffle.default: _eager_pixel_shuffle,
     aten.index_select.default: _eager_index, aten.index.Tensor: _eager_index,
     aten.amax.default: _eager_reduce_extreme, aten.amin.default: _eager_reduce_extreme,
+    aten.argmax.default: _eager_argmax,
     aten.constant_pad_nd.default: _eager_pad, aten.pad.default: _eager_pad,
     **{getattr(aten, name).default: _eager_pad_mode for name in (
         "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d") if hasattr(aten, name)},
