@@ -105,7 +105,7 @@ def test_a_clipped_channel_keeps_its_scale():
     gm = export(Clipped().eval(), (torch.randn(8, 4),)).module()
     samples = [(torch.randn(8, 4, generator=torch.Generator().manual_seed(s)),) for s in range(4)]
     copy, factors = equalized(gm, samples)
-    (scale, axis), = {id(v): v for v in factors.values()}.values()
+    scale, axis = next(iter(factors.values()))      # the linear's and the ReLU6's, one set
     assert axis == -1 and scale[0] == 1.0 and 0 < scale[2] < scale[1] < 1
     for sample in samples:
         np.testing.assert_allclose(copy(*sample).detach().numpy(), gm(*sample).detach().numpy(), rtol=1e-4, atol=1e-5)
@@ -125,17 +125,95 @@ def test_views_that_mix_positions_into_channels_end_a_pair():
     assert equalized(gm, [(torch.randn(1, 3, 6, 6),)]) is None
 
 
-def test_an_activation_read_twice_is_not_scaled():
+def test_every_reader_takes_the_factors_back():
+    """An activation two layers read is scaled with both compensating; one the model also returns
+    (or any op other than a layer or a per-channel op reads) is not scaled."""
     class Shared(nn.Module):
-        def __init__(self):
+        def __init__(self, returned):
             super().__init__()
+            torch.manual_seed(0)
             self.a, self.b, self.c = nn.Linear(4, 3), nn.Linear(3, 2), nn.Linear(3, 2)
+            self.returned = returned
+            with torch.no_grad():
+                self.a.weight.mul_(torch.tensor([[10.0], [1.0], [0.1]]))
 
         def forward(self, x):
             y = torch.relu(self.a(x))
-            return self.b(y) + self.c(y)
-    gm = export(Shared().eval(), (torch.randn(2, 4),)).module()
-    assert equalized(gm, [(torch.randn(2, 4),)]) is None
+            return (self.b(y) + self.c(y), y) if self.returned else self.b(y) + self.c(y)
+    samples = [(torch.randn(8, 4, generator=torch.Generator().manual_seed(s)),) for s in range(4)]
+    gm = export(Shared(False).eval(), samples[0]).module()
+    copy, factors = equalized(gm, samples)
+    assert len(factors) == 2
+    for sample in samples:
+        np.testing.assert_allclose(copy(*sample).detach().numpy(), gm(*sample).detach().numpy(), rtol=1e-4, atol=1e-5)
+    assert equalized(export(Shared(True).eval(), samples[0]).module(), samples) is None
+
+
+def test_squeeze_excitation_gate_carries_the_scale():
+    """dw conv -> ReLU -> x * SE(x) -> 1x1 conv: the gate's first linear reads the mean of the
+    scaled channels and takes the factors back, so the gate is the model's, and the product
+    carries the scale to the 1x1 conv. x * x is not scaled."""
+    class SE(nn.Module):
+        def __init__(self, square=False):
+            super().__init__()
+            torch.manual_seed(0)
+            self.dw, self.pw = nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.Conv2d(8, 4, 1)
+            self.reduce, self.expand = nn.Conv2d(8, 2, 1), nn.Conv2d(2, 8, 1)
+            self.square = square
+            with torch.no_grad():
+                self.dw.weight.mul_(SPREAD.reshape(-1, 1, 1, 1))
+
+        def forward(self, x):
+            y = torch.relu(self.dw(x))
+            gate = y if self.square else torch.sigmoid(self.expand(torch.relu(self.reduce(y.mean((2, 3), True)))))
+            return self.pw(y * gate)
+    samples = [(torch.randn(1, 8, 6, 6, generator=torch.Generator().manual_seed(s)),) for s in range(4)]
+    gm = export(SE().eval(), samples[0]).module()
+    copy, factors = equalized(gm, samples)
+    scaled = {n.target for n in gm.graph.nodes if n.name in factors}
+    assert {torch.ops.aten.mean.dim, torch.ops.aten.mul.Tensor} <= scaled
+    for x in [s[0] for s in samples] + [torch.randn(1, 8, 6, 6) * 3]:
+        np.testing.assert_allclose(copy(x).detach().numpy(), gm(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+    assert equalized(export(SE(square=True).eval(), samples[0]).module(), samples) is None
+
+
+class Residual(nn.Module):
+    """A linear bottleneck stream (MobileNetV2: convs without activation summed, the sum read by
+    convs) and a ResNet block (relu(conv(a) + a), conv reading and writing one stream); with
+    `from_input`, the stream adds the model's input, which no factor can scale."""
+
+    def __init__(self, from_input=False):
+        super().__init__()
+        torch.manual_seed(0)
+        self.a, self.b, self.c = nn.Conv2d(4, 8, 1), nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 1)
+        self.d, self.f, self.e = nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 3, 1)
+        self.from_input = from_input
+        with torch.no_grad():
+            self.a.weight.mul_(SPREAD.reshape(-1, 1, 1, 1))
+
+    def forward(self, x):
+        s1 = self.a(x)                                  # no activation: the stream starts signed
+        s2 = s1 + self.c(torch.relu(self.b(s1)))
+        if self.from_input:
+            s2 = s2 + x.repeat(1, 2, 1, 1)
+        r = torch.relu(self.d(s2))
+        return self.e(torch.relu(self.f(r) + r))
+
+
+def test_residual_streams_are_one_group():
+    samples = [(torch.randn(1, 4, 6, 6, generator=torch.Generator().manual_seed(s)),) for s in range(4)]
+    gm = export(Residual().eval(), samples[0]).module()
+    copy, factors = equalized(gm, samples)
+    convs = {n.name: n for n in gm.graph.nodes if n.target is torch.ops.aten.conv2d.default}
+    adds = [n.name for n in gm.graph.nodes if n.target is torch.ops.aten.add.Tensor]
+    assert set(adds) <= set(factors) and {"conv2d", "conv2d_2"} <= set(factors)     # a and c write the stream
+    assert np.array_equal(factors["conv2d"][0], factors["add"][0])
+    for x in [s[0] for s in samples] + [torch.randn(1, 4, 6, 6) * 4]:
+        np.testing.assert_allclose(copy(x).detach().numpy(), gm(x).detach().numpy(), rtol=1e-4, atol=1e-4)
+    assert len(convs) == 6 and {"relu_1", "relu_2", "conv2d_4"} <= set(factors)   # the ResNet block: one group
+    gm = export(Residual(from_input=True).eval(), samples[0]).module()
+    copy, factors = equalized(gm, samples)
+    assert "conv2d" not in factors and "add" not in factors      # the first stream reaches the input
 
 
 def test_layer_sqnr_of_a_scaled_layer_is_in_the_models_units():
@@ -166,4 +244,4 @@ def test_layer_sqnr_of_a_scaled_layer_is_in_the_models_units():
         assert row["sqnr_db"] == pytest.approx(model_units, abs=0.01)
         assert model_units > 25
         checked += 1
-    assert checked == 3
+    assert checked == 4       # the three ReLUs and the mean after the last

@@ -1,4 +1,4 @@
-"""Activation range equalization across layer -> ReLU -> layer.
+"""Activation range equalization across layer -> ReLU -> layers.
 
 One int8 scale covers every channel of an activation (CMSIS-NN quantizes activations per
 tensor), so where a layer's output channels span very different ranges the small channels get a
@@ -15,15 +15,17 @@ reaches the clip on the calibration data keeps every calibrated value unclipped 
 since r_i / s_i = sqrt(r_i * r_max) <= r_max. A channel scaled up clips earlier than before on
 values beyond its calibrated range, as an int8 range clips values beyond the calibration's.
 
-Pairs: a conv or linear that only the activation reads; the activation read only by one conv
-(dense, or depthwise) or linear as its input, a conv's through pools, a spatial mean and the
-flatten of a pooled value (a classifier's head); weights and biases that no other op uses.
+Scaled: the output of a conv or linear that only the activation reads (weights and bias its own),
+when every reader of the activation takes the factors back: conv (dense, or depthwise) and linear
+inputs, directly or through per-channel ops (pools, a spatial mean, the flatten of a pooled value
+as in a classifier's head, the product with a squeeze-excitation gate computed by such layers).
 """
 
 from __future__ import annotations
 
 import math
 from copy import deepcopy
+from dataclasses import dataclass, field
 
 import torch
 from torch.fx import GraphModule, Interpreter, Node
@@ -61,9 +63,12 @@ def _clip(act: Node):
 
 
 # Per-channel ops that commute with a positive per-channel scale, between the activation and the
-# layer reading it (a classifier's global pool and flatten).
+# layers reading it: pools, a mean over the spatial dims, the flatten of a pooled [N, C, 1, 1], and
+# a product with a per-channel gate that does not depend on the scaled values (squeeze-excitation:
+# its gate is computed by layers that take the factors back).
 POOLS = {aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten.max_pool2d.default, aten.mean.dim}
 VIEWS = {aten.flatten.using_ints, aten.view.default, aten.reshape.default}
+MULS = {aten.mul.Tensor}
 
 
 def _shape(node) -> tuple:
@@ -71,105 +76,174 @@ def _shape(node) -> tuple:
     return tuple(val.shape) if isinstance(val, torch.Tensor) else ()
 
 
-def _reader(act: Node, channels: int, channels_last: bool) -> Node | None:
-    """The one layer that reads the activation's channels as its input channels: directly, or (a
-    conv's NCHW channels) through pools, a mean over the spatial dims and the flatten of a pooled
-    [N, C, 1, 1] to the [N, C] a linear reads."""
-    node = act
-    while len(node.users) == 1:
-        user = next(iter(node.users))
-        if user.args[0] is not node:
-            return None
-        shape = _shape(user)
-        if user.target in LAYERS:
-            if user.target is aten.linear.default:
-                fits = shape and (channels_last or node is not act and len(_shape(node)) == 2)
+def _through(user: Node, node: Node) -> bool:
+    """Whether `user` computes each channel of `node` (NCHW) on its own, so the scale carries."""
+    shape, before = _shape(user), _shape(node)
+    if len(shape) < 2 or shape[:2] != before[:2] or user.args[0] is not node and user.target not in MULS:
+        return False
+    if user.target in POOLS:
+        return user.target is not aten.mean.dim or bool(user.args[1])
+    if user.target in VIEWS:
+        return math.prod(before[2:]) == math.prod(shape[2:])     # no position moved into the channel dim
+    if user.target in MULS and len(user.args) == 2 and all(isinstance(a, Node) for a in user.args):
+        gate = _shape(user.args[1] if user.args[0] is node else user.args[0])
+        return shape == before and len(gate) == len(before) and all(d == 1 for d in gate[2:])
+    return False
+
+
+ADDS = {aten.add.Tensor}
+
+
+@dataclass
+class _Group:
+    """Layers whose output channels share one set of factors: `writers` divide their output
+    channels by them, `readers` multiply their input channels; `scaled` are the values in between."""
+    writers: list
+    readers: list = field(default_factory=list)
+    scaled: list = field(default_factory=list)
+
+
+def _group(start: Node) -> _Group | None:
+    """Where the scale of layer `start`'s output channels reaches: through ReLUs, per-channel ops
+    and residual adds (whose other operand is another layer's output, a writer too) to the layers
+    that read the channels; None when anything else reads a scaled value (an output, a norm, ...)."""
+    channels_last = start.target is aten.linear.default
+    group = _Group([start], scaled=[start])
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        for user in node.users:
+            if user.target in LAYERS and user.args[0] is node:     # a reader (it may write the group too)
+                if (user.target is aten.linear.default) != (channels_last or len(_shape(node)) == 2):
+                    return None
+                if user not in group.readers:
+                    group.readers.append(user)
+                continue
+            if user in group.scaled:
+                continue
+            if _clip(user) is not False and user.args[0] is node or not channels_last and _through(user, node):
+                pass
+            elif user.target in ADDS and len(user.args) == 2 and not user.kwargs and \
+                    all(isinstance(a, Node) for a in user.args):
+                other = user.args[1] if user.args[0] is node else user.args[0]
+                if other not in group.scaled:
+                    if other.target not in LAYERS:
+                        return None
+                    group.writers.append(other)
+                    group.scaled.append(other)
+                    todo.append(other)
             else:
-                fits = not channels_last
-            return user if fits else None
-        if channels_last or user.target not in POOLS | VIEWS or len(shape) < 2 or shape[:2] != _shape(node)[:2]:
-            return None
-        if user.target in VIEWS and math.prod(_shape(node)[2:]) != math.prod(shape[2:]):
-            return None     # a view that moves spatial positions into the channel dim
-        if user.target is aten.mean.dim and not user.args[1]:
-            return None
-        node = user
-    return None
+                return None
+            group.scaled.append(user)
+            todo.append(user)
+    for mul in (n for n in group.scaled if n.target in MULS):
+        if all(a in group.scaled for a in mul.args):
+            return None         # x * x: not one factor
+    return group if group.readers else None
 
 
-def _pairs(gm: GraphModule) -> list[tuple[Node, Node, Node]]:
-    out = []
-    for act in gm.graph.nodes:
-        if act.op != "call_function" or _clip(act) is False:
+def _groups(gm: GraphModule) -> list[_Group]:
+    """The groups of layers to equalize, each writer in one."""
+    out, claimed = [], set()
+    for start in gm.graph.nodes:
+        if start.op != "call_function" or start.target not in LAYERS or start in claimed:
             continue
-        first = act.args[0]
-        if getattr(first, "target", None) not in LAYERS or len(first.users) != 1 or not _const(first.args[1]):
+        group = _group(start)
+        if group is None or claimed.intersection(group.writers):
             continue
-        channels = fetch_attr(gm, first.args[1].target).shape[0]
-        second = _reader(act, channels, first.target is aten.linear.default)
-        bias = _arg(first, 2, "bias", None)
-        if second is None or not _const(second.args[1]) or (bias is not None and not _const(bias)):
-            continue
-        w2 = fetch_attr(gm, second.args[1].target)
-        groups = 1 if second.target is aten.linear.default else _arg(second, 6, "groups", 1)
-        if groups != 1 and not (groups == channels and w2.shape[1] == 1):
-            continue
-        out.append((first, act, second))
+        claimed.update(group.writers)
+        channels = _out_channels(gm, start)
+        if channels and all(_out_channels(gm, w) == channels for w in group.writers) and \
+                all(_reads_channels(gm, layer, channels) for layer in group.readers):
+            out.append(group)
     return out
 
 
+def _out_channels(gm, layer: Node) -> int | None:
+    """Its output channels, with weights and bias of its own (None otherwise)."""
+    bias = _arg(layer, 2, "bias", None)
+    if not _const(layer.args[1]) or bias is not None and not _const(bias):
+        return None
+    return int(fetch_attr(gm, layer.args[1].target).shape[0])
+
+
+def _reads_channels(gm, layer: Node, channels: int) -> bool:
+    """A dense layer, or a depthwise conv (a channel multiplier allowed), with weights of its own."""
+    if not _const(layer.args[1]):
+        return False
+    w = fetch_attr(gm, layer.args[1].target)
+    groups = 1 if layer.target is aten.linear.default else _arg(layer, 6, "groups", 1)
+    return w.shape[1] == channels if groups == 1 else groups == channels and w.shape[1] == 1
+
+
 class _ChannelMax(Interpreter):
-    def __init__(self, gm, nodes):
+    """The largest magnitude of each channel of `nodes` (channel axis per node) on the samples."""
+
+    def __init__(self, gm, axes: dict):
         super().__init__(gm)
-        self.nodes, self.max = set(nodes), {}
+        self.axes, self.max = axes, {}
 
     def run_node(self, n):
         out = super().run_node(n)
-        if n in self.nodes:
-            channel = out.dim() - 1 if n.args[0].target is aten.linear.default else 1
-            dims = [d for d in range(out.dim()) if d != channel]
-            m = out.detach().amax(dim=dims).clamp(min=0)
+        if n in self.axes:
+            channel = self.axes[n] % out.dim()
+            m = out.detach().abs().amax(dim=[d for d in range(out.dim()) if d != channel])
             self.max[n] = m if n not in self.max else torch.maximum(self.max[n], m)
         return out
 
 
+def _quantized(node: Node, group: _Group) -> bool:
+    """Whether the value gets an int8 range of its own: not a layer's output that only an
+    activation reads (the two are one quantized op)."""
+    return not (node in group.writers and all(_clip(u) is not False for u in node.users))
+
+
 def equalized(gm: GraphModule, samples) -> tuple[GraphModule, dict] | None:
-    """A copy of `gm` with every pair scaled (see above) from the channel ranges on `samples`, and
-    node name -> (factors, channel axis) that take the copy's values of the scaled nodes back to
-    `gm`'s (value * factor); None when `gm` has no pair to scale."""
-    pairs = _pairs(gm)
-    if not pairs:
+    """A copy of `gm` with every group scaled (see above) from the channel ranges on `samples`,
+    and node name -> (factors, channel axis) that take the copy's values of the scaled nodes back
+    to `gm`'s (value * factor); None when `gm` has nothing to scale."""
+    groups = _groups(gm)
+    if not groups:
         return None
-    probe = _ChannelMax(gm, [act for _, act, _ in pairs])
+    axes = {n: -1 if g.writers[0].target is aten.linear.default else 1 for g in groups for n in g.scaled}
+    probe = _ChannelMax(gm, axes)
     with torch.no_grad():
         for sample in samples:
             probe.run(*sample)
     copy = deepcopy(gm)
-    nodes = {n.name: n for n in copy.graph.nodes}
     factors = {}
-    for first, act, second in pairs:
-        ranges = probe.max.get(act)
-        first, act, second = nodes[first.name], nodes[act.name], nodes[second.name]
-        w1 = fetch_attr(copy, first.args[1].target)
-        top, clip = (float(ranges.max()), _clip(act)) if ranges is not None else (0.0, None)
-        if top <= 0 or ranges.numel() != w1.shape[0]:
+    for group in groups:
+        ranges = [probe.max[n] for n in group.scaled if _quantized(n, group) and n in probe.max]
+        if not ranges:
             continue
-        scale = torch.sqrt(ranges.double() / top).clamp(min=SMALLEST)
-        if clip is not None:
-            # A channel at the clip keeps its scale: below it the activation is a ReLU.
-            scale = torch.where(ranges >= clip, torch.ones_like(scale), scale)
-        w2 = fetch_attr(copy, second.args[1].target)
-        dense = second.target is aten.linear.default or _arg(second, 6, "groups", 1) == 1
+        ranges = torch.stack(ranges).amax(0).double()
+        top = float(ranges.max())
+        if top <= 0:
+            continue
+        scale = torch.sqrt(ranges / top).clamp(min=SMALLEST)
+        for node in group.scaled:
+            clip = _clip(node)
+            if clip:
+                # Below its clip a clipped ReLU is a ReLU: a channel whose calibrated values would
+                # pass the clip once scaled keeps its scale.
+                scale = torch.where(probe.max[node].double() / scale > clip * (1 - 1e-6), torch.ones_like(scale),
+                                    scale)
         with torch.no_grad():
-            _replace(copy, first.args[1].target, w1.double() / scale.reshape((-1,) + (1,) * (w1.dim() - 1)))
-            read = scale.reshape((1, -1) + (1,) * (w2.dim() - 2)) if dense else \
-                scale.reshape((-1,) + (1,) * (w2.dim() - 1))
-            _replace(copy, second.args[1].target, w2.double() * read)
-            bias = _arg(first, 2, "bias", None)
-            if bias is not None:
-                _replace(copy, bias.target, fetch_attr(copy, bias.target).double() / scale)
-        axis = -1 if first.target is aten.linear.default else 1
-        factors[first.name] = factors[act.name] = (scale.numpy(), axis)
+            for layer in group.writers:
+                w = fetch_attr(copy, layer.args[1].target)
+                _replace(copy, layer.args[1].target, w.double() / scale.reshape((-1,) + (1,) * (w.dim() - 1)))
+                bias = _arg(layer, 2, "bias", None)
+                if bias is not None:
+                    _replace(copy, bias.target, fetch_attr(copy, bias.target).double() / scale)
+            for layer in group.readers:
+                w = fetch_attr(copy, layer.args[1].target)
+                if layer.target is aten.linear.default or _arg(layer, 6, "groups", 1) == 1:
+                    read = scale.reshape((1, -1) + (1,) * (w.dim() - 2))
+                else:       # depthwise: output channel o reads input channel o // multiplier
+                    read = scale.repeat_interleave(w.shape[0] // scale.numel()).reshape((-1,) + (1,) * (w.dim() - 1))
+                _replace(copy, layer.args[1].target, w.double() * read)
+        for node in group.scaled:
+            factors[node.name] = (scale.numpy(), axes[node])
     return (copy, factors) if factors else None
 
 
