@@ -17,8 +17,9 @@ SOFTMAX = ("table", "cmsis-nn")
 # int8 activation ranges: min / max, the histogram's least-squares range, or auto: the histogram's
 # where the output measures at least 1 dB closer to float (frontend/range_choice.py).
 ACTIVATION_RANGES = ("auto", "minmax", "histogram")
-# int8 range equalization: the channels around each ReLU scaled toward one range (on), not (off), or
-# auto: where the output measures at least 1 dB closer to float (frontend/range_equalization.py).
+# int8 range equalization: layers' output channels scaled toward one range through ReLUs and residual
+# adds (on), not (off), or auto: where the output measures at least 1 dB closer to float
+# (frontend/range_equalization.py).
 RANGE_EQUALIZATION = ("auto", "on", "off")
 # Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
 # builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.

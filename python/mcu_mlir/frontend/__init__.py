@@ -452,8 +452,9 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     activation_ranges: "minmax", "histogram" or "auto" (int8 activations; the histogram's where the
     output measures at least 1 dB closer to the float model, frontend/range_choice.py).
 
-    range_equalization: "on", "off" or "auto" (int8: the channels around each ReLU scaled toward
-    one range where the output measures at least 1 dB closer, frontend/range_equalization.py).
+    range_equalization: "on", "off" or "auto" (int8: layers' output channels scaled toward one range
+    through ReLUs and residual adds where the output measures at least 1 dB closer,
+    frontend/range_equalization.py).
     """
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
@@ -537,7 +538,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         from .mixed_precision import nodes_of_layers
         int16 = nodes_of_layers(gm, int16_layers)
     excluded = frozenset()
-    # The float graphs quantized: the model's, and with its ReLU ranges equalized (int8).
+    # The float graphs quantized: the model's, and with its channel ranges equalized (int8).
     variants = {"": (gm, None)}
     if quantize == "int8" and range_equalization != "off":
         from .range_equalization import equalized

@@ -39,9 +39,9 @@ def _parser() -> argparse.ArgumentParser:
                         "(clips rare tails), or auto (default): the histogram's where the output measures at least "
                         "1 dB closer to the float model")
     p.add_argument("--range-equalization", choices=RANGE_EQUALIZATION, default="auto",
-                   help="int8: scale the channels around each ReLU toward one range (the next layer's weights "
-                        "take the factors back; small channels get finer steps): on, off, or auto (default): "
-                        "where the output measures at least 1 dB closer to the float model")
+                   help="int8: scale each layer's output channels toward one range through ReLUs and residual "
+                        "adds (the layers reading them take the factors back; small channels get finer steps): on, "
+                        "off, or auto (default): where the output measures at least 1 dB closer to the float model")
     p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
                    help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
                         "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
