@@ -187,27 +187,32 @@ class ReplacedIds(nn.Module):
         return self.tok(ids.masked_fill(ids == 7, 0)), self.tok(torch.where(ids == 3, 9, ids))
 
 
-def test_replaced_ids(tmp_path):
-    """The C looks up the rows torch does: 7 reads row 0 and 3 row 9, the other ids their own;
-    tosa_reference_model's integers, and within quantization of the float model."""
+def _run_on_ids(model, ids, tmp_path):
+    """`model` compiled for the host and run on `ids`: the C's outputs (raw, then dequantized) after
+    checking them against tosa_reference_model's, and each within quantization (30 dB) of float."""
     torch.manual_seed(0)
-    model = ReplacedIds().eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mcu_mlir.compile(model, (_ids((1, 6), VOCAB, 0),), target="host", backend="portable", calibration=8,
+        mcu_mlir.compile(model, (_ids(ids.shape, VOCAB, 0),), target="host", backend="portable", calibration=8,
                          emit="c", output_dir=str(tmp_path))
-    ids = np.array([[7, 0, 3, 9, 5, 7]], np.int64)
     c = run.run(tmp_path, [ids], target="host")
     ref = run.run_reference_outdir(tmp_path, [ids])
-    for a, b in zip(c.outputs_q, ref.outputs_q):
+    with torch.no_grad():
+        want = model(torch.from_numpy(ids))
+    for a, b, w, got in zip(c.outputs_q, ref.outputs_q, want if isinstance(want, tuple) else (want,),
+                            c.outputs_float):
         assert np.array_equal(a, b.reshape(a.shape))
-    filled, picked = (q.reshape(6, 8) for q in c.outputs_q)
+        w = w.numpy().reshape(got.shape)
+        assert 10 * np.log10((w ** 2).sum() / ((w - got) ** 2).sum()) > 30
+    return [q.reshape(ids.shape[-1], -1) for q in c.outputs_q]
+
+
+def test_replaced_ids(tmp_path):
+    """The C looks up the rows torch does: 7 reads row 0 and 3 row 9, the other ids their own."""
+    torch.manual_seed(0)
+    filled, picked = _run_on_ids(ReplacedIds().eval(), np.array([[7, 0, 3, 9, 5, 7]], np.int64), tmp_path)
     assert np.array_equal(filled[0], filled[1]) and np.array_equal(filled[5], filled[1])
     assert np.array_equal(picked[2], picked[3]) and not np.array_equal(picked[0], picked[3])
-    with torch.no_grad():
-        want = [w.numpy().reshape(6, 8) for w in model(torch.from_numpy(ids))]
-    for w, got in zip(want, c.outputs_float):
-        assert 10 * np.log10((w ** 2).sum() / ((w - got.reshape(6, 8)) ** 2).sum()) > 30
 
 
 class ShiftedIds(nn.Module):
@@ -227,25 +232,11 @@ class ShiftedIds(nn.Module):
 
 
 def test_shifted_ids(tmp_path):
-    """Each position looks up the id before it, the first the start id: the rows torch reads,
-    in tosa_reference_model's integers on the host."""
+    """Each position looks up the id before it, the first the start id."""
     torch.manual_seed(0)
-    model = ShiftedIds().eval()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mcu_mlir.compile(model, (_ids((1, 6), VOCAB, 0),), target="host", backend="portable", calibration=8,
-                         emit="c", output_dir=str(tmp_path))
-    ids = np.array([[2, 11, 12, 13, 14, 15]], np.int64)
-    c = run.run(tmp_path, [ids], target="host")
-    ref = run.run_reference_outdir(tmp_path, [ids])
-    assert np.array_equal(c.outputs_q[0], ref.outputs_q[0].reshape(c.outputs_q[0].shape))
-    rows = c.outputs_q[0].reshape(6, 8)
+    rows, = _run_on_ids(ShiftedIds().eval(), np.array([[2, 11, 12, 13, 14, 15]], np.int64), tmp_path)
     assert np.array_equal(rows[0], rows[1])         # the start id 2, then the first id (2)
     assert all(not np.array_equal(rows[k], rows[k + 1]) for k in range(1, 5))
-    with torch.no_grad():
-        want = model(torch.from_numpy(ids)).numpy().reshape(6, 8)
-    got = c.outputs_float[0].reshape(6, 8)
-    assert 10 * np.log10((want ** 2).sum() / ((want - got) ** 2).sum()) > 30
 
 
 def test_float_and_other_integer_dtypes():
