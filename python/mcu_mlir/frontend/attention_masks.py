@@ -187,10 +187,11 @@ _FILLS = {aten.masked_fill.Scalar: _masked_fill, aten.masked_fill.Tensor: _maske
 
 
 def _is_float(node) -> bool:
-    """Whether the op's value is a float tensor: a fill of integers (token ids: BART's decoder ids
-    shifted from the input ids, the ignored label -100 set to the pad id) stays an integer op."""
+    """Whether the op's value is a float tensor (or of unknown type): a fill of integers (token ids:
+    BART's decoder ids shifted from the input ids, the ignored label -100 set to the pad id) stays
+    an integer op."""
     val = node.meta.get("val")
-    return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
+    return not isinstance(val, torch.Tensor) or val.dtype.is_floating_point
 
 
 def fills_as_where(gm) -> int:
