@@ -549,11 +549,14 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     rangeses = ("minmax", "histogram") if activation_ranges == "auto" else (activation_ranges,)
     candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
 
+    def bound(variant, ranges):
+        """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
+        return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
+                                 ranges=ranges, factors=variants[variant][1])
+
     def quantize_as(label):
         variant, ranges = candidates[label]
-        graph, factors = variants[variant]
-        return _quantize_graph(graph, samples, quantize, int16, measure_on=measure_on,
-                               prepare_from=corrected[variant], ranges=ranges, factors=factors)
+        return bound(variant, ranges)(variants[variant][0], samples, quantize, int16)
     # all_int8: the int8 model the choice quantized, (converted, rows), used once.
     label, all_int8, ranges_report = next(iter(candidates)), None, {}
     if quantize == "int8" and len(candidates) > 1:
@@ -565,9 +568,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     variant, ranges = candidates[label]
     if quantize == "int8":
         ranges_report.update(chosen=ranges, equalized=bool(variant))
-    gm, factors = variants[variant]
-    quantize_graph = functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
-                                       ranges=ranges, factors=factors)
+    gm, quantize_graph = variants[variant][0], bound(variant, ranges)
     while True:
         t0 = time.perf_counter()
         if all_int8 is not None and int16_layers != "auto":
