@@ -73,6 +73,8 @@ def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], s
     parameters a library starts training from at (near) zero are drawn at trained-like scale too:
     class tokens (timm: std 1e-6) at std 0.5, layer scales (1e-6) in [0.1, 0.5]; left at zero a
     class token row is below one quantization step and a block scaled by 1e-6 contributes nothing.
+    So are the scales of a block's last norm or conv that a library starts at zero (timm's
+    zero_init_last), in [0.1, 0.5]: left at zero, the residual branch outputs zeros.
     A linear or conv whose weights start at zero (torchvision's ViT head) gets the default uniform
     initialisation: at zero, the model's output is its bias whatever the input, and equal to any
     quantized model's."""
@@ -93,8 +95,13 @@ def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], s
                 bound = 1.0 / math.sqrt(m.weight[0].numel())
                 m.weight.copy_((torch.rand(m.weight.shape, generator=g) * 2 - 1) * bound)
             for name, p in m.named_parameters(recurse=False):
-                if isinstance(m, (torch.nn.Linear, torch.nn.modules.conv._ConvNd) + norms) or p.numel() == 0 \
-                        or float(p.abs().max()) >= 1e-4:
+                if p.numel() == 0 or float(p.abs().max()) >= 1e-4 or name == "bias":
+                    continue
+                if isinstance(m, (torch.nn.Linear, torch.nn.modules.conv._ConvNd) + norms):
+                    # A zero scale of a block's last norm or conv (timm's zero_init_last: ResNet's bn2,
+                    # RegNet's conv3.bn, NF-RegNet's conv3.gain) leaves the branch computing zeros.
+                    if name != "weight" or isinstance(m, norms):
+                        p.copy_(torch.rand(p.shape, generator=g) * 0.4 + 0.1)
                     continue
                 if p.dim() == 1:
                     p.copy_(torch.rand(p.shape, generator=g) * 0.4 + 0.1)
