@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import warnings
 
 from ..diagnostics import UserError
@@ -11,10 +12,15 @@ def export(model, example_inputs):
     """torch.export with static shapes; failures become UserError."""
     import torch
     from .. import diagnostics
+    # torch's fake tensors log the traceback of a shape mismatch that the export then raises, and
+    # that the UserError below states with the model's file and line.
+    fake_tensor_log = logging.getLogger("torch._subclasses.fake_tensor")
+    level = fake_tensor_log.level
     try:
         with warnings.catch_warnings():
             if not diagnostics.verbose:   # torch's tracing warnings are not the user's to act on
                 warnings.simplefilter("ignore")
+                fake_tensor_log.setLevel(logging.CRITICAL)
             return torch.export.export(model, example_inputs, strict=False)
     except Exception as e:
         msg = (str(e).strip() or type(e).__name__).split("\n")
@@ -26,6 +32,8 @@ def export(model, example_inputs):
         hint = (f"\n({', '.join(ints)}: integer inputs are indices, read only by lookups such as nn.Embedding)"
                 if ints else "")
         raise UserError("torch.export failed: " + "\n".join(msg[:12]) + hint) from None
+    finally:
+        fake_tensor_log.setLevel(level)
 
 
 def inline_autocast_regions(gm) -> int:
