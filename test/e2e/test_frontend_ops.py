@@ -275,12 +275,14 @@ class CompositeOps(nn.Module):
 
 
 class DataMovement(nn.Module):
-    """flip, roll, pixel (un)shuffle, index_select / x[:, idx] with constant indices, repeat, tile,
-    broadcast_to, amax / amin: integer copies, no rescale."""
+    """flip, roll, pixel (un)shuffle, index_select / x[:, idx] / torch.gather with constant indices
+    (gather's index smaller than x on a dim it does not index, as DeBERTa's relative positions),
+    repeat, tile, broadcast_to, amax / amin: integer copies, no rescale."""
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(4, 8, 3, padding=1)
         self.register_buffer("idx", torch.tensor([5, 0, 1, 2, 7]))
+        self.register_buffer("gidx", torch.randint(0, 36, (1, 5, 7), generator=torch.Generator().manual_seed(1)))
 
     def forward(self, x):
         y = self.conv(x)
@@ -288,7 +290,8 @@ class DataMovement(nn.Module):
         b = F.pixel_unshuffle(F.pixel_shuffle(a, 2), 2)
         c = torch.index_select(b, 1, self.idx).repeat(1, 2, 1, 1)
         d = torch.tile(y[:, [3, 1]], (2, 1, 1)) + torch.broadcast_to(y.mean((2, 3), keepdim=True), (1, 8, 6, 6))[:, :4]
-        return torch.amax(c, dim=(2, 3)), torch.amin(b, dim=1, keepdim=True), d, torch.roll(y, 3)
+        return (torch.amax(c, dim=(2, 3)), torch.amin(b, dim=1, keepdim=True), d, torch.roll(y, 3),
+                torch.gather(y.flatten(2), 2, self.gidx))
 
 
 class AdaptivePools(nn.Module):

@@ -393,6 +393,30 @@ def _eager_index(self, node, ins):
     return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
 
 
+def _eager_gather(self, node, ins):
+    """torch.gather(x, dim, index) with a constant index (DeBERTa's relative-position buckets): the
+    position each output element reads, worked out here, is one tosa.gather of the flattened x. The
+    values keep x's quantization."""
+    from .values import Const
+    q, index = ins[0].q, self.values.get(node.args[2])
+    if not isinstance(index, Const) or index.scales is not None or np.asarray(index.data).dtype.kind not in "iu" \
+            or node.kwargs.get("sparse_grad") or len(node.args) > 3 and node.args[3]:
+        return None
+    shape, index = tuple(q.shape), np.asarray(index.data, np.int64)
+    dim = int(node.args[1]) % len(shape)
+    if index.ndim != len(shape) or any(i > n for d, (i, n) in enumerate(zip(index.shape, shape)) if d != dim):
+        return None
+    if index.size and (index.min() < -shape[dim] or index.max() >= shape[dim]):
+        raise UserError(f"{describe(node)}: an index is outside dim {dim} of size {shape[dim]}")
+    where = list(np.indices(index.shape, sparse=True))
+    where[dim] = index % shape[dim]
+    positions = np.ravel_multi_index(tuple(where), shape)
+    flat = self.w.reshape(q.v, (1, math.prod(shape), 1))
+    rows = self.w.op("tosa.gather", [flat, self.w.const(positions.reshape(1, -1), "i32")],
+                     (1, positions.size, 1), q.elem)
+    return DQ(Q(self.w.reshape(rows, shape_of(node)), q.scale, q.zp))
+
+
 def _eager_reduce_extreme(self, node, ins):
     """amax / amin over any dims: a TOSA reduction per dim (ordering commutes with quantization)."""
     q = ins[0].q
@@ -443,7 +467,7 @@ EAGER = {
     aten.repeat.default: _eager_repeat, aten.tile.default: _eager_repeat,
     aten.flip.default: _eager_flip, aten.roll.default: _eager_roll,
     aten.pixel_shuffle.default: _eager_pixel_shuffle, aten.pixel_unshuffle.default: _eager_pixel_shuffle,
-    aten.index_select.default: _eager_index, aten.index.Tensor: _eager_index,
+    aten.index_select.default: _eager_index, aten.index.Tensor: _eager_index, aten.gather.default: _eager_gather,
     aten.amax.default: _eager_reduce_extreme, aten.amin.default: _eager_reduce_extreme,
     aten.argmax.default: _eager_argmax,
     aten.constant_pad_nd.default: _eager_pad, aten.pad.default: _eager_pad,
