@@ -684,7 +684,8 @@ class PairwiseSimilarities(ConvFirst):
 class ExportIdioms(nn.Module):
     """What library code writes and torch.export keeps whole: SDPA's output viewed after a transpose
     without a copy (Data2Vec: the re-trace checks aten's strides), torch.multiply (ConvBERT),
-    x.type_as(y) of a constant (Funnel's mask), y.new_ones(...)."""
+    x.type_as(y) of a constant (Funnel's mask), y.new_ones(...), PatchTST's observed mask
+    ones_like(x) and its patches x.unfold(dim, size, step)."""
     def __init__(self):
         super().__init__()
         self.qkv = nn.Linear(8, 24)
@@ -693,7 +694,9 @@ class ExportIdioms(nn.Module):
         q, k, v = self.qkv(x).reshape(1, 5, 3, 2, 4).permute(2, 0, 3, 1, 4)
         a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).view(1, 5, 8)
         mask = torch.ones(1, 5, 1).type_as(x)
-        return torch.multiply(a, x) * mask + x.new_ones(1, 5, 8) * 0.5
+        observed = torch.ones_like(x)
+        mean = (x * observed).sum(1, keepdim=True) / observed.sum(1, keepdim=True)
+        return torch.multiply(a, x) * mask + x.new_ones(1, 5, 8) * 0.5, (x - mean).unfold(1, 2, 1).unfold(2, 3, 2)
 
 
 class ActivationConditions(ConvFirst):

@@ -57,6 +57,26 @@ def _in_place_on_own_value(node) -> bool:
     return isinstance(first, torch.fx.Node) and len(first.users) == 1
 
 
+def _reads_only_the_shape(node):
+    """The tensor argument of ones_like / zeros_like / full_like / new_ones / new_zeros / new_full,
+    whose value is a constant of that tensor's shape and type (PatchTST's observed mask
+    `ones_like(past_values)`), or None."""
+    import torch
+    aten = torch.ops.aten
+    if node.target not in (aten.ones_like.default, aten.zeros_like.default, aten.full_like.default,
+                           aten.new_ones.default, aten.new_zeros.default, aten.new_full.default):
+        return None
+    first = node.args[0] if node.args else None
+    val = first.meta.get("val") if isinstance(first, torch.fx.Node) else None
+    return first if isinstance(val, torch.Tensor) else None
+
+
+def _zeros_as(node):
+    import torch
+    val = node.meta["val"]         # a fake tensor: its shape and type only
+    return torch.zeros(tuple(val.shape), dtype=val.dtype)
+
+
 def fold_parameter_subgraphs(gm) -> int:
     """Replaces every op whose inputs are all constants (parameters, buffers, literals) and that
     feeds a non-constant op by a buffer holding its value. Returns the number of ops folded."""
@@ -74,9 +94,11 @@ def fold_parameter_subgraphs(gm) -> int:
         elif node.op == "call_function" and (not node.is_impure() or _in_place_on_own_value(node)) \
                 and not _random(node):
             inputs = [a for a in node.all_input_nodes]
-            if not all(a in values for a in inputs):
+            shape_only = _reads_only_the_shape(node)
+            if not all(a in values or a is shape_only for a in inputs):
                 continue
-            args = map_aggregate(node.args, lambda a: values[a] if isinstance(a, torch.fx.Node) else a)
+            args = map_aggregate(node.args, lambda a: values[a] if a in values else _zeros_as(a) if a is shape_only
+                                 and a is not None else a)
             if node.is_impure():      # computed on a copy: the value it would overwrite is read by no one else
                 args = (args[0].clone(),) + tuple(args[1:])
             kwargs = map_aggregate(node.kwargs, lambda a: values[a] if isinstance(a, torch.fx.Node) else a)

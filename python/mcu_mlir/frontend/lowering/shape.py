@@ -410,8 +410,25 @@ def _eager_gather(self, node, ins):
         raise UserError(f"{describe(node)}: an index is outside dim {dim} of size {shape[dim]}")
     where = list(np.indices(index.shape, sparse=True))
     where[dim] = index % shape[dim]
-    positions = np.ravel_multi_index(tuple(where), shape)
-    flat = self.w.reshape(q.v, (1, math.prod(shape), 1))
+    return _at_positions(self, node, q, np.ravel_multi_index(tuple(where), shape))
+
+
+def _eager_unfold(self, node, ins):
+    """x.unfold(dim, size, step), the sliding windows along `dim` as a new last dim (PatchTST's
+    patches): one tosa.gather of the flattened x at positions worked out here."""
+    q = ins[0].q
+    shape = tuple(q.shape)
+    dim, size, step = int(node.args[1]) % max(len(shape), 1), int(node.args[2]), int(node.args[3])
+    count = (shape[dim] - size) // step + 1
+    windows = np.arange(count)[:, None] * step + np.arange(size)[None, :]
+    positions = np.take(np.arange(math.prod(shape)).reshape(shape), windows, axis=dim)
+    return _at_positions(self, node, q, np.moveaxis(positions, dim + 1, -1))
+
+
+def _at_positions(self, node, q: Q, positions: np.ndarray) -> DQ:
+    """The elements of q at flat `positions` (any shape, that of the node's output): one
+    tosa.gather of q viewed as [1, elements, 1]. They keep q's quantization."""
+    flat = self.w.reshape(q.v, (1, math.prod(q.shape), 1))
     rows = self.w.op("tosa.gather", [flat, self.w.const(positions.reshape(1, -1), "i32")],
                      (1, positions.size, 1), q.elem)
     return DQ(Q(self.w.reshape(rows, shape_of(node)), q.scale, q.zp))
@@ -468,6 +485,7 @@ EAGER = {
     aten.flip.default: _eager_flip, aten.roll.default: _eager_roll,
     aten.pixel_shuffle.default: _eager_pixel_shuffle, aten.pixel_unshuffle.default: _eager_pixel_shuffle,
     aten.index_select.default: _eager_index, aten.index.Tensor: _eager_index, aten.gather.default: _eager_gather,
+    aten.unfold.default: _eager_unfold,
     aten.amax.default: _eager_reduce_extreme, aten.amin.default: _eager_reduce_extreme,
     aten.argmax.default: _eager_argmax,
     aten.constant_pad_nd.default: _eager_pad, aten.pad.default: _eager_pad,
