@@ -673,12 +673,41 @@ class SmoothReductions(ConvFirst):
 
 class PairwiseSimilarities(ConvFirst):
     """Cosine similarity (each side normalised, then the dot product) and pairwise distances (cdist,
-    p = 2: a norm of the differences, p = 1: their absolute sum)."""
+    p = 2: a norm of the differences, p = 1: their absolute sum; F.pairwise_distance)."""
     def forward(self, x):
         y = self.conv(x)
         points = y.flatten(2).transpose(1, 2)
         return (F.cosine_similarity(y, y.flip(-1), dim=1), torch.cdist(points, points[:, :5]),
-                torch.cdist(points, points[:, 3:6], p=1.0))
+                torch.cdist(points, points[:, 3:6], p=1.0), F.pairwise_distance(points, points.flip(1)))
+
+
+class KeptWhole(ConvFirst):
+    """Ops torch.export keeps whole, decomposed before quantization: var_mean, min(dim), instance
+    norm on the input's statistics and on running ones, channel_shuffle, clip with tensor bounds,
+    the 1- and inf-norms, 1-D linear and nearest-exact resizes, up and down."""
+    def __init__(self):
+        super().__init__()
+        self.own = nn.InstanceNorm2d(4, affine=True)
+        self.running = nn.InstanceNorm2d(4, track_running_stats=True)
+        with torch.no_grad():
+            self.own.weight.uniform_(0.5, 1.5)
+            self.own.bias.normal_(0, 0.1)
+            self.running.running_mean.normal_(0, 0.2)
+            self.running.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        y = self.conv(x)                                                    # [1, 4, 6, 6]
+        var, mean = torch.var_mean(y, dim=(2, 3), keepdim=True)
+        norms = self.own(y) + self.running(y)
+        shuffled = F.channel_shuffle(y, 2) + torch.clip(y, y.mean(1, keepdim=True), y.amax((2, 3), keepdim=True))
+        rows = y.flatten(2)                                                 # [1, 4, 36]
+        resized = (F.interpolate(rows, size=50, mode="linear"), F.interpolate(rows, scale_factor=0.4, mode="linear",
+                                                                             align_corners=True),
+                   F.interpolate(y, scale_factor=2, mode="nearest-exact"), F.interpolate(y, size=(4, 5),
+                                                                                         mode="nearest-exact"),
+                   F.interpolate(rows, size=21, mode="nearest-exact"))
+        return (var + mean, torch.min(y, 1, keepdim=True)[0], norms, shuffled,
+                torch.linalg.vector_norm(y, 1, dim=1), torch.linalg.vector_norm(y, float("inf"), dim=(2, 3)), *resized)
 
 
 class ExportIdioms(nn.Module):
@@ -789,6 +818,8 @@ CASES = {
     # A bilinear mix lands on a half step often (weights in quarters): PT2E rounds ties to even,
     # the rescale up (0.875 exact measured on the downscale).
     "library_ops": (LibraryOps, [(1, 3, 6, 6)], 1, 0.85),
+    # The 1-norm sums |y| over 4 channels: PT2E's float sum and the integer one round apart (0.81 exact).
+    "kept_whole": (KeptWhole, [(1, 3, 6, 6)], 1, 0.75),
     "autocast_region": (AutocastRegion, [(1, 6, 8)], 1),
     "finite_fills": (FiniteFills, [(1, 3, 6, 6)], 1),
     "triangles": (Triangles, [(1, 3, 6, 6)], 1),
@@ -1002,6 +1033,25 @@ def test_hand_written_layer_norms_become_layer_norm():
         assert torch.allclose(got, want, atol=1e-4)
 
 
+@pytest.mark.parametrize("cls", [KeptWhole, PairwiseSimilarities])
+def test_decompositions_keep_the_float_values(cls):
+    """The composite ops are rewritten in float, before PT2E (whose model is then the oracle of the
+    integer one): the decomposed program computes what the ops do."""
+    from mcu_mlir.frontend.composite_ops import decompose_composites
+    torch.manual_seed(0)
+    model, x = cls().eval(), torch.randn(1, 3, 6, 6)
+    ep = torch.export.export(model, (x,))
+    gm = decompose_composites(ep).module()
+    kept = {n.target for n in gm.graph.nodes} & {torch.ops.aten.var_mean.correction, torch.ops.aten.min.dim,
+                                                 torch.ops.aten.instance_norm.default, torch.ops.aten.clip.Tensor,
+                                                 torch.ops.aten.upsample_linear1d.vec,
+                                                 torch.ops.aten._upsample_nearest_exact2d.vec,
+                                                 torch.ops.aten.pairwise_distance.default}
+    assert not kept
+    for got, want in zip(gm(x), model(x)):
+        assert torch.allclose(got, want, atol=1e-5)
+
+
 def test_grouped_query_attention_repeats_no_heads():
     """The repeated key / value heads are never materialised: no tile or copy in the integer TOSA."""
     torch.manual_seed(0)
@@ -1207,7 +1257,7 @@ def test_layers_outside_modules_are_named_after_their_op():
                                   "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv", "smooth_reductions",
-                                  "pairwise_similarities", "activation_conditions", "export_idioms"])
+                                  "pairwise_similarities", "activation_conditions", "export_idioms", "kept_whole"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

@@ -184,6 +184,77 @@ def _max_dim(x, dim, keepdim=False):
     return torch.amax(x, dim, keepdim), torch.argmax(x, dim, keepdim)
 
 
+def _min_dim(x, dim, keepdim=False):
+    """min(dim) as (amin, argmin), as max(dim)."""
+    return torch.amin(x, dim, keepdim), torch.argmin(x, dim, keepdim)
+
+
+def _var_mean(x, dim=None, *, correction=None, keepdim=False):
+    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    return _variance(x, dims, correction=correction, keepdim=keepdim), x.mean(dims, keepdim=keepdim)
+
+
+def _var_mean_dim(x, dim=None, unbiased=True, keepdim=False):
+    return _var_mean(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def _instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """InstanceNorm: a group norm with one channel per group; with running statistics (eval of
+    track_running_stats=True) a per-channel scale and shift, as BatchNorm."""
+    f = torch.nn.functional
+    if use_input_stats or running_mean is None:
+        return f.group_norm(x, x.shape[1], weight, bias, eps)
+    return f.batch_norm(x, running_mean, running_var, weight, bias, False, 0.0, eps)
+
+
+def _channel_shuffle(x, groups):
+    """ShuffleNet's channel shuffle as its definition: reshape, transpose, reshape (absorbed into
+    its neighbours downstream)."""
+    n, c = x.shape[:2]
+    return x.reshape(n, groups, c // groups, *x.shape[2:]).transpose(1, 2).reshape(x.shape)
+
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The 1- and inf-norms: sum and max of |x| (the 2-norm stays: vector_norm_as_square_sum)."""
+    if dtype is not None or ord not in (1, 1.0, math.inf):
+        return NotImplemented
+    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    return x.abs().sum(dims, keepdim) if ord == 1 else x.abs().amax(dims, keepdim)
+
+
+def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """As torch computes it: the p-norm of x1 - x2 + eps over the last dim."""
+    return torch.linalg.vector_norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def _linear_1d(x, output_size, align_corners, scale_factors=None):
+    """1-D linear interpolation as the 2-D bilinear one of a height-1 image (the same source
+    positions along the width; the scale factor passed on as given, as torch maps with it)."""
+    f = torch.nn.functional
+    if scale_factors is not None:
+        out = f.interpolate(x.unsqueeze(2), scale_factor=(1.0, float(scale_factors[0])), mode="bilinear",
+                            align_corners=align_corners)
+    else:
+        out = f.interpolate(x.unsqueeze(2), size=(1, int(output_size[0])), mode="bilinear",
+                            align_corners=align_corners)
+    return out.squeeze(2)
+
+
+def _nearest_exact(x, output_size, scale_factors=None):
+    """mode="nearest-exact": each output element reads the input at floor((i + 0.5) * scale), the
+    scale in / out (1 / the scale factor when one is given): constant rows of each spatial dim."""
+    spatial = x.shape[2:]
+    for k, n in enumerate(spatial):
+        if scale_factors is not None:
+            out, scale = math.floor(n * float(scale_factors[k])), 1.0 / float(scale_factors[k])
+        else:
+            out, scale = int(output_size[k]), n / int(output_size[k])
+        # arange, not a tensor literal: a decomposition may not create constants (folded later)
+        rows = torch.floor((torch.arange(out, dtype=torch.float64) + 0.5) * scale).clamp(max=n - 1).long()
+        x = x.index_select(2 + k, rows)
+    return x
+
+
 def _every_axis(reduce):
     def full(x, **kwargs):
         """x.mean() / sum() / max() / min() with no dim: the reduction over every axis."""
@@ -336,7 +407,13 @@ def _table() -> dict:
            aten.triu.default: _triangle(torch.triu), aten.logsumexp.default: _logsumexp,
            aten.lerp.Scalar: _lerp, aten.lerp.Tensor: _lerp, aten.cosine_similarity.default: _cosine_similarity,
            aten.cdist.default: _cdist, aten.type_as.default: _type_as, aten.new_ones.default: _filled(1),
-           aten.new_zeros.default: _filled(0), aten.new_full.default: _new_full, **_ALIASES}
+           aten.new_zeros.default: _filled(0), aten.new_full.default: _new_full, aten.min.dim: _min_dim,
+           aten.var_mean.correction: _var_mean, aten.var_mean.dim: _var_mean_dim,
+           aten.instance_norm.default: _instance_norm, aten.channel_shuffle.default: _channel_shuffle,
+           aten.native_channel_shuffle.default: _channel_shuffle, aten.clip.Tensor: _clamp_tensor,
+           aten.linalg_vector_norm.default: _vector_norm, aten.pairwise_distance.default: _pairwise_distance,
+           aten.upsample_linear1d.vec: _linear_1d, aten._upsample_nearest_exact2d.vec: _nearest_exact,
+           aten._upsample_nearest_exact1d.vec: _nearest_exact, **_ALIASES}
     # torch's own decompositions for these: einsum -> permute / reshape / bmm, glu -> slices,
     # sigmoid and mul.
     theirs = {op: table[op] for op in (aten.einsum.default, aten.glu.default) if op in table}
