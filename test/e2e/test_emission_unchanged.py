@@ -17,6 +17,11 @@ from pathlib import Path
 
 import pytest
 
+if __name__ == "__main__":      # recording: torch's kernels pinned as test/conftest.py pins them
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    from mcu_mlir import cpu_paths
+    assert cpu_paths.pin(), "torch was imported before its kernels could be pinned"
+
 GOLDEN = Path(__file__).parent / "golden" / "emission_sha256.json"
 BACKENDS = ("cmsis-nn", "portable")
 TARGETS = ("cortex-m55", "cortex-m4")
@@ -70,13 +75,13 @@ def test_emission_unchanged(name):
     got = emission_hashes(name)
     changed = sorted(k for k in want[name] if got.get(k) != want[name][k])
     assert not changed, (f"{name}: generated C changed in {changed}; if on purpose, record it with "
-                         f"`python {os.path.relpath(__file__)} --record` and say why in the commit")
+                         f"`python {os.path.relpath(__file__)} --record` and say why in the commit; if only the "
+                         f"machine is new, its CPU runs float kernels mcu_mlir/cpu_paths.py does not pin")
 
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--record"]:
         sys.exit(f"usage: {sys.argv[0]} --record")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
     table = {name: emission_hashes(name) for name in _models()}
     GOLDEN.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     print(f"recorded {len(table)} models in {GOLDEN}")

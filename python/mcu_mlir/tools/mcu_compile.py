@@ -7,9 +7,12 @@ import os
 import sys
 from pathlib import Path
 
+from .. import cpu_paths
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 from ..options import (ACTIVATION_RANGES, BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, RANGE_EQUALIZATION, SOFTMAX, STAGES,
                        TARGETS)
+
+cpu_paths.pin()     # before torch is imported: the same C on every machine
 
 
 def _parser() -> argparse.ArgumentParser:

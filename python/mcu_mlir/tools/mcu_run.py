@@ -18,9 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import cpu_paths
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 
 from ..target.cores import TARGETS
+
+cpu_paths.pin()     # before torch is imported: the same C on every machine
 
 
 def _parser() -> argparse.ArgumentParser:
