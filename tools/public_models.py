@@ -95,12 +95,12 @@ def seeded(build: Callable[[], torch.nn.Module], input_shape: tuple[int, ...], s
                 bound = 1.0 / math.sqrt(m.weight[0].numel())
                 m.weight.copy_((torch.rand(m.weight.shape, generator=g) * 2 - 1) * bound)
             for name, p in m.named_parameters(recurse=False):
-                if p.numel() == 0 or float(p.abs().max()) >= 1e-4 or name == "bias":
+                if p.numel() == 0 or float(p.abs().max()) >= 1e-4:
                     continue
                 if isinstance(m, (torch.nn.Linear, torch.nn.modules.conv._ConvNd) + norms):
                     # A zero scale of a block's last norm or conv (timm's zero_init_last: ResNet's bn2,
                     # RegNet's conv3.bn, NF-RegNet's conv3.gain) leaves the branch computing zeros.
-                    if name != "weight" or isinstance(m, norms):
+                    if name != "bias" and (name != "weight" or isinstance(m, norms)):
                         p.copy_(torch.rand(p.shape, generator=g) * 0.4 + 0.1)
                     continue
                 if p.dim() == 1:
