@@ -97,8 +97,9 @@ def fold_parameter_subgraphs(gm) -> int:
             shape_only = _reads_only_the_shape(node)
             if not all(a in values or a is shape_only for a in inputs):
                 continue
-            args = map_aggregate(node.args, lambda a: values[a] if a in values else _zeros_as(a) if a is shape_only
-                                 and a is not None else a)
+            # (the inputs are constants, or the tensor whose shape alone the op reads)
+            args = map_aggregate(node.args, lambda a: (values[a] if a in values else _zeros_as(a))
+                                 if isinstance(a, torch.fx.Node) else a)
             if node.is_impure():      # computed on a copy: the value it would overwrite is read by no one else
                 args = (args[0].clone(),) + tuple(args[1:])
             kwargs = map_aggregate(node.kwargs, lambda a: values[a] if isinstance(a, torch.fx.Node) else a)
