@@ -4,8 +4,10 @@ torch picks its float kernels by the CPU's instruction set: MKL's matrix product
 convolutions and ATen's vectorised reductions run AVX-512 code on one machine and AVX2 code on the
 next, and their sums round differently in the last bit. A calibrated range one ulp apart is a
 different scale, and the same model and calibration data would give different C on two machines.
-Capped at AVX2 (which every x86-64 CPU of the last decade has; for MKL its conditional numerical
-reproducibility mode), they run the same code everywhere. The caps are read when torch starts:
+Capped at AVX2 (which every x86-64 CPU of the last decade has), they take the same instruction
+set everywhere; MKL's conditional numerical reproducibility mode promises the same results, and
+for oneDNN and ATen the cap removes the difference measured between an AVX-512 and an AVX2 machine
+(oneDNN may still block a convolution by cache size). The caps are read when torch starts:
 the command-line tools set them before importing it; a Python user who wants the same C on every
 machine sets them in the environment. A value already set is left as it is.
 """

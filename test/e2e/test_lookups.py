@@ -32,16 +32,18 @@ VOCAB = 50
 
 class Lookups(nn.Module):
     """An embedding (int64 ids, as tokenizers give them), index_select of an activation along its
-    last dim and x[:, ids] of a parameter, all with run-time indices."""
+    last dim and x[:, ids] of a parameter, all with run-time indices; BERT's token types of zeros_like(ids)
+    (only the ids' shape is read: a constant)."""
 
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(VOCAB, 8)
+        self.kind = nn.Embedding(2, 8)
         self.table = nn.Parameter(torch.randn(3, VOCAB, 4))
         self.fc = nn.Linear(8, 8)
 
     def forward(self, x, ids):
-        tokens = self.embed(ids)                                      # (1, 6, 8)
+        tokens = self.embed(ids) + self.kind(torch.zeros_like(ids))  # (1, 6, 8)
         picked = torch.index_select(self.fc(x), 2, ids.reshape(-1).int())
         return tokens, picked, self.table[:, ids.reshape(-1)]
 

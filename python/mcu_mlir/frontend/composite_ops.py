@@ -155,10 +155,15 @@ def _select_scatter(input, src, dim, index):
     return _slice_scatter(input, src.unsqueeze(dim), dim, index, index + 1)
 
 
+def _dims(x, dim):
+    """The dims a reduction's `dim` argument names: all of them for None."""
+    return list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+
+
 def _variance(x, dim=None, *, correction=None, keepdim=False):
     """var over dims as its definition, mean((x - mean)**2) * n / (n - correction), and std its
     square root: ops the lowering takes (timm's EvoNorm divides by a group's standard deviation)."""
-    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = _dims(x, dim)
     n = math.prod(x.shape[d] for d in dims)
     correction = 1 if correction is None else correction
     centred = x - x.mean(dims, keepdim=True)
@@ -190,7 +195,7 @@ def _min_dim(x, dim, keepdim=False):
 
 
 def _var_mean(x, dim=None, *, correction=None, keepdim=False):
-    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = _dims(x, dim)
     return _variance(x, dims, correction=correction, keepdim=keepdim), x.mean(dims, keepdim=keepdim)
 
 
@@ -218,7 +223,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The 1- and inf-norms: sum and max of |x| (the 2-norm stays: vector_norm_as_square_sum)."""
     if dtype is not None or ord not in (1, 1.0, math.inf):
         return NotImplemented
-    dims = list(range(x.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = _dims(x, dim)
     return x.abs().sum(dims, keepdim) if ord == 1 else x.abs().amax(dims, keepdim)
 
 

@@ -80,9 +80,6 @@ def lower_index_use(self, node, ins):
     t = node.target
     if not isinstance(node.meta.get("val"), torch.Tensor):    # an assertion on the ids' type: no value
         return Pending(node)
-    if t in _SHAPE_ONLY:     # zeros_like(ids) and the like: only the shape is read
-        return Const(node.target(*[torch.zeros(shape_of(node)) if isinstance(v, Indices) else a
-                                   for v, a in zip(ins, node.args)], **node.kwargs).numpy())
     if t in _WHERES and isinstance(ins[0], Indices) and _to_float(node):
         return Pending(node)      # a run-time mask: quantized as any fill (elementwise.py)
     if t in INDEX_CASTS and _to_bool(node):
@@ -276,9 +273,6 @@ def _index_expand(self, node, ins):
     if tuple(v.shape) != tuple(out):
         v = self.w.tile(v, [o // d for o, d in zip(out, v.shape)])
     return Indices(v, flag=ins[0].flag)
-
-
-_SHAPE_ONLY = {aten.zeros_like.default, aten.ones_like.default, aten.full_like.default}
 
 
 def _nonzero(self, v, shape):

@@ -406,10 +406,10 @@ def _eager_gather(self, node, ins):
     dim = int(node.args[1]) % len(shape)
     if index.ndim != len(shape) or any(i > n for d, (i, n) in enumerate(zip(index.shape, shape)) if d != dim):
         return None
-    if index.size and (index.min() < -shape[dim] or index.max() >= shape[dim]):
+    if index.size and (index.min() < 0 or index.max() >= shape[dim]):     # as torch.gather
         raise UserError(f"{describe(node)}: an index is outside dim {dim} of size {shape[dim]}")
     where = list(np.indices(index.shape, sparse=True))
-    where[dim] = index % shape[dim]
+    where[dim] = index
     return _at_positions(self, node, q, np.ravel_multi_index(tuple(where), shape))
 
 
