@@ -1438,3 +1438,64 @@ def test_pool_minus_input_runs_in_int16(tmp_path):
     assert np.array_equal(got.outputs_q[0], want.outputs_q[0].reshape(got.outputs_q[0].shape))
     rows = [r for r in result.report["quantization"]["layer_sqnr"] if r["kind"] == "output"]
     assert rows[0]["sqnr_db"] >= 30, rows
+
+
+class TokenPooling(nn.Module):
+    """A classifier over pooled features whose mean is small next to the values averaged: a
+    LayerNorm's tokens averaged (HuggingFace's Swin pooler, x.mean over tokens as in timm) and a
+    zero-centred conv output pooled to one cell (a squeeze-excitation's squeeze)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(6, 16, bias=False)           # zero-mean tokens: zero-mean features
+        self.norm = nn.LayerNorm(16)
+        self.pool = nn.AdaptiveAvgPool1d(1)
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.heads = nn.ModuleList(nn.Linear(c, 4) for c in (16, 16, 8))
+
+    def forward(self, tokens, image):
+        t = self.norm(self.embed(tokens))                      # [1, 96, 16]
+        pooled = self.pool(t.transpose(1, 2)).flatten(1)      # adaptive_avg_pool1d to one cell
+        squeezed = nn.functional.adaptive_avg_pool2d(self.conv(image), 1).flatten(1)
+        return tuple(head(v) for head, v in zip(self.heads, (pooled, t.mean(1), squeezed)))
+
+
+def test_small_means_get_their_own_scale(tmp_path):
+    """A mean over whole dims whose range is a small part of its input's gets its own int8 scale
+    and is an int32 sum rescaled once (not a pool rounded at its input's step, half of which is
+    most of a small mean): all three means here, 3 dB or more closer to float than at their
+    inputs' scale, no output further; the C equal to the reference model."""
+    from mcu_mlir.frontend import shrinking_means as sm
+
+    torch.manual_seed(0)
+    model = TokenPooling().eval()
+    shapes = [(1, 96, 6), (1, 3, 10, 10)]
+    example = tuple(torch.randn(s) for s in shapes)
+    backend = "cmsis-nn" if os.environ.get("CMSIS_NN_PATH") else "portable"
+
+    def layer_sqnr(folder):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = mcu_mlir.compile(model, example, target="host", backend=backend, calibration=16, emit="c",
+                                      output_dir=str(folder))
+        return {r["node"]: r["sqnr_db"] for r in result.report["quantization"]["layer_sqnr"]}
+    rows = layer_sqnr(tmp_path / "own")
+    tosa = (tmp_path / "own" / "model.tosa.mlir").read_text()
+    assert "tosa.avg_pool2d" not in tosa
+    g = torch.Generator().manual_seed(3)
+    xs = [torch.randn(s, generator=g).numpy() for s in shapes]
+    want = run.run_reference_outdir(tmp_path / "own", xs)
+    got = run.run(tmp_path / "own", xs, target="host")
+    for c, ref in zip(got.outputs_q, want.outputs_q):
+        assert np.array_equal(c, ref.reshape(c.shape))
+    old, sm.SHRINK = sm.SHRINK, float("inf")        # every mean at its input's parameters, as before
+    try:
+        shared = layer_sqnr(tmp_path / "shared")
+    finally:
+        sm.SHRINK = old
+    before = (tmp_path / "shared" / "model.tosa.mlir").read_text()
+    assert before.count("tosa.avg_pool2d") == 2       # the two pools (int32 sums above)
+    for node in ("adaptive_avg_pool1d", "mean", "adaptive_avg_pool2d"):
+        assert rows[node] >= shared[node] + 3, (node, rows, shared)
+    for head in ("linear_1", "linear_2", "linear_3"):
+        assert rows[head] >= shared[head], (head, rows, shared)

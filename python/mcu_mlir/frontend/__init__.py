@@ -400,11 +400,11 @@ def bias_corrected(gm, samples):
 
 
 def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None,
-                    ranges: str = "minmax", factors=None):
+                    ranges: str = "minmax", factors=None, own_ranges=frozenset()):
     """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
     converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
     when not given). int16_nodes: ops kept in int16 in an int8 model; ranges: of the int8
-    activations (quantizer.RANGES)."""
+    activations (quantizer.RANGES); own_ranges: means with a range of their own (shrinking_means.py)."""
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
@@ -413,7 +413,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     from .quantizer import CmsisNNQuantizer
     try:
         prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
-                                CmsisNNQuantizer(quantize, int16_nodes, ranges))
+                                CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges))
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
@@ -546,13 +546,17 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         if found is not None:
             variants = {"equalized": found} if range_equalization == "on" else {**variants, "equalized": found}
     corrected = {v: bias_corrected(g, samples) if bias_correction else None for v, (g, _) in variants.items()}
+    own_ranges = frozenset()
+    if quantize == "int8":
+        from .shrinking_means import shrinking_means
+        own_ranges = shrinking_means(gm, samples)
     rangeses = ("minmax", "histogram") if activation_ranges == "auto" else (activation_ranges,)
     candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
 
     def bound(variant, ranges):
         """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
         return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
-                                 ranges=ranges, factors=variants[variant][1])
+                                 ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges)
 
     def quantize_as(label):
         variant, ranges = candidates[label]

@@ -181,10 +181,12 @@ def _annotated(node: Node) -> bool:
 class CmsisNNQuantizer(Quantizer):
     """Annotates an exported graph the way CMSIS-NN computes (see the module docstring)."""
 
-    def __init__(self, activations: str = "int8", int16_nodes=frozenset(), ranges: str = "minmax"):
+    def __init__(self, activations: str = "int8", int16_nodes=frozenset(), ranges: str = "minmax",
+                 own_ranges=frozenset()):
         """int16_nodes: names of the ops (graph node names) whose activations are int16 while the
         rest are `activations` (mixed precision: a16w8 layers where int8 loses the most).
-        ranges: how int8 activation ranges are calibrated (RANGES)."""
+        ranges: how int8 activation ranges are calibrated (RANGES).
+        own_ranges: names of means that get a range of their own, not their input's (shrinking_means.py)."""
         super().__init__()
         if activations not in ("int8", "int16"):
             raise ValueError(f"activations must be int8 or int16, not {activations!r}")
@@ -193,6 +195,7 @@ class CmsisNNQuantizer(Quantizer):
         self.activations = activations
         self.ranges = ranges
         self.int16_nodes = frozenset(int16_nodes)
+        self.own_ranges = frozenset(own_ranges)
         self._pool_differences: set = set()
 
     def _dtype(self, node: Node) -> str:
@@ -214,8 +217,9 @@ class CmsisNNQuantizer(Quantizer):
                 x = node.args[0]
                 if not _is_float_tensor(x):
                     continue
-                if target in TAILS and target not in (aten.relu.default, aten.relu_.default):
-                    # A clamp on its own: new range, so its own observer.
+                if target in TAILS and target not in (aten.relu.default, aten.relu_.default) or \
+                        node.name in self.own_ranges:
+                    # A clamp on its own, a mean much smaller than its input: a new range, its own observer.
                     _annotate(node, {x: act}, act)
                 else:
                     _annotate(node, {x: act}, SharedQuantizationSpec((x, node)))

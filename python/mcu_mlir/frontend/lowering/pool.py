@@ -6,6 +6,7 @@ import operator
 
 from ...diagnostics import UserError
 from ..qmath import quantize_multiplier
+from ..shrinking_means import averages_everything
 from .conv import exact_pads
 from .values import DQ, Q, Tup, aten, describe, qd, shape_of, tuple_of
 
@@ -14,6 +15,10 @@ def _lower_mean_like(self, node, ins, scale, zp, elem, clamp):
     if not isinstance(ins[0], DQ):
         return None
     q = ins[0].q
+    if scale < q.scale and averages_everything(node):
+        # A mean at a finer step than its input (shrinking_means.py): the int32 sum rescaled once,
+        # not a pool rounded at the input's step first.
+        return self.apply_clamp(_reduce_mean(self, node, q, scale, zp, elem), clamp)
     out = _avg_pool(self, node, q)
     if out is None:
         return self.apply_clamp(_reduce_mean(self, node, q, scale, zp, elem), clamp)
@@ -201,10 +206,14 @@ def _lower_sum(self, node, ins, scale, zp, elem, clamp):
 
 
 def _reduce_mean(self, node, q: Q, scale, zp, elem) -> Q:
-    if node.target not in (aten.mean.dim, aten.sum.dim_IntList):
-        raise UserError(f"{describe(node)} is not supported")
+    """A mean or sum over dims as the int32 sum of the integers, rescaled once to (scale, zp)."""
     rank = len(q.shape)
-    dims = sorted(d % rank for d in node.args[1])
+    if node.target in (aten.mean.dim, aten.sum.dim_IntList):
+        dims = sorted(d % rank for d in node.args[1])
+    elif averages_everything(node):      # an adaptive pool to one cell: over its spatial dims
+        dims = list(range(rank - (2 if node.target == aten.adaptive_avg_pool2d.default else 1), rank))
+    else:
+        raise UserError(f"{describe(node)} is not supported")
     v = self.w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")
     count = 1
     for d in dims:
