@@ -3,6 +3,7 @@ against the PT2E-converted model (int8 unless said otherwise)."""
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import re
@@ -118,14 +119,16 @@ class Recurrent(nn.Module):
 
 
 class ZeroPads(nn.Module):
-    """aten.pad (mode and value given): nn.ZeroPad2d and F.pad with an explicit constant."""
+    """aten.pad (mode and value given): nn.ZeroPad2d and F.pad with an explicit constant; negative
+    amounts crop (NASNet's ZeroPad2d((-1, 1, -1, 1)) shifts the map by a pixel)."""
     def __init__(self):
         super().__init__()
         self.pad = nn.ZeroPad2d((1, 0, 2, 1))
         self.conv = nn.Conv2d(3, 4, 3)
 
     def forward(self, x):
-        return self.conv(self.pad(x)), F.pad(x, (2, 2), mode="constant", value=0.0)
+        return self.conv(self.pad(x)), F.pad(x, (2, 2), mode="constant", value=0.0), \
+            self.conv(nn.functional.pad(x, (-1, 1, -1, 1))), F.pad(x, (-2, 1, 1, -3, -1, 0))
 
 
 class Dropouts(nn.Module):
@@ -710,6 +713,20 @@ class KeptWhole(ConvFirst):
                 torch.linalg.vector_norm(y, 1, dim=1), torch.linalg.vector_norm(y, float("inf"), dim=(2, 3)), *resized)
 
 
+class InfiniteBounds(nn.Module):
+    """Clamps between +-inf buffers that bound nothing (timm's Gemma4 clippable linears before a
+    checkpoint sets them), beside a finite tensor bound that does."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 8)
+        self.register_buffer("low", torch.tensor(-math.inf))
+        self.register_buffer("high", torch.tensor(math.inf))
+        self.register_buffer("cap", torch.full((8,), 0.3))
+
+    def forward(self, x):
+        y = self.fc(torch.clamp(x, self.low, self.high))
+        return torch.minimum(torch.maximum(y, self.low.expand(8)), self.cap), torch.clamp(y, max=self.high)
+
 class ExportIdioms(nn.Module):
     """What library code writes and torch.export keeps whole: SDPA's output viewed after a transpose
     without a copy (Data2Vec: the re-trace checks aten's strides), torch.multiply (ConvBERT),
@@ -825,6 +842,7 @@ CASES = {
     "triangles": (Triangles, [(1, 3, 6, 6)], 1),
     "smooth_reductions": (SmoothReductions, [(1, 3, 6, 6)], 1),
     "export_idioms": (ExportIdioms, [(1, 5, 8)], 1),
+    "infinite_bounds": (InfiniteBounds, [(1, 4, 5)], 1),
     # The mean is a few steps of y's scale (it keeps y's parameters): one LSB of it there, where the
     # integer mean and PT2E's round differently, moves every element of y * mean by up to 2 (0.69 exact).
     "full_reductions": (FullReductions, [(1, 3, 6, 6)], 2, 0.6),
@@ -1257,7 +1275,8 @@ def test_layers_outside_modules_are_named_after_their_op():
                                   "response_norms", "library_ops",
                                   "autocast_region", "decomposed_batch_norms",
                                   "relative_position_bias", "shared_conv", "smooth_reductions",
-                                  "pairwise_similarities", "activation_conditions", "export_idioms", "kept_whole"])
+                                  "pairwise_similarities", "activation_conditions", "export_idioms", "kept_whole",
+                                  "infinite_bounds"])
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir

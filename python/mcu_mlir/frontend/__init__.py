@@ -474,7 +474,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     from .attention_masks import fills_as_where, masks_as_fills
     from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
     from .reparameterize import merge_parallel_convs
-    from .identity_ops import drop_identity_ops
+    from .identity_ops import drop_identity_ops, drop_infinite_bounds
     from .channel_scales import channel_scales_as_depthwise
     from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
@@ -494,6 +494,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
             stft_magnitude_as_conv(gm)
             drop_empty_concat_operands(gm)
             fold_parameter_subgraphs(gm)
+            drop_infinite_bounds(gm)                  # after folding: a bound may be computed (expanded)
             merge_parallel_convs(gm)                  # after folding: a layer scale may be computed
             channel_scales_as_depthwise(gm)           # the scales no conv or linear took
             masks_as_fills(gm)

@@ -214,15 +214,21 @@ def _eager_pad(self, node, ins):
     else:                                 # constant_pad_nd(input, pad, value=0)
         mode = "constant"
         value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0.0)
-    if any(p < 0 for p in pads):
-        return None
     if mode != "constant":
+        if any(p < 0 for p in pads):
+            return None
         return _copy_pad(self, node, q, pads, mode)
     rank = len(q.shape)
     padding = [0] * (2 * rank)
     for i in range(len(pads) // 2):     # PyTorch lists the last dimension first
         d = rank - 1 - i
         padding[2 * d], padding[2 * d + 1] = pads[2 * i], pads[2 * i + 1]
+    if any(p < 0 for p in padding):
+        # A negative amount crops (NASNet's ZeroPad2d((-1, 1, -1, 1)) shifts by one pixel): a slice first.
+        start = [max(0, -padding[2 * d]) for d in range(rank)]
+        size = [n - start[d] - max(0, -padding[2 * d + 1]) for d, n in enumerate(q.shape)]
+        q = Q(self.w.slice(q.v, start, size), q.scale, q.zp)
+        padding = [max(0, p) for p in padding]
     lo, hi = RANGE[q.elem]
     # The padded tensor keeps the input's parameters (the quantizer shares them), so the fill is the
     # value nearest to `value` there, as the quantized model computes it (EfficientViT-MIT pads v
