@@ -727,6 +727,7 @@ class InfiniteBounds(nn.Module):
         y = self.fc(torch.clamp(x, self.low, self.high))
         return torch.minimum(torch.maximum(y, self.low.expand(8)), self.cap), torch.clamp(y, max=self.high)
 
+
 class ExportIdioms(nn.Module):
     """What library code writes and torch.export keeps whole: SDPA's output viewed after a transpose
     without a copy (Data2Vec: the re-trace checks aten's strides), torch.multiply (ConvBERT),
