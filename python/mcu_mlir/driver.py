@@ -11,6 +11,7 @@ import os
 import subprocess
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,7 +141,14 @@ def _frontend(model, example_inputs, options, result, timings):
         if options.state:
             _annotate_tosa_state(module, options.state, str(model))
         return module
-    from . import frontend
+    from . import cpu_paths, frontend
+    if options.quantize != "none":
+        result.report["float_paths_pinned"] = cpu_paths.in_effect()
+        if not result.report["float_paths_pinned"]:
+            warnings.warn("torch was imported before its float kernels could be pinned, so this C may differ "
+                          "between machines: set " + " ".join(f"{k}={v}" for k, v in cpu_paths.CAPS.items())
+                          + " in the environment, or import mcu_mlir and call mcu_mlir.cpu_paths.pin() before "
+                          "importing torch", stacklevel=3)
     fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
                                  calibration=options.calibration, timings=timings,
                                  int16_layers=options.int16_layers, target_sqnr_db=options.target_sqnr_db,

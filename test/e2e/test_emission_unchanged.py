@@ -74,9 +74,20 @@ def test_emission_unchanged(name):
     assert name in want, f"no recorded hashes for '{name}': run {__file__} --record"
     got = emission_hashes(name)
     changed = sorted(k for k in want[name] if got.get(k) != want[name][k])
-    assert not changed, (f"{name}: generated C changed in {changed}; if on purpose, record it with "
-                         f"`python {os.path.relpath(__file__)} --record` and say why in the commit; if only the "
-                         f"machine is new, its CPU runs float kernels mcu_mlir/cpu_paths.py does not pin")
+    assert not changed, (
+        f"{name}: generated C changed in {changed}. If on purpose, record it with `python "
+        f"{os.path.relpath(__file__)} --record` and say why in the commit. To tell a change of the code from one "
+        f"of the machine: check out the commit that recorded the hashes (`git log -1 -- {os.path.relpath(GOLDEN)}`) "
+        f"and run this test there; if it fails there too, this machine's float paths differ (pinned here: "
+        f"{_float_paths()}; test_same_c_everywhere.py varies them) and mcu_mlir/cpu_paths.py must pin what it missed")
+
+
+def _float_paths() -> str:
+    import torch
+    from mcu_mlir import cpu_paths
+    return (f"ATen {torch.backends.cpu.get_cpu_capability()}, "
+            + ", ".join(f"{k}={os.environ.get(k)}" for k in cpu_paths.CAPS)
+            + f", in effect: {cpu_paths.in_effect()}")
 
 
 if __name__ == "__main__":

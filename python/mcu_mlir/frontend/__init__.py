@@ -25,6 +25,7 @@ from typing import Callable
 import numpy as np
 
 from .. import progress
+from ..cpu_paths import reproducible
 from .._mlir import ir, new_context
 from .. import diagnostics as _diagnostics
 from ..diagnostics import UserError
@@ -417,9 +418,6 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
-        # One thread also for the forwards: a conv's float sums, so the observed ranges and in
-        # the end the generated C, differ in the last bit between thread counts; one thread makes
-        # the C the same on every machine.
         with flush_denormals(), one_thread(), progress.step(f"calibrating on {len(samples)} samples"):
             for s in samples:
                 prepared(*s)
@@ -430,6 +428,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     return converted, rows
 
 
+@reproducible()     # calibration's float results become the C's scales: the same code on every CPU
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
                  timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
                  target_sqnr_db: float = 35.0, state=(), bias_correction: bool = True,

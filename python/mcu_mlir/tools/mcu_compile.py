@@ -12,6 +12,7 @@ from ..diagnostics import UserError, quiet_third_party, repro_command, report_in
 from ..options import (ACTIVATION_RANGES, BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, RANGE_EQUALIZATION, SOFTMAX, STAGES,
                        TARGETS)
 
+_REPLACED = cpu_paths.overridden()
 cpu_paths.pin()     # before torch is imported: the same C on every machine
 
 
@@ -205,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
     quiet_third_party("mcu-compile", args.verbose)
+    for name, value in _REPLACED.items():
+        print(f"note: {name}={value} from the environment is replaced by {cpu_paths.CAPS[name]} for this compile: "
+              "calibration runs the same float code on every CPU (mcu_mlir/cpu_paths.py)", file=sys.stderr)
     try:
         return run(args)
     except UserError as e:
