@@ -67,6 +67,8 @@ SOURCE_OP = _declare("mcu.source_op", "kernel op", "string", "mcu-convert-tosa-t
                      "the TOSA op(s) the call replaces (for reports and comments)")
 FALLBACK = _declare("mcu.fallback", "kernel op", "string", "mcu-convert-tosa-to-cmsisnn",
                     "why a CMSIS-NN build runs this op on a portable kernel (report.json's ops)")
+KERNEL_NOTE = _declare("mcu.kernel_note", "kernel op", "string", "mcu-convert-tosa-to-cmsisnn",
+                      "why a CMSIS-NN call is not the wrapper the conversion tries first (report.json's ops)")
 STORAGE = _declare("mcu.storage", "kernel op", "string", "mcu-plan-memory",
                    "where the result lives: arena, input:<i> or output:<i>")
 OFFSET = _declare("mcu.offset", "kernel op", "integer", "mcu-plan-memory", "byte offset in that storage")

@@ -529,6 +529,8 @@ def model_report(module) -> dict:
                  _str(op, mcu_attrs.STORAGE) == "arena" else None}
         if mcu_attrs.FALLBACK in op.attributes:
             entry["fallback"] = _str(op, mcu_attrs.FALLBACK)
+        if mcu_attrs.KERNEL_NOTE in op.attributes:
+            entry["kernel_note"] = _str(op, mcu_attrs.KERNEL_NOTE)
         if mcu_attrs.SCRATCH_BYTES in op.attributes:
             entry["scratch_bytes"] = _int(op, mcu_attrs.SCRATCH_BYTES)
         ops.append(entry)

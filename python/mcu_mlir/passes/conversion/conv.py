@@ -9,6 +9,7 @@ from ..base import PassError
 from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ...ir import attributes as mcu_attrs
+from ...target import cmsis_padding
 from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
                      shape, tensor_type, users)
@@ -60,22 +61,23 @@ def _window(op):
     return pad, i64_array(op, "stride"), i64_array(op, "dilation")
 
 
-def _mve_1xn_padding_ok(in_shape, k_w, out_w, stride_w, pad_left) -> bool:
-    """arm_convolve_1_x_n_s8 on MVE fails unless the padding is split as it expects."""
-    total_pad = (out_w - 1) * stride_w + k_w - in_shape[2]
-    return pad_left * 2 + total_pad % 2 == total_pad
-
-
-def _conv_algorithm(rw, in_shape, w_shape, out_shape, pad, stride, dilation) -> str:
-    """The CMSIS-NN convolution to call; avoids the wrapper where its choice would fail."""
-    is_1xn = (in_shape[1] == 1 and dilation[1] == 1 and w_shape[1] == 1
-              and (stride[1] * in_shape[3]) % 4 == 0 and in_shape[3] == w_shape[3])
-    is_1x1 = (pad[0] == 0 and pad[2] == 0 and w_shape[1] == 1 and w_shape[2] == 1
-              and dilation == [1, 1] and in_shape[3] == w_shape[3])
-    if not is_1x1 and is_1xn and rw.core_path == "mve" and not _mve_1xn_padding_ok(
-            in_shape, w_shape[2], out_shape[2], stride[1], pad[2]):
-        return "generic"
-    return "wrapper"
+def _cmsis_algorithm(rw, w, depthwise: bool, s16: bool, ch_mult: int):
+    """(algorithm, note) of the first CMSIS-NN call, the wrapper then the generic kernel, whose
+    function computes this window's padding as TOSA does (cmsis_padding); the note says why the
+    wrapper was passed over. (None, why) when no call does."""
+    notes = []
+    for algorithm in ("wrapper",) if s16 else ("wrapper", "generic"):
+        if s16:
+            fn = "arm_depthwise_conv_s16" if depthwise else "arm_convolve_s16"
+        elif depthwise:
+            fn = cmsis_padding.depthwise_s8_function(rw.core_path, algorithm, w, ch_mult)
+        else:
+            fn = cmsis_padding.conv_s8_function(rw.core_path, algorithm, w)
+        why = cmsis_padding.problem(fn, rw.core_path, w)
+        if why is None:
+            return algorithm, (f"{'; '.join(notes)}: {fn} instead" if notes else None)
+        notes.append(why)
+    return None, "; ".join(notes)
 
 
 def _trailing_slice_source(op, rw, inp, w_shape, out_shape, pad, stride, dilation):
@@ -177,13 +179,21 @@ def _convert(op, rw, depthwise: bool):
     elif tail is None:
         fallback = ("no requantization after it that CMSIS-NN computes bit-exactly (an int32 result, "
                     "or a rescale arm_nn_requantize would round differently)")
+    note = None
     if rw.use_cmsis and fallback is None:
+        # CMSIS-NN takes the top / left padding; the bottom / right is only implied by the output
+        # size, which some of its paths ignore (cmsis_padding): call one that computes it.
+        w = cmsis_padding.window(in_shape, out_shape, (k_h, k_w), stride, dilation,
+                                 attrs["padding"], 1 if depthwise else w_shape[3])
+        algorithm, note = _cmsis_algorithm(rw, w, depthwise, s16, w_shape[3] if depthwise else 1)
+        if algorithm is None:
+            fallback, note = note, None
+    if rw.use_cmsis and fallback is None:
+        attrs["algorithm"] = algorithm
         if depthwise:
-            cls, attrs["ch_mult"], attrs["algorithm"] = cmsisnn.DepthwiseConvOp, w_shape[3], "wrapper"
+            cls, attrs["ch_mult"] = cmsisnn.DepthwiseConvOp, w_shape[3]
         else:
             cls = cmsisnn.ConvOp
-            attrs["algorithm"] = "wrapper" if s16 else \
-                _conv_algorithm(rw, in_shape, w_shape, out_shape, pad, stride, dilation)
     else:
         cls = portable.DepthwiseConv2DOp if depthwise else portable.Conv2DOp
     new = make_op(cls, [inp, weight, bias], result_type, attrs, before=op, loc=loc, source_op=source)
@@ -191,6 +201,8 @@ def _convert(op, rw, depthwise: bool):
         new.attributes["weight_offset"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), -wzp)
     if rw.use_cmsis and fallback is not None:
         new.attributes[mcu_attrs.FALLBACK] = ir.StringAttr.get(fallback)
+    if note is not None:
+        new.attributes[mcu_attrs.KERNEL_NOTE] = ir.StringAttr.get(note)
     rw.replace(ops, last, new)
     return CONVERTED
 

@@ -1,0 +1,46 @@
+"""The padding contract of CMSIS-NN's window calls (target/cmsis_padding.py): which function a
+call runs on each core, and which of them ignore a bottom / right padding."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcu_mlir.target import cmsis_padding
+
+
+def _w(in_hw, out_hw, kernel, pad, stride=(1, 1), c=8):
+    return cmsis_padding.window((1, *in_hw, c), (1, *out_hw, 16), kernel, stride, (1, 1), pad, c)
+
+
+@pytest.mark.parametrize("path", ["c", "dsp", "mve"])
+def test_1x1_paths_refuse_a_bottom_or_right_pad(path):
+    bottom = _w((4, 4), (5, 4), (1, 1), (0, 0, 1, 0))          # [top, left, bottom, right]
+    assert cmsis_padding.conv_s8_function(path, "wrapper", bottom) == "arm_convolve_1x1_s8_fast"
+    assert "never computed" in cmsis_padding.problem("arm_convolve_1x1_s8_fast", path, bottom)
+    strided = _w((4, 4), (3, 3), (1, 1), (0, 0, 1, 1), (2, 2))
+    assert cmsis_padding.conv_s8_function(path, "wrapper", strided) == "arm_convolve_1x1_s8"
+    assert cmsis_padding.problem("arm_convolve_1x1_s8", path, strided)
+    assert cmsis_padding.problem("arm_convolve_s8", path, strided) is None
+    unpadded = _w((4, 4), (4, 4), (1, 1), (0, 0, 0, 0))
+    assert cmsis_padding.problem("arm_convolve_1x1_s8_fast", path, unpadded) is None
+
+
+def test_depthwise_3x3_takes_one_column_of_right_padding():
+    one, two = _w((4, 4), (3, 3), (3, 3), (0, 0, 1, 1)), _w((4, 4), (2, 4), (3, 3), (0, 0, 0, 2))
+    for path in ("c", "dsp"):
+        assert cmsis_padding.depthwise_s8_function(path, "wrapper", one, 1) == "arm_depthwise_conv_3x3_s8"
+        assert cmsis_padding.problem("arm_depthwise_conv_3x3_s8", path, one) is None
+        assert cmsis_padding.problem("arm_depthwise_conv_3x3_s8", path, two)
+    assert cmsis_padding.depthwise_s8_function("mve", "wrapper", two, 1) == "arm_depthwise_conv_s8_opt"
+
+
+def test_reads_past_is_the_bottom_and_right_pad_of_a_tosa_window():
+    # TOSA requires (in - 1 + top + bottom - (k - 1) * d) to divide by the stride: the last window
+    # ends on the last padded row, so every bottom / right pad is read.
+    for in_h, k, s, top, bottom in [(7, 3, 2, 0, 2), (7, 3, 2, 1, 1), (9, 1, 2, 0, 2), (6, 5, 1, 2, 3)]:
+        span = in_h - 1 + top + bottom - (k - 1)
+        assert span % s == 0
+        out = span // s + 1
+        w = cmsis_padding.window((1, in_h, in_h, 8), (1, out, out, 8), (k, k), (s, s), (1, 1),
+                                 (top, top, bottom, bottom), 8)
+        assert w.reads_past() == (bottom, bottom)
