@@ -1,11 +1,21 @@
 """The padding contract of CMSIS-NN's window calls (target/cmsis_padding.py): which function a
-call runs on each core, and which of them ignore a bottom / right padding."""
+call runs on each core, which of them ignore a bottom / right padding, and the emitter refusing a
+call that would."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from mcu_mlir import _mlir
+from mcu_mlir.dialects import cmsisnn, load_all
+from mcu_mlir.dialects.kernel_op import enum_attr
+from mcu_mlir.pipeline import run_pipeline
 from mcu_mlir.target import cmsis_padding
+from mcu_mlir.target.emit_c import EmissionError, emit_c
+
+CASES = Path(__file__).resolve().parents[1] / "Conversion" / "tosa-to-cmsisnn-asymmetric-pad.mlir"
 
 
 def _w(in_hw, out_hw, kernel, pad, stride=(1, 1), c=8):
@@ -44,3 +54,18 @@ def test_reads_past_is_the_bottom_and_right_pad_of_a_tosa_window():
         w = cmsis_padding.window((1, in_h, in_h, 8), (1, out, out, 8), (k, k), (s, s), (1, 1),
                                  (top, top, bottom, bottom), 8)
         assert w.reads_past() == (bottom, bottom)
+
+
+def test_emitter_refuses_a_call_that_ignores_its_padding():
+    ctx = _mlir.new_context()
+    load_all(ctx)
+    with ctx, _mlir.ir.Location.unknown():
+        text = CASES.read_text().split("// -----")[0]     # the 1x1 conv with a bottom pad
+        module = _mlir.ir.Module.parse(text)
+        run_pipeline(module, "mcu-tosa-to-cmsisnn-pipeline{target=cortex-m4}")
+        emit_c(module)   # the conversion called arm_convolve_s8
+        fn = module.body.operations[0]
+        conv = next(op for op in fn.regions[0].blocks[0].operations if isinstance(op, cmsisnn.ConvOp))
+        conv.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "wrapper")
+        with pytest.raises(EmissionError, match="arm_convolve_1x1_s8_fast sizes its work from the input"):
+            emit_c(module)

@@ -26,6 +26,7 @@ from .._mlir import ir
 from ..dialects import cmsisnn, portable
 from ..dialects.kernel_op import enum_attr
 from ..ir.types import BYTES as DTYPE_BYTES
+from ..target import cmsis_padding
 
 # Convolutions whose window geometry the overlap model reads.
 _CONVS = (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, portable.Conv2DOp, portable.DepthwiseConv2DOp)
@@ -332,7 +333,7 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
             # arm_convolve_1x1_s8_fast sweeps the whole image per channel pair on this path;
             # arm_convolve_1x1_s8 runs the same matrix product one output row at a time.
             op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "1x1")
-            d = op_overlap_distance(op, path)
+            d = None if cmsis_padding.op_problem(op, path) else op_overlap_distance(op, path)
             if d is None:
                 op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "wrapper")
         if d is not None:

@@ -18,6 +18,8 @@ from ..dialects.kernel_op import KernelOp, LstmFields
 from ..ir.constants import attr_array, module_of
 from ..ir.locations import layer_name
 from ..ir.resources import clear_resource_cache
+from . import cmsis_padding
+from .cores import CMSIS_PATH
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
 from .macs import kernel_macs
@@ -87,6 +89,7 @@ def _kernel_name(op) -> str:
 
 # op class -> function(emitter, layer index, op) -> C lines of the call
 EMITTERS = {**cmsis_emitters, **portable_emitters}
+_WINDOW_OPS = (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, cmsisnn.AvgPoolOp, cmsisnn.MaxPoolOp)
 
 
 def missing_emitters(ops) -> list:
@@ -233,6 +236,11 @@ class _Emitter:
             if mcu_attrs.COPY not in op.attributes:
                 return []  # a view: the planner gave it its input's storage
             return [f"status = mcu_copy({_nbytes(op.results[0])}, {self.buf(op.operands[0])}, {self.storage(op)});"]
+        if isinstance(op, _WINDOW_OPS):
+            # A pass that chose or changed this call's function must have kept its padding contract.
+            problem = cmsis_padding.op_problem(op, CMSIS_PATH.get(self.target, "c"))
+            if problem:
+                raise EmissionError(f"layer {i} ({op.operation.name}) would be wrong on {self.target}: {problem}")
         return EMITTERS[type(op)](self, i, op)
 
     @staticmethod
