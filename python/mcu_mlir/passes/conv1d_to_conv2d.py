@@ -30,7 +30,8 @@ class Conv1dToConv2d(ModulePass):
     1xK kernel to `arm_convolve_1_x_n_s8`, which rejects the asymmetric padding PyTorch's strided
     conv1d often has. Laid out as [N, L, 1, C] with a [O, K, 1, I] kernel, stride (s, 1), dilation
     (d, 1) and pad (left, right, 0, 0), the same computation goes to the general, 1x1 or depthwise
-    kernels, which take any padding; the bytes of input, weights and output do not move (H and W are
+    kernels (a padded one to a kernel that computes its padding: mcu-convert-tosa-to-cmsisnn checks
+    each call's padding contract); the bytes of input, weights and output do not move (H and W are
     both unit-or-L views of the same row), so the change costs reshapes only, and weights are
     repacked at compile time. Pointwise (K=1), dilated, strided, grouped (already split per group),
     depthwise and in_channels=1 layers all take this path; 2-D ops are left alone.

@@ -61,8 +61,12 @@ class ConvertTosaToCmsisNN(ModulePass):
     their source in order (K^T), and computes a result read only transposed as B^T . A^T.
     The frontend's integer log_softmax and normalisations become one fused kernel each, and
     each LSTM step one arm_lstm_unidirectional_s8 call (its next hidden and cell state). A
-    CMSIS-NN call that would fail at run time for its parameters (e.g. arm_convolve_1_x_n_s8's
-    padding rule on MVE) is replaced at compile time by one that accepts them. An op with no
+    conv or depthwise conv calls CMSIS-NN's wrapper only when the function the wrapper picks on
+    the target core computes the window's padding as TOSA does (a call takes the top / left
+    padding, the bottom / right is only implied by the output size: the 1x1 paths take none,
+    arm_depthwise_conv_3x3_s8 one column on the right, arm_convolve_1_x_n_s8 on MVE its own
+    split; target/cmsis_padding.py), else the generic kernel, which clips every window, with the
+    reason in mcu.kernel_note (report.json's kernel_note). An op with no
     kernel is an error naming it. Patterns are applied by the bindings' rewrite driver: the
     fused units first, then one op at a time.
     """
