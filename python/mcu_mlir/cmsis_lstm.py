@@ -26,6 +26,10 @@ from .frontend.qmath import quantize_multiplier
 GATE_POWER = -12          # gate pre-activations: Q3.12
 GATE_OUT_POWER = -15      # sigmoid / tanh outputs: Q0.15
 CELL_CLIP = 32767         # PyTorch clips nothing: the int16 range
+# The finest cell state scale, 2**MIN_CELL_POWER: input_to_cell is then 2**(-30 - power) = 2**-2, whose
+# rescale admits every |i * g| < 2**30 and whose sum with f * c saturates to int16 in one rescale
+# (apply_scale_32 REQUIREs |value| < 2**(shift-1)). Finer scales saturated every c' (2**-34: h all zeros).
+MIN_CELL_POWER = -28
 GATES = ("input", "forget", "cell", "output")   # PyTorch's order in weight_ih / weight_hh
 
 # CMSIS-NN's sigmoid_table_uint16 (arm_nntables.c): 65536 * sigmoid(i / 24), i = 0..255.

@@ -59,3 +59,16 @@ def test_step_parameters():
     assert m["output"] == (1 << 30, 53)                  # 2**-30 / 2**-7
     w, scale = cmsis_lstm.quantize_gate_weights(np.array([[0.5, -1.0], [0.25, 0.0]]))
     assert scale == 1.0 / 127 and w.tolist() == [[64, -127], [32, 0]]
+
+
+def test_cell_state_observer_floor():
+    """A cell state observed only at zero gets 2**MIN_CELL_POWER, not a scale at the floor of
+    float resolution; a real range keeps 2**ceil(log2(2 max|c|)) / 2**15."""
+    torch = pytest.importorskip("torch")
+    from mcu_mlir.frontend.quantizer import CELL_STATE_SPEC
+    for values, power in ((torch.zeros(4), cmsis_lstm.MIN_CELL_POWER), (torch.tensor([-0.3, 0.4]), -15),
+                          (torch.tensor([1e-9]), cmsis_lstm.MIN_CELL_POWER)):
+        observer = CELL_STATE_SPEC.observer_or_fake_quant_ctr()
+        observer(values)
+        scale, zero_point = observer.calculate_qparams()
+        assert float(scale) == 2.0 ** power and int(zero_point) == 0

@@ -100,12 +100,14 @@ LOGS = {aten.log.default, aten.log10.default, aten.log2.default, aten.log1p.defa
 
 class CellStateObserver(MinMaxObserver):
     """An LSTM cell state (int16, zero point 0): the kernel takes its scale as a power of two,
-    2**ceil(log2(2 max|c|)) / 2**15 (one bit of headroom, as int16 activations get)."""
+    2**ceil(log2(2 max|c|)) / 2**15 (one bit of headroom, as int16 activations get), at least
+    2**MIN_CELL_POWER (a state that stays about zero; finer, the kernel's requantization overflows)."""
 
     def calculate_qparams(self):
+        from ..cmsis_lstm import MIN_CELL_POWER
         scale, zero_point = super().calculate_qparams()
-        amax = max(abs(float(self.min_val)), abs(float(self.max_val)), 2.0 ** -20)
-        power = math.ceil(math.log2(2 * amax)) - 15
+        amax = max(abs(float(self.min_val)), abs(float(self.max_val)))
+        power = max(math.ceil(math.log2(2 * amax)) - 15 if amax > 0 else MIN_CELL_POWER, MIN_CELL_POWER)
         return torch.full_like(scale, 2.0 ** power), torch.zeros_like(zero_point)
 
 
@@ -200,6 +202,11 @@ class CmsisNNQuantizer(Quantizer):
 
     def _dtype(self, node: Node) -> str:
         return "int16" if node.name in self.int16_nodes or node in self._pool_differences else self.activations
+
+    def transform_for_annotation(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
+        _observe_every_lstm_output(model.graph)
+        model.recompile()
+        return model
 
     def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
         weight = weight_spec()
@@ -300,6 +307,26 @@ class CmsisNNQuantizer(Quantizer):
 
     def validate(self, model: torch.fx.GraphModule) -> None:
         pass
+
+
+def _observe_every_lstm_output(graph) -> None:
+    """A getitem of h' and of c' for every LSTM step, used or not, so that the layer's shared h and c
+    observers see every step's outputs. The last step's c' is often unused (a model returning only
+    the outputs): over one step from the zero state its observer saw nothing but that zero, its
+    scale fell to the floor (2**-34) and every c' saturated (h all zeros). convert_pt2e drops the
+    unused getitems again."""
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not LSTM_CELL:
+            continue
+        taken = {u.args[1] for u in node.users if u.target is operator.getitem}
+        for index in (0, 1):
+            if index not in taken:
+                with graph.inserting_after(node):
+                    item = graph.call_function(operator.getitem, (node, index))
+                item.meta.update({k: node.meta[k] for k in ("stack_trace", "nn_module_stack", "val")
+                                  if k in node.meta})
+                if "val" in node.meta:
+                    item.meta["val"] = node.meta["val"][index]
 
 
 def _annotate_lstm_cell(node: Node) -> None:
