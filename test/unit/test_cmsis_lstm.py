@@ -61,6 +61,21 @@ def test_step_parameters():
     assert scale == 1.0 / 127 and w.tolist() == [[64, -127], [32, 0]]
 
 
+def test_finest_cell_state_keeps_the_rescales_in_apply_scale_32():
+    """A cell state at 2**MIN_CELL_POWER: input_to_cell's rescale admits every |i * g| < 2**30 and
+    the sum with f * c saturates in one identity rescale; one power finer, it does not. At 2**-34
+    (issue 35: a one-step c' never observed) input_to_cell was 2**4, shift 26, and the reference
+    model stopped on a value of 286364800 (2**25 admitted)."""
+    from mcu_mlir.frontend.qmath import rescale_admits
+    for power, fits in ((cmsis_lstm.MIN_CELL_POWER, True), (cmsis_lstm.MIN_CELL_POWER - 1, False)):
+        m, s = cmsis_lstm.cell_multipliers(power, 2.0 ** -7)["input_to_cell"]
+        total = 2 ** -power + (1 << 15)
+        assert (rescale_admits(1 << 30, m, s) and rescale_admits(total, 1 << 30, 30)) == fits, power
+    m, s = cmsis_lstm.cell_multipliers(-34, 2.0 ** -7)["input_to_cell"]
+    assert (m, s) == (1 << 30, 26)
+    assert rescale_admits((1 << 25) - 1, m, s) and not rescale_admits(286364800, m, s)
+
+
 def test_cell_state_observer_floor():
     """A cell state observed only at zero gets 2**MIN_CELL_POWER, not a scale at the floor of
     float resolution; a real range keeps 2**ceil(log2(2 max|c|)) / 2**15."""

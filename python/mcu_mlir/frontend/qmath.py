@@ -61,3 +61,13 @@ def apply_rescale(value: int, multiplier: int, shift: int, double_round: bool = 
     if double_round and shift > 31:
         rounding += (1 << 30) if value >= 0 else -(1 << 30)
     return (value * multiplier + rounding) >> shift
+
+
+def rescale_admits(bound: int, multiplier: int, shift: int, double_round: bool = True) -> bool:
+    """Whether every value in [-bound, bound] meets apply_scale_32's REQUIREs: the value in
+    [-2**(shift-1), 2**(shift-1)) and the scaled result in int32. Past them tosa_reference_model
+    stops ('Graph result: UNPREDICTABLE') and kernels overflow: the integers mean nothing."""
+    if bound >= 1 << (shift - 1):
+        return False
+    worst = max(abs(apply_rescale(v, multiplier, shift, double_round)) for v in (-bound, bound))
+    return worst <= (1 << 31) - 1

@@ -195,9 +195,17 @@ class TosaBuilder:
         return self.op("tosa.clamp", [x], x.shape, x.elem, f"max_val = {hi} : {x.elem}, min_val = {lo} : {x.elem}")
 
     def rescale(self, x: Value, multipliers, shifts, in_zp: int, out_zp: int, out_elem: str,
-                *, scale32: bool = True, double_round: bool = True) -> Value:
+                *, scale32: bool = True, double_round: bool = True, bound: int | None = None) -> Value:
+        """bound: the largest |x - in_zp| the caller can prove; every pair (multiplier, shift) must
+        admit it (apply_scale_32's REQUIREs), or the lowering chose parameters no kernel computes."""
         if scale32 and x.elem == "i48":     # TOSA's ERROR_IF: tosa_reference_model refuses the graph
             raise RuntimeError("internal error: a rescale of an int48 value takes 16-bit multipliers (scale32 = false)")
+        if bound is not None and scale32:
+            from .qmath import rescale_admits
+            for m_, s_ in zip(multipliers, shifts):
+                if not rescale_admits(int(bound), int(m_), int(s_), double_round):
+                    raise RuntimeError(f"internal error: a rescale by {m_} * 2**-{s_} of values up to {int(bound)} "
+                                       "leaves apply_scale_32's REQUIREs (value < 2**(shift-1), an int32 result)")
         per_channel = len(multipliers) > 1
         m = self.const(np.array(multipliers), "i32" if scale32 else "i16", (len(multipliers),))
         s = self.const(np.array(shifts), "i8", (len(shifts),))

@@ -11,6 +11,10 @@ computes (cmsis_lstm.py), in TOSA that tosa_reference_model runs:
 `sat16` is an identity rescale to int16 (it saturates), `lut` a gather from the 65536 values of
 arm_nn_activation_s16 for the gate's activation. The conversion matches this form as one kernel
 call; anything else reads it as the TOSA ops above.
+
+Every rescale is given the largest input it can see (`bound`): TOSA's apply_scale_32 REQUIREs
+|value| < 2**(shift-1), and a scale too large for it (a cell state at 2**-34 made input_to_cell
+2**4) is an UNPREDICTABLE graph to the reference model and an overflow in the kernel.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 from ... import cmsis_lstm
 from ...diagnostics import UserError
 from ..lstm_cell import LSTM_CELL
-from ..qmath import quantize_multiplier
+from ..qmath import apply_rescale, quantize_multiplier, rescale_admits
 from .values import DQ, Const, Q, Tup, describe, dequantize_const
 
 
@@ -52,13 +56,22 @@ def _lut(self, v, left_shift: int, kind: str):
     return w.reshape(out, v.shape)
 
 
-def _saturate16(w, v):
+# |a * b| of two int16 values.
+PRODUCT_BOUND = 1 << 30
+
+
+def _saturate16(w, v, bound: int):
     """int32 -> int16, saturating (an identity rescale: TOSA clamps no int32)."""
-    return w.rescale(v, [1 << 30], [30], 0, 0, "i16")
+    return w.rescale(v, [1 << 30], [30], 0, 0, "i16", bound=bound)
+
+
+def _scaled_bound(bound: int, m: int, s: int) -> int:
+    """The largest |rescale| of values up to `bound`."""
+    return max(abs(apply_rescale(v, m, s)) for v in (-bound, bound))
 
 
 def _product(w, a, b):
-    """a * b of two int16 values, in int32."""
+    """a * b of two int16 values, in int32 (|a * b| <= PRODUCT_BOUND)."""
     wide = [w.op("tosa.cast", [v], v.shape, "i32") for v in (a, b)]
     return w.op("tosa.mul", [wide[0], wide[1], w.zp(0, "i8")], a.shape, "i32")
 
@@ -67,12 +80,14 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
     w = self.w
     rows = x.shape[0]
     hidden = wx.shape[0]
-    parts = []
+    parts, bounds = [], []
     for q, weights, b in ((x, wx, bias), (h, wh, None)):
         qw, w_scale = cmsis_lstm.quantize_gate_weights(weights)
         a = w.reshape(q.v, (1, rows, q.shape[1]))
         wv = _shared_const(self, qw.T.reshape(1, q.shape[1], hidden), "i8")
         acc = w.op("tosa.matmul", [a, wv, w.zp(q.zp, "i8"), w.zp(0, "i8")], (1, rows, hidden), "i32")
+        # |x - zp| <= 255 times the weights' row sums, plus the bias.
+        bound = int(np.abs(qw).sum(axis=1).max(initial=0)) * max(128 + q.zp, 127 - q.zp)
         if b is not None:
             bias_q = np.round(b / (q.scale * w_scale)).astype(np.int64)
             if np.abs(bias_q).max(initial=0) >= 2 ** 31:
@@ -80,10 +95,18 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
                                 f"(input scale x weight scale {q.scale * w_scale:.3g})")
             acc = w.op("tosa.add", [acc, w.const(bias_q.reshape(1, 1, hidden), "i32", (1, 1, hidden))],
                        (1, rows, hidden), "i32")
-        m, s = quantize_multiplier(q.scale * w_scale / 2.0 ** cmsis_lstm.GATE_POWER)
-        parts.append(w.rescale(acc, [m], [s], 0, 0, "i16" if b is not None else "i32"))
+            bound += int(np.abs(bias_q).max(initial=0))
+        gain = q.scale * w_scale / 2.0 ** cmsis_lstm.GATE_POWER
+        m, s = quantize_multiplier(gain)
+        if not rescale_admits(bound, m, s):
+            raise UserError(f"{describe(self.node)}: an LSTM gate's {'input' if b is not None else 'hidden'} "
+                            f"scale x weight scale is {gain:.3g} times the gates' 2**-12: its accumulators "
+                            f"(up to {bound}) overflow the kernel's int32 requantization")
+        parts.append(w.rescale(acc, [m], [s], 0, 0, "i16" if b is not None else "i32", bound=bound))
+        bounds.append(min(_scaled_bound(bound, m, s), 1 << 15) if b is not None else _scaled_bound(bound, m, s))
     gx = w.op("tosa.cast", [parts[0]], parts[0].shape, "i32")
-    pre = w.reshape(_saturate16(w, w.op("tosa.add", [gx, parts[1]], gx.shape, "i32")), (rows, hidden))
+    pre = w.reshape(_saturate16(w, w.op("tosa.add", [gx, parts[1]], gx.shape, "i32"), sum(bounds)),
+                    (rows, hidden))
     return _lut(self, pre, 0, kind)
 
 
@@ -115,15 +138,22 @@ def _lower_lstm_cell(self, node, ins):
                             "tanh" if name == "cell" else "sigmoid")
     mults = cmsis_lstm.cell_multipliers(power, h.scale)
     m, s = mults["input_to_cell"]
-    total = w.rescale(_product(w, gates["input"], gates["cell"]), [m], [s], 0, 0, "i32")
+    total_bound = _scaled_bound(PRODUCT_BOUND, m, s) + (1 << 15)
+    if not rescale_admits(PRODUCT_BOUND, m, s) or not rescale_admits(total_bound, 1 << 30, 30):
+        raise UserError(f"{describe(node)}: the LSTM cell state's scale 2**{power} is finer than the kernel's "
+                        f"input-to-cell requantization takes (2**{cmsis_lstm.MIN_CELL_POWER} at the finest)")
+    total = w.rescale(_product(w, gates["input"], gates["cell"]), [m], [s], 0, 0, "i32", bound=PRODUCT_BOUND)
     if not zero_cell:
         m, s = mults["forget_to_cell"]
-        fc = w.rescale(_product(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16")
+        fc = w.rescale(_product(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16", bound=PRODUCT_BOUND)
         total = w.op("tosa.add", [total, w.op("tosa.cast", [fc], fc.shape, "i32")], total.shape, "i32")
-    c_next = w.clamp(_saturate16(w, total), -cmsis_lstm.CELL_CLIP, cmsis_lstm.CELL_CLIP)
+    c_next = w.clamp(_saturate16(w, total, total_bound), -cmsis_lstm.CELL_CLIP, cmsis_lstm.CELL_CLIP)
     squashed = _lut(self, c_next, cmsis_lstm.tanh_left_shift(power), "tanh")
     m, s = mults["output"]
-    h_next = w.rescale(_product(w, gates["output"], squashed), [m], [s], 0, h.zp, "i8")
+    if not rescale_admits(PRODUCT_BOUND, m, s):
+        raise UserError(f"{describe(node)}: the LSTM hidden state's scale {h.scale:.3g} is too fine for the "
+                        "kernel's output requantization")
+    h_next = w.rescale(_product(w, gates["output"], squashed), [m], [s], 0, h.zp, "i8", bound=PRODUCT_BOUND)
     self.record_layer(node, "lstm_cell", x, None, h.scale, h.zp)
     return Tup([DQ(Q(w.reshape(h_next, shape), h.scale, h.zp)),
                 DQ(Q(w.reshape(c_next, shape), c.scale, 0))])
