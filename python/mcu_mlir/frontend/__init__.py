@@ -538,6 +538,9 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         from .mixed_precision import nodes_of_layers
         int16 = nodes_of_layers(gm, int16_layers)
     excluded = frozenset()
+    if int16_layers == "auto" and quantize == "int8":
+        from .mixed_precision import int8_only
+        excluded = int8_only(gm)
     # The float graphs quantized: the model's, and with its channel ranges equalized (int8).
     variants = {"": (gm, None)}
     if quantize == "int8" and range_equalization != "off":

@@ -66,6 +66,18 @@ def nodes_of_layers(gm, layers) -> frozenset:
     return with_fused(gm, picked)
 
 
+def int8_only(gm) -> frozenset:
+    """The LSTM steps and their h / c outputs: CMSIS-NN's LSTM is an int8 kernel (int8 x and h, an
+    int16 cell state at a power-of-two scale), so no step changes precision. Their drops stay in
+    layer_sqnr.md; auto moves the layers around them instead (an int16 x is requantized to int8)."""
+    import operator
+
+    from .lstm_cell import LSTM_CELL
+    steps = {n for n in gm.graph.nodes if n.op == "call_function" and n.target is LSTM_CELL}
+    outs = {u for n in steps for u in n.users if u.target is operator.getitem}
+    return frozenset(n.name for n in steps | outs)
+
+
 def output_sqnr(rows: list[dict]) -> float:
     outs = [r["sqnr_db"] for r in rows if r["kind"] == "output"]
     if not outs:

@@ -329,6 +329,23 @@ def _observe_every_lstm_output(graph) -> None:
                     item.meta["val"] = node.meta["val"][index]
 
 
+def _output_dtype(node: Node):
+    """The dtype node's output is annotated with, through the shared specs it points at (None when
+    unknown)."""
+    spec = node.meta["quantization_annotation"].output_qspec
+    for _ in range(1000):
+        if not isinstance(spec, SharedQuantizationSpec):
+            return getattr(spec, "dtype", None)
+        edge = spec.edge_or_node
+        if isinstance(edge, Node):
+            ann = edge.meta.get("quantization_annotation")
+            spec = ann.output_qspec if ann is not None else None
+        else:
+            ann = edge[1].meta.get("quantization_annotation")
+            spec = ann.input_qspec_map.get(edge[0]) if ann is not None else None
+    return None
+
+
 def _annotate_lstm_cell(node: Node) -> None:
     """x int8; h int8 and c int16 (power-of-two scale) with one observer each for every step of
     the layer: a step's h and c are the previous step's outputs, read as they are. Weights and
@@ -343,8 +360,10 @@ def _annotate_lstm_cell(node: Node) -> None:
 
     # x as its producer quantized it, when it did (the kernel takes any input parameters): the
     # previous layer's h or a concat of both directions is read without a requantization.
+    # An int16 producer (a layer --int16-layers moved) is requantized to int8: the kernel takes int8 x.
     ann = x.meta.get("quantization_annotation") if isinstance(x, Node) else None
-    x_spec = SharedQuantizationSpec(x) if ann is not None and ann.output_qspec is not None else act
+    shared = ann is not None and ann.output_qspec is not None and _output_dtype(x) == torch.int8
+    x_spec = SharedQuantizationSpec(x) if shared else act
     _annotate(node, {x: x_spec, h: state(h, act), c: state(c, CELL_STATE_SPEC)})
     for user in node.users:
         if user.target is operator.getitem:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -140,6 +141,9 @@ def source_node(node):
     return node
 
 
+_FRONTEND_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def node_location(node) -> tuple[str | None, int | None, str]:
     """(file, line, module path) of the PyTorch source of an FX node."""
     # (De)quantize nodes that PT2E inserted have no source of their own: they belong to the layer
@@ -147,7 +151,10 @@ def node_location(node) -> tuple[str | None, int | None, str]:
     node = source_node(node)
     trace = node.meta.get("stack_trace") or ""
     found = re.findall(r'File "([^"]+)", line (\d+)', trace)
-    user = [f for f in found if "/torch/" not in f[0] and "/torchao/" not in f[0]]
+    # Frames of torch and of the frontend's own rewrites (decompose.py's unrolled LSTM calls its
+    # step op) are not the user's line.
+    user = [f for f in found if "/torch/" not in f[0] and "/torchao/" not in f[0]
+            and not f[0].startswith(_FRONTEND_DIR)]
     pick = (user or found)[-1] if found else None
     file, line = (pick[0], int(pick[1])) if pick else (None, None)
     stack = node.meta.get("nn_module_stack") or {}
