@@ -212,6 +212,8 @@ int mcu_cast(mcu_dtype_t in_type, mcu_dtype_t out_type, int32_t count, const voi
 /* TABLE: int8 -> int8 with 256 entries; int16 -> int32 with 513 entries (interpolated). */
 int mcu_table_s8(int32_t count, const int8_t *table, const int8_t *input, int8_t *output);
 int mcu_table_s16(int32_t count, const int16_t *table, const int16_t *input, int32_t *output);
+/* int8 -> int16 lookup in 256 entries (an int8 TABLE and / or RESCALE to int16, composed). */
+int mcu_table_s8_s16(int32_t count, const int16_t *table, const int8_t *input, int16_t *output);
 /* The int16 TABLE and the RESCALE of its int32 result in one pass (no int32 intermediate):
  * `rescale` (in_type MCU_I32, out_type MCU_I16, channels of the output) as for mcu_rescale. */
 int mcu_table_s16_rescale(int32_t count, const int16_t *table, const mcu_rescale_params_t *rescale,

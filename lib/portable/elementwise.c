@@ -225,6 +225,12 @@ int mcu_cast(mcu_dtype_t in_type, mcu_dtype_t out_type, int32_t count, const voi
   return MCU_STATUS_OK;
 }
 
+int mcu_table_s8_s16(int32_t count, const int16_t *table, const int8_t *input, int16_t *output) {
+  const int16_t *lut = table + 128; /* indexed by the signed input itself */
+  for (int32_t i = 0; i < count; ++i) output[i] = lut[input[i]];
+  return MCU_STATUS_OK;
+}
+
 int mcu_table_s8(int32_t count, const int8_t *table, const int8_t *input, int8_t *output) {
   const int8_t *lut = table + 128; /* indexed by the signed input itself */
   int32_t i = 0;

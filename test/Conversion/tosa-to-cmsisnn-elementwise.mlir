@@ -145,3 +145,29 @@ func.func @table$int8_and_int16(%a: tensor<2x4xi8>, %h: tensor<2x4xi16>) -> (ten
   %2 = tosa.table %h, %t16 : (tensor<2x4xi16>, tensor<513xi16>) -> tensor<2x4xi32>
   return %0, %1, %2 : tensor<2x4xi8>, tensor<2x4xi16>, tensor<2x4xi32>
 }
+
+// -----
+
+// An int8 value rescaled to int16 (an int8 part of an int16 output concat) is one lookup in its 256
+// int16 results; after an int8 table, the table and the rescale compose into one lookup. Entries
+// as TOSA computes them: (5 - 3) * 2**30 >> 25 = 64 for the composed table of 5s; for the rescale
+// alone, (-128 - 3) * 32 = -4192 first, (127 - 3) * 32 = 3968 last.
+// CHECK-LABEL: func.func @table$int8_to_int16
+// CHECK: %[[T:.*]] = "tosa.const"() <{values = dense<64> : tensor<256xi16>}>
+// CHECK: "portable.table"(%arg0, %[[T]]) {mcu.source_op = "tosa.table+tosa.rescale"} : (tensor<2x4xi8>, tensor<256xi16>) -> tensor<2x4xi16>
+// Little-endian int16: A0EF is -4192.
+// CHECK: %[[R:.*]] = "tosa.const"() <{values = dense<"0xA0EFC0EF{{[0-9A-F]*}}600F800F"> : tensor<256xi16>}>
+// CHECK: "portable.table"(%arg0, %[[R]]) {mcu.source_op = "tosa.rescale"} : (tensor<2x4xi8>, tensor<256xi16>) -> tensor<2x4xi16>
+// CHECK-NOT: = tosa.rescale
+
+func.func @table$int8_to_int16(%a: tensor<2x4xi8>) -> (tensor<2x4xi16>, tensor<2x4xi16>) {
+  %t8 = "tosa.const"() {values = dense<5> : tensor<256xi8>} : () -> tensor<256xi8>
+  %m = "tosa.const"() {values = dense<1073741824> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<25> : tensor<1xi8>} : () -> tensor<1xi8>
+  %iz = "tosa.const"() {values = dense<3> : tensor<1xi8>} : () -> tensor<1xi8>
+  %oz = "tosa.const"() {values = dense<0> : tensor<1xi16>} : () -> tensor<1xi16>
+  %0 = tosa.table %a, %t8 : (tensor<2x4xi8>, tensor<256xi8>) -> tensor<2x4xi8>
+  %1 = tosa.rescale %0, %m, %s, %iz, %oz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<2x4xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi16>) -> tensor<2x4xi16>
+  %2 = tosa.rescale %a, %m, %s, %iz, %oz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<2x4xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi16>) -> tensor<2x4xi16>
+  return %1, %2 : tensor<2x4xi16>, tensor<2x4xi16>
+}

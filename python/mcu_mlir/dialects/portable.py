@@ -209,13 +209,16 @@ class CastOp(UnaryFields, dialect=Portable, name="cast"):
 
 
 class TableOp(KernelOp, dialect=Portable, name="table"):
-    """tosa.table: int8 -> int8 lookup, or int16 -> int32 interpolated lookup."""
+    """tosa.table: int8 -> int8 lookup, or int16 -> int32 interpolated lookup; an int8 -> int16
+    lookup in 256 int16 entries (a TABLE and / or an int8 -> int16 RESCALE composed)."""
     input: Operand[ir.RankedTensorType]
     table: Operand[ir.RankedTensorType]
     output: Result[ir.RankedTensorType]
     KERNEL = "table"
 
     def kernel_name(self) -> str:
+        if self.elem(0) == "i8" and str(ir.RankedTensorType(self.results[0].type).element_type) == "i16":
+            return "table_s8_s16"
         return f"table_{self.type_suffix()}"
 
 

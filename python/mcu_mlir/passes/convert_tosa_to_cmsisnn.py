@@ -20,7 +20,7 @@ from ..ir import attributes as mcu_attrs
 # Patterns whose units contain other units (an LSTM step's matmuls, rescales, products): before them.
 OUTER_PATTERNS = frozenset({"lstm-s8"})
 UNIT_PATTERNS = frozenset({"grouped-conv2d", "conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
-                           "add-s8", "mul-s8", "table-s16-rescale", "log-softmax", "softmax-s16-cmsis",
+                           "add-s8", "mul-s8", "table-s16-rescale", "table-s8-rescale-s16", "log-softmax", "softmax-s16-cmsis",
                            "softmax-s16-lut", "softmax-s16", "softmax-table", "softmax-s8", "norm", "hypot",
                            "concat-transposed"})
 

@@ -242,7 +242,8 @@ def cast(em, i, op):
 
 
 def table(em, i, op):
-    in_t, out_t = ("int8_t", "int8_t") if op.type_suffix() == "s8" else ("int16_t", "int32_t")
+    in_t, out_t = {"table_s8": ("int8_t", "int8_t"), "table_s8_s16": ("int8_t", "int16_t")}.get(
+        op.kernel_name(), ("int16_t", "int32_t"))
     return [f"status = mcu_{op.kernel_name()}({_count(op.operands[0])}, "
             f"{em.const_name(op.operands[1], f'layer{i}_table')}, "
             f"{em.ptr(op.operands[0], in_t)}, {em.out(op, out_t)});"]

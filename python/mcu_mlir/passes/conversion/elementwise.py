@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
 from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem, follow_requant_tail,
-                     fused_location, make_op, producer, read_rescale, shape, single_user, tosa_class)
+                     fused_location, make_const, make_op, producer, read_rescale, shape, single_user,
+                     tosa_class)
 
 # TOSA op -> portable.binary / portable.unary kind.
 _BINARY = {
@@ -319,6 +322,62 @@ def convert_table_s16_unit(op, rw):
     return CONVERTED
 
 
+def _apply_scale_32(value: np.ndarray, multiplier: int, shift: int, double_round: bool) -> np.ndarray:
+    """TOSA's apply_scale_32 on int64 values (lib/portable/nn.c's mcu_tosa_apply_scale_32)."""
+    value = value.astype(np.int64)
+    round_ = np.full_like(value, 1 << (shift - 1))
+    if double_round and shift > 31:
+        round_ += np.where(value >= 0, 1 << 30, -(1 << 30))
+    return np.clip((value * multiplier + round_) >> shift, -2 ** 31, 2 ** 31 - 1)
+
+
+def _s8_to_s16_table(rs, values: np.ndarray) -> np.ndarray | None:
+    """The int16 results of the int8 -> int16 RESCALE `rs` of `values` (int8), or None where the
+    rescale is not one scale of signed values."""
+    if rs is None or rs.per_channel or not rs.scale32 or rs.input_unsigned or rs.output_unsigned:
+        return None
+    scaled = _apply_scale_32(values.astype(np.int64) - rs.input_zp, rs.multiplier[0], rs.shift[0], rs.double_round)
+    return np.clip(scaled + rs.output_zp, -32768, 32767).astype(np.int16)
+
+
+def _lookup_s8_s16(ops, a, entries, result_type, rw):
+    """`ops` (ending in an int8 -> int16 RESCALE) as one lookup of `a` in the 256 int16 `entries`."""
+    last = ops[-1]
+    table = make_const(entries, before=ops[0], loc=last.location)
+    new = make_op(portable.TableOp, [a, table], result_type, {}, before=ops[0], loc=fused_location(ops),
+                  source_op="+".join(o.operation.name for o in ops))
+    rw.replace(ops, last, new)
+    return CONVERTED
+
+
+def convert_table_s8_rescale_s16(op, rw):
+    """An int8 TABLE and the RESCALE of its result to int16 (an int8 part requantized into an int16
+    output concat): one lookup in the 256 results composed at compile time."""
+    a, table = op.operands[0], op.operands[1]
+    values = const_array(table)
+    if elem(a) != "i8" or values is None:
+        return NO_MATCH
+    user = single_user(op, tosa.RescaleOp)
+    if user is None or elem(user.results[0]) != "i16":
+        return NO_MATCH
+    entries = _s8_to_s16_table(read_rescale(user), values.reshape(-1))
+    if entries is None:
+        return NO_MATCH
+    return _lookup_s8_s16([op, user], a, entries, user.results[0].type, rw)
+
+
+def convert_rescale_s8_s16(op, rw):
+    """An int8 -> int16 RESCALE of one scale: a lookup in its 256 results (a few instructions an
+    element, not a 64-bit product)."""
+    a = op.operands[0]
+    if elem(a) != "i8" or elem(op.results[0]) != "i16":
+        return NO_MATCH
+    entries = _s8_to_s16_table(read_rescale(op), np.arange(-128, 128))
+    if entries is None:
+        return NO_MATCH
+    return _lookup_s8_s16([op], a, entries, op.results[0].type, rw)
+
+
 def convert_table(op, rw):
     a, table = op.operands[0], op.operands[1]
     if const_array(table) is None:
@@ -335,10 +394,12 @@ PATTERNS = [
     *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_binary) for n in _BINARY],
     *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_unary) for n in _UNARY],
     ("select", tosa.SelectOp, convert_select),
+    ("rescale-s8-s16", tosa.RescaleOp, convert_rescale_s8_s16),
     ("rescale", tosa.RescaleOp, convert_rescale),
     ("clamp", tosa.ClampOp, convert_clamp),
     ("cast", tosa.CastOp, convert_cast),
     ("table-s16-rescale", tosa.TableOp, convert_table_s16_unit),
+    ("table-s8-rescale-s16", tosa.TableOp, convert_table_s8_rescale_s16),
     ("table", tosa.TableOp, convert_table),
 ]
 
