@@ -553,6 +553,12 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     if quantize == "int8":
         from .shrinking_means import shrinking_means
         own_ranges = shrinking_means(gm, samples)
+    # Output concats of parts of very different ranges (boxes in pixels and scores) in int16.
+    parted = frozenset()
+    if quantize == "int8":
+        from .concat_parts import wide_output_concats
+        parted = wide_output_concats(gm, samples) - int16
+        int16 = int16 | parted
     rangeses = ("minmax", "histogram") if activation_ranges == "auto" else (activation_ranges,)
     candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
 
@@ -583,7 +589,7 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
         elif int16_layers == "auto" and quantize == "int8":
             from .mixed_precision import choose_int16_layers
             converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded,
-                                                              all_int8=all_int8)
+                                                              all_int8=all_int8, base=parted - excluded)
         else:
             converted, sqnr_rows = quantize_graph(gm, samples, quantize, int16)
         timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0
@@ -593,8 +599,15 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
                 lowered = lower_quantized_graph(converted, quantize, new_context(), state)
             break
         except UserError as e:
-            # An op auto put in int16 that has no int16 lowering: ops of its kind stay int8; choose again.
-            if int16_layers != "auto" or getattr(e, "node", None) not in int16:
+            # An op auto or concat_parts put in int16 that has no int16 lowering: ops of its kind
+            # stay int8; choose again.
+            node = getattr(e, "node", None)
+            if node in parted and int16_layers != "auto":
+                warnings.warn(f"the output concat's parts share one int8 scale: '{node}' has no int16 lowering "
+                              "(layer_sqnr.md measures each part)", stacklevel=2)
+                int16, parted = int16 - parted, frozenset()
+                continue
+            if int16_layers != "auto" or node not in int16:
                 raise
             from .mixed_precision import same_kind
             excluded = excluded | same_kind(gm, e.node)

@@ -6,6 +6,12 @@ output quantized and dequantized). SQNR per layer is measured on a few inputs (f
 fresh random ones with random calibration, the first calibration samples with real data); `drop_db`
 is how much the layer lowers it from the worst of its quantized inputs, the share of the error
 that layer adds (a table, a softmax, a tight requantization show up there).
+
+An output that is a concat (through pass-through ops) is also measured part by part (`parts`: the
+rows of each operand along the concat's dim), and so is an interior concat whose parts' ranges
+differ by more than concat_parts.RATIO: one SQNR of boxes in pixels beside scores in [0, 1] is
+the boxes' alone, and reads 45 dB while every score is 0. `worst_db` is the least of a row's own
+SQNR and its parts'; the report and the mixed-precision choice read that.
 """
 
 from __future__ import annotations
@@ -102,9 +108,12 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
     names = [name for name in carrier if name in float_nodes]
     if not names or not samples:
         return []
+    # Concats measured part by part: row name -> (concat name, its dim, [(part name, start, stop)]).
+    parted = _parted(float_nodes, outputs, set(names))
     # Signal and noise energy per op, summed over the samples one sample at a time (a model's
-    # every value on every sample would not fit in memory).
+    # every value on every sample would not fit in memory); per part also the part's float range.
     energy = {name: [0.0, 0.0] for name in names}
+    part_energy = {(row, p): [0.0, 0.0, np.inf, -np.inf] for row, (_, _, ps) in parted.items() for p in ps}
     for sample in samples:
         ref = _values(float_gm, sample, set(names))
         test = _values(converted, sample, {carrier[n].name for n in names})
@@ -116,6 +125,16 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
             a, b = _in_model_units(a, factors.get(name)), _in_model_units(b, factors.get(name))
             energy[name][0] += float(np.sum(a ** 2))
             energy[name][1] += float(np.sum((a - b) ** 2))
+        for row, (cat, dim, ps) in parted.items():
+            a, b = ref.get(cat), test.get(carrier[cat].name)
+            if a is None or b is None or a.shape != b.shape:
+                continue
+            for p in ps:
+                pa, pb = (np.take(v, range(p[1], p[2]), axis=dim) for v in (a, b))
+                e = part_energy[(row, p)]
+                e[0] += float(np.sum(pa ** 2))
+                e[1] += float(np.sum((pa - pb) ** 2))
+                e[2], e[3] = min(e[2], float(pa.min())), max(e[3], float(pa.max()))
     by_dq = {}
     rows = []
     for name in names:
@@ -125,8 +144,16 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
         by_dq.update({dq.name: db for dq in readers[name]})
         op = float_nodes[name]
         _, _, path = node_location(op)
-        rows.append({"name": path or name, "node": name, "sqnr_db": db, "_op": name,
-                     "kind": "input" if op.op == "placeholder" else "output" if name in outputs else "layer"})
+        row = {"name": path or name, "node": name, "sqnr_db": db, "_op": name,
+               "kind": "input" if op.op == "placeholder" else "output" if name in outputs else "layer"}
+        if name in parted:
+            from .concat_parts import _span, wide
+            ps = parted[name][2]
+            spans = [_span(*part_energy[(name, p)][2:]) for p in ps]
+            if row["kind"] == "output" or wide(spans):
+                row["parts"] = [{"name": node_location(float_nodes[p[0]])[2] or p[0], "node": p[0],
+                                 "index": [p[1], p[2]], "sqnr_db": _db(*part_energy[(name, p)][:2])} for p in ps]
+        rows.append(row)
     # drop: from the worst quantized input of the op (in the converted graph) to its output.
     conv_nodes = {n.name: n for n in converted.graph.nodes}
     def quantized_inputs(op) -> list:
@@ -148,10 +175,38 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
         ins = quantized_inputs(op)
         row["drop_db"] = (min(ins) - row["sqnr_db"]) if ins and math.isfinite(min(ins)) else None
     for row in rows:
-        for key in ("sqnr_db", "drop_db"):
-            if row[key] is not None:
-                row[key] = round(row[key], 2) if math.isfinite(row[key]) else None
+        if "parts" in row:
+            row["worst_db"] = min([row["sqnr_db"]] + [p["sqnr_db"] for p in row["parts"]])
+        for r in [row] + row.get("parts", []):
+            for key in ("sqnr_db", "drop_db", "worst_db"):
+                if r.get(key) is not None:
+                    r[key] = round(r[key], 2) if math.isfinite(r[key]) else None
     return rows
+
+
+def _parted(float_nodes: dict, outputs: set, measured: set) -> dict:
+    """row name -> (concat name, dim, [(part name, start, stop)]) for the outputs that are a concat
+    through pass-through ops, and for every other concat of two parts or more."""
+    from .concat_parts import behind_output, concat_dim, parts
+    from .quantizer import CONCATS
+    found = {}
+    for name, node in float_nodes.items():
+        cat = None
+        if name in outputs:
+            cat, _ = behind_output(node)
+        elif node.op == "call_function" and node.target in CONCATS:
+            cat = node
+        if cat is None or cat.name not in measured or name not in measured:
+            continue
+        ps = parts(cat)
+        if len(ps) > 1:
+            found[name] = (cat.name, concat_dim(cat), [(p.name, lo, hi) for p, lo, hi in ps])
+    return found
+
+
+def worst_db(row: dict):
+    """A row's SQNR or, where it has parts, the least of its own and its parts' (None: exact)."""
+    return row.get("worst_db", row["sqnr_db"])
 
 
 def worst(rows: list[dict], count: int = 5) -> list[dict]:
@@ -173,4 +228,7 @@ def table(rows: list[dict]) -> str:
         db = "exact" if r["sqnr_db"] is None else f"{r['sqnr_db']:.1f}"
         drop = "" if r["drop_db"] is None else f"{r['drop_db']:+.1f}"
         lines.append(f"| {i} | {r['name']} | {r['node']} | {r['kind']} | {db} | {drop} |")
+        for p in r.get("parts", []):
+            db = "exact" if p["sqnr_db"] is None else f"{p['sqnr_db']:.1f}"
+            lines.append(f"| | part [{p['index'][0]}:{p['index'][1]}] {p['name']} | {p['node']} | part | {db} | |")
     return "\n".join(lines) + "\n"

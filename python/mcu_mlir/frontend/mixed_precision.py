@@ -2,7 +2,8 @@
 
 `--int16-layers auto` quantizes in int8, reads the per-layer SQNR (frontend/layer_sqnr.py), moves
 the layers with the largest drops to int16 and quantizes again, until the output's SQNR against
-the float model reaches the target or every layer is int16. A layer is an op together with the
+the float model reaches the target or every layer is int16; an output that is a concat of parts
+counts as its worst part (frontend/concat_parts.py). A layer is an op together with the
 clamp fused into it (conv + relu): both change precision at once. `--int16-layers a,b` names the
 layers (module paths or graph node names) instead.
 """
@@ -79,18 +80,21 @@ def int8_only(gm) -> frozenset:
 
 
 def output_sqnr(rows: list[dict]) -> float:
-    outs = [r["sqnr_db"] for r in rows if r["kind"] == "output"]
+    """The worst output's SQNR, an output of parts (a concat) counting as its worst part."""
+    from .layer_sqnr import worst_db
+    outs = [worst_db(r) for r in rows if r["kind"] == "output"]
     if not outs:
         return math.inf
     return min(math.inf if v is None else v for v in outs)
 
 
-def choose_int16_layers(gm, samples, quantize_graph, target_db: float, excluded=frozenset(), all_int8=None):
+def choose_int16_layers(gm, samples, quantize_graph, target_db: float, excluded=frozenset(), all_int8=None,
+                        base=frozenset()):
     """(converted graph, per-layer SQNR rows with a "dtype" each, the int16 op names) once the output
-    reaches `target_db` (with MARGIN_DB to spare), or with every layer in int16 if it never does;
-    ops in `excluded` stay int8.
-    all_int8: (converted, rows) of the model all in int8, when already quantized."""
-    int16 = frozenset()
+    (its worst part, for a concat of parts) reaches `target_db` (with MARGIN_DB to spare), or with
+    every layer in int16 if it never does; ops in `excluded` stay int8, ops in `base` start in int16.
+    all_int8: (converted, rows) of the model with only `base` in int16, when already quantized."""
+    int16 = frozenset(base)
     converted, rows = all_int8 or quantize_graph(gm, samples, "int8", int16)
     layers = [r for r in rows if r["kind"] != "input"]
     step = max(1, math.ceil(STEP_SHARE * len(layers)))

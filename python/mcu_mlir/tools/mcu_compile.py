@@ -169,6 +169,19 @@ def portable_layers(report: dict) -> list[tuple[str, str, str, str | None]]:
             if op["kernel"].startswith("portable:") and op["kernel"] != "portable:copy"]
 
 
+def _db(value) -> str:
+    return "exact" if value is None else f"{value:.1f} dB"
+
+
+def _output_db(row: dict) -> str:
+    """An output's SQNR; for a concat of parts, its worst part's too (one part may collapse)."""
+    if not row.get("parts"):
+        return _db(row["sqnr_db"])
+    part = min(row["parts"], key=lambda p: float("inf") if p["sqnr_db"] is None else p["sqnr_db"])
+    return f"{_db(row['sqnr_db'])} (worst part [{part['index'][0]}:{part['index'][1]}] {part['name']}: " \
+           f"{_db(part['sqnr_db'])})"
+
+
 def _summary(result, timing: bool) -> None:
     r = result.report
     out = Path(result.output_dir)
@@ -182,7 +195,7 @@ def _summary(result, timing: bool) -> None:
     outs = [row for row in sqnr if row["kind"] == "output"]
     if outs:
         from ..frontend.layer_sqnr import worst
-        shown = ", ".join("exact" if row["sqnr_db"] is None else f"{row['sqnr_db']:.1f} dB" for row in outs)
+        shown = ", ".join(_output_db(row) for row in outs)
         lossy = ", ".join(f"{row['name']} ({row['drop_db']:+.1f} dB)" for row in worst(sqnr, 3))
         ranges = r["quantization"].get("activation_ranges", {})
         kept = ", ".join(filter(None, (ranges.get("chosen") if ranges.get("chosen") != "minmax" else None,

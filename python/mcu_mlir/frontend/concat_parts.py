@@ -1,0 +1,153 @@
+"""Graph outputs that are a concat of parts of very different ranges keep every part resolved.
+
+PT2E gives a concat one set of quantization parameters for its inputs and output (the integers
+are concatenated as they are). Where the parts' ranges differ widely, the small part gets a few
+steps of the large part's scale: YOLO's Detect head returns cat((boxes in pixels, sigmoid class
+scores), 1), boxes reach hundreds of pixels (an int8 step of ~2) and every score in [0, 1] rounds
+to one or two values, while the SQNR of the whole output, dominated by the boxes, reads 45 dB.
+
+Such an output concat is kept in int16 (with the pass-through ops between it and the output): each
+part is requantized from its own int8 scale into the int16 tensor, whose step is 64 times finer
+than a shared int8 one on a range of one sign (symmetric, with int16's 2x headroom), so a part 64
+times smaller than the largest gets as many steps as an int8 tensor of its own would (a score in
+[0, 1] beside boxes up to 640 pixels: 25 steps, not 0.4). The output stays one tensor with one scale and zero point,
+as model.h and mcu-run describe every output: the user's code reads it as before, in int16. It
+costs one requantization per part of the output's elements. Per-part scales in an int8 tensor
+would cost nothing at run time but give a tensor no single scale describes (a new C API); a split
+output would change the number of outputs. Interior concats (read by another layer) keep shared
+int8 parameters: their reader would take them back to one int8 scale.
+
+layer_sqnr.py measures each part of such a concat on its own (`parts`), and the mixed-precision
+choice and the report take the worst part, so a collapsed part cannot hide behind the average.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.fx import GraphModule, Interpreter, Node
+
+from .quantizer import CONCATS, PASS_THROUGH
+
+# A part whose range is under 1 / RATIO of the concat's gets fewer than 256 / RATIO int8 steps:
+# 32 (5 bits) at 8, where an int8 tensor of its own would have 256.
+RATIO = 8.0
+
+
+def _span(lo: float, hi: float) -> float:
+    """The width of an int8 range calibrated on [lo, hi] (it always holds zero)."""
+    return max(hi, 0.0) - min(lo, 0.0)
+
+
+def _float_tensor(n) -> bool:
+    val = n.meta.get("val") if isinstance(n, Node) else None
+    return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
+
+
+def concat_dim(node: Node) -> int:
+    """The dim a cat joins on (a stack's new dim), non-negative."""
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+    rank = node.meta["val"].dim()
+    return dim + rank if dim < 0 else dim
+
+
+def parts(node: Node) -> list[tuple[Node, int, int]]:
+    """The parts of concat `node` as (producer, start, stop) along its dim: an operand that is itself
+    a concat on the same dim read by this one only is opened (cat(cat(boxes, scores), masks))."""
+    dim = concat_dim(node)
+    stacked = node.target is torch.ops.aten.stack.default
+    out, at = [], 0
+    for t in node.args[0]:
+        if not _float_tensor(t):
+            continue
+        size = 1 if stacked else t.meta["val"].shape[dim]
+        if not stacked and t.op == "call_function" and t.target in CONCATS and len(t.users) == 1 \
+                and t.target is not torch.ops.aten.stack.default and concat_dim(t) == dim:
+            out += [(p, at + lo, at + hi) for p, lo, hi in parts(t)]
+        else:
+            out.append((t, at, at + size))
+        at += size
+    return out
+
+
+def inner_concats(node: Node) -> list[Node]:
+    """`node` and the concats parts() opens inside it."""
+    found = [node]
+    for t in node.args[0]:
+        if isinstance(t, Node) and t.op == "call_function" and t.target in CONCATS and len(t.users) == 1 \
+                and t.target is not torch.ops.aten.stack.default and node.target is not torch.ops.aten.stack.default \
+                and concat_dim(t) == concat_dim(node):
+            found += inner_concats(t)
+    return found
+
+
+def behind_output(out: Node) -> tuple[Node | None, list[Node]]:
+    """(the concat a graph output is, through pass-through ops, or None; those ops)."""
+    chain, node = [], out
+    while isinstance(node, Node) and node.op == "call_function" and node.target in PASS_THROUGH \
+            and len(node.users) == 1:
+        chain.append(node)
+        node = node.args[0]
+    if isinstance(node, Node) and node.op == "call_function" and node.target in CONCATS and _float_tensor(node):
+        return node, chain
+    return None, chain
+
+
+def output_concats(gm: GraphModule) -> list[tuple[Node, list[Node]]]:
+    """(concat, pass-through ops after it) for each graph output that is a concat of two parts or more."""
+    found = []
+    for n in gm.graph.nodes:
+        if n.op != "output":
+            continue
+        for out in n.all_input_nodes:
+            cat, chain = behind_output(out)
+            if cat is not None and len(parts(cat)) > 1 and all(c.users for c in chain):
+                found.append((cat, chain))
+    return found
+
+
+class _Ranges(Interpreter):
+    """min / max of the given nodes' values on the samples."""
+
+    def __init__(self, gm, nodes):
+        super().__init__(gm)
+        self.nodes, self.ranges = set(nodes), {}
+
+    def run_node(self, n):
+        out = super().run_node(n)
+        if n in self.nodes and isinstance(out, torch.Tensor):
+            lo, hi = float(out.min()), float(out.max())
+            old = self.ranges.get(n, (lo, hi))
+            self.ranges[n] = (min(lo, old[0]), max(hi, old[1]))
+        return out
+
+
+def part_ranges(gm: GraphModule, samples, cats) -> dict:
+    """producer node -> (min, max) on `samples`, for every part of the concats `cats`."""
+    wanted = {p for cat in cats for p, _, _ in parts(cat)}
+    if not wanted:
+        return {}
+    probe = _Ranges(gm, wanted)
+    with torch.no_grad():
+        for s in samples:
+            probe.run(*s)
+    return probe.ranges
+
+
+def wide(spans: list[float]) -> bool:
+    """Parts of these int8 spans lose resolution in one shared range: the smallest non-zero under 1 / RATIO of all."""
+    live = [s for s in spans if s > 0.0]
+    return len(live) > 1 and min(live) * RATIO < max(live)
+
+
+def wide_output_concats(gm: GraphModule, samples) -> frozenset[str]:
+    """Names of the ops to keep in int16: each output concat whose parts' ranges on `samples` differ
+    by more than RATIO, the concats opened inside it and the pass-through ops up to the output."""
+    found = output_concats(gm)
+    if not found:
+        return frozenset()
+    ranges = part_ranges(gm, samples, [cat for cat, _ in found])
+    names = set()
+    for cat, chain in found:
+        if wide([_span(*ranges[p]) for p, _, _ in parts(cat) if p in ranges]):
+            names |= {n.name for n in inner_concats(cat) + chain}
+    return frozenset(names)

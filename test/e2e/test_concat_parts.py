@@ -1,0 +1,150 @@
+"""An output that is a concat of parts of very different ranges (YOLO's boxes in pixels beside
+sigmoid class scores, a segmentation head's mask coefficients after them): every part keeps its
+resolution (the concat in int16, frontend/concat_parts.py), the report measures each part on
+held-out inputs, and a part that collapses shows there instead of hiding behind the whole
+output's SQNR. The C equals tosa_reference_model bit for bit."""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import mcu_mlir  # noqa: E402
+from mcu_mlir.frontend import concat_parts  # noqa: E402
+from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
+from mcu_mlir.frontend.mixed_precision import output_sqnr  # noqa: E402
+from mcu_mlir.target import run  # noqa: E402
+
+CMSIS_NN_PATH = os.environ.get("CMSIS_NN_PATH")
+SHAPE = (1, 3, 32, 32)
+
+
+class DetectHead(torch.nn.Module):
+    """A small conv backbone and an ultralytics-style Detect head: boxes in pixels (up to ~300),
+    sigmoid class scores, cat on dim 1; `masks` adds a segmentation head's mask coefficients."""
+
+    def __init__(self, classes: int = 6, masks: int = 0):
+        super().__init__()
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, 2, 1), torch.nn.SiLU(), torch.nn.Conv2d(16, 32, 3, 2, 1), torch.nn.SiLU(),
+            torch.nn.Conv2d(32, 32, 3, 2, 1), torch.nn.SiLU())
+        self.box = torch.nn.Conv2d(32, 4, 1)
+        self.cls = torch.nn.Conv2d(32, classes, 1)
+        self.mc = torch.nn.Conv2d(32, masks, 1) if masks else None
+
+    def forward(self, x):
+        f = self.body(x)
+        boxes = self.box(f).flatten(2).sigmoid() * 4.0 * 75.0       # pixels: stride 8 x a 37.5-cell extent
+        y = torch.cat((boxes, self.cls(f).flatten(2).sigmoid()), 1)
+        return torch.cat((y, self.mc(f).flatten(2)), 1) if self.mc is not None else y
+
+
+def _model(**kwargs):
+    torch.manual_seed(0)
+    return DetectHead(**kwargs).eval()
+
+
+def _compile(model, out, **options):
+    example = (torch.randn(SHAPE, generator=torch.Generator().manual_seed(0)),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return mcu_mlir.compile(model, example, target="host", calibration=16, emit="c", output_dir=str(out),
+                                **options)
+
+
+def _output_row(result):
+    return [r for r in result.report["quantization"]["layer_sqnr"] if r["kind"] == "output"][0]
+
+
+def _fresh_inputs(count=4):
+    g = torch.Generator().manual_seed(77)
+    return [torch.randn(SHAPE, generator=g).numpy() for _ in range(count)]
+
+
+def _c_parts_db(model, out, bounds, **run_options):
+    """SQNR of each part (start, stop) of the C's output against the float model on fresh inputs;
+    asserts the C equals tosa_reference_model bit for bit."""
+    want, got = [], []
+    for x in _fresh_inputs():
+        c = run.run(out, [x], target="host", **run_options)
+        ref = run.run_reference_outdir(out, [x])
+        assert np.array_equal(c.outputs_q[0], ref.outputs_q[0].reshape(c.outputs_q[0].shape))
+        with torch.no_grad():
+            want.append(model(torch.from_numpy(x)).double().numpy())
+        got.append(c.outputs_float[0].reshape(want[-1].shape).astype(np.float64))
+    want, got = np.concatenate(want), np.concatenate(got)
+    return [sqnr_db(want[:, lo:hi], got[:, lo:hi]) for lo, hi in bounds]
+
+
+def test_a_collapsed_part_shows_in_the_report(tmp_path, monkeypatch):
+    # The concat's parts sharing one int8 scale, as PT2E gives them: every score rounds to 0 or
+    # one step of the boxes' (~1.2 pixels); the whole output still reads well over 40 dB.
+    monkeypatch.setattr(concat_parts, "RATIO", math.inf)
+    result = _compile(_model(), tmp_path, backend="portable")
+    row = _output_row(result)
+    assert result.report["quantization"]["outputs"][0]["dtype"] == "int8"
+    assert row["sqnr_db"] > 40, row
+    boxes, scores = row["parts"]
+    assert (boxes["index"], scores["index"]) == ([0, 4], [4, 10]), row
+    assert boxes["sqnr_db"] > 40 and scores["sqnr_db"] < 20, row
+    assert row["worst_db"] == scores["sqnr_db"] and output_sqnr([row]) == scores["sqnr_db"]
+    assert "| part [4:10]" in (tmp_path / "layer_sqnr.md").read_text()
+    # The C agrees: the scores are lost there too.
+    assert _c_parts_db(_model(), tmp_path, [(4, 10)])[0] < 20
+
+
+@pytest.mark.parametrize("backend", ["portable", "cmsis-nn"])
+def test_every_part_of_a_detect_output_is_kept(backend, tmp_path):
+    if backend == "cmsis-nn" and not CMSIS_NN_PATH:
+        pytest.skip("CMSIS_NN_PATH is not set: the CMSIS-NN backend cannot be built")
+    extra = {"cmsis_nn_path": CMSIS_NN_PATH} if backend == "cmsis-nn" else {}
+    model = _model()
+    result = _compile(model, tmp_path, backend=backend, **extra)
+    assert result.report["quantization"]["outputs"][0]["dtype"] == "int16"
+    row = _output_row(result)
+    assert all(p["sqnr_db"] >= 30 for p in row["parts"]), row
+    # Each part requantized into the int16 output is one lookup, not a rescale kernel.
+    kernels = [op["kernel"] for op in result.report["ops"]]
+    assert kernels.count("portable:table_s8_s16") == 2 and "portable:rescale" not in kernels, kernels
+    boxes, scores = _c_parts_db(model, tmp_path, [(0, 4), (4, 10)], **extra)
+    assert boxes >= 30 and scores >= 30, (boxes, scores)
+
+
+def test_nested_concat_of_three_parts(tmp_path):
+    # cat(cat(boxes, scores), mask coefficients): three parts, all in the int16 output.
+    model = _model(masks=5)
+    result = _compile(model, tmp_path, backend="portable")
+    row = _output_row(result)
+    assert [p["index"] for p in row["parts"]] == [[0, 4], [4, 10], [10, 15]], row
+    assert result.report["quantization"]["outputs"][0]["dtype"] == "int16"
+    parts = _c_parts_db(model, tmp_path, [(0, 4), (4, 10), (10, 15)])
+    assert min(parts) >= 30, parts
+
+
+class LikeParts(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.b = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        return torch.cat((self.a(x), 2.0 * self.b(x)), 1)
+
+
+def test_parts_of_like_ranges_stay_int8(tmp_path):
+    torch.manual_seed(0)
+    result = _compile(LikeParts().eval(), tmp_path, backend="portable")
+    assert result.report["quantization"]["outputs"][0]["dtype"] == "int8"
+    assert len(_output_row(result)["parts"]) == 2
+
+
+def test_int16_auto_reads_the_worst_part(tmp_path):
+    result = _compile(_model(), tmp_path, backend="portable", int16_layers="auto", target_sqnr_db=30)
+    row = _output_row(result)
+    assert row["worst_db"] >= 30 and row["dtype"] == "int16", row
