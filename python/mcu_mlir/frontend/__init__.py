@@ -401,11 +401,12 @@ def bias_corrected(gm, samples):
 
 
 def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None,
-                    ranges: str = "minmax", factors=None, own_ranges=frozenset()):
+                    ranges: str = "minmax", factors=None, own_ranges=frozenset(), bounded=frozenset()):
     """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
     converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
     when not given). int16_nodes: ops kept in int16 in an int8 model; ranges: of the int8
-    activations (quantizer.RANGES); own_ranges: means with a range of their own (shrinking_means.py)."""
+    activations (quantizer.RANGES); own_ranges: means with a range of their own (shrinking_means.py);
+    bounded: int16 ops without headroom (quantizer.CmsisNNQuantizer)."""
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
@@ -414,7 +415,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     from .quantizer import CmsisNNQuantizer
     try:
         prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
-                                CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges))
+                                CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges, bounded))
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
@@ -565,7 +566,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     def bound(variant, ranges):
         """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
         return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
-                                 ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges)
+                                 ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges,
+                                 bounded=parted)
 
     def quantize_as(label):
         variant, ranges = candidates[label]

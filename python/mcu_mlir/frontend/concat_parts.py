@@ -7,10 +7,11 @@ scores), 1), boxes reach hundreds of pixels (an int8 step of ~2) and every score
 to one or two values, while the SQNR of the whole output, dominated by the boxes, reads 45 dB.
 
 Such an output concat is kept in int16 (with the pass-through ops between it and the output): each
-part is requantized from its own int8 scale into the int16 tensor, whose step is 64 times finer
-than a shared int8 one on a range of one sign (symmetric, with int16's 2x headroom), so a part 64
-times smaller than the largest gets as many steps as an int8 tensor of its own would (a score in
-[0, 1] beside boxes up to 640 pixels: 25 steps, not 0.4). The output stays one tensor with one scale and zero point,
+part is requantized from its own int8 scale into the int16 tensor, whose step is 128 times finer
+than a shared int8 one on a range of one sign (symmetric; no headroom: the parts are int8 values
+already, clipped to their own ranges), so a part 128 times smaller than the largest gets as many
+steps as an int8 tensor of its own would (a score in [0, 1] beside boxes up to 640 pixels: 51
+steps, not 0.4). A part smaller still loses resolution: per-part scales would keep it (below). The output stays one tensor with one scale and zero point,
 as model.h and mcu-run describe every output: the user's code reads it as before, in int16. It
 costs one requantization per part of the output's elements. Per-part scales in an int8 tensor
 would cost nothing at run time but give a tensor no single scale describes (a new C API); a split

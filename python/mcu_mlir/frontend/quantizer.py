@@ -184,11 +184,13 @@ class CmsisNNQuantizer(Quantizer):
     """Annotates an exported graph the way CMSIS-NN computes (see the module docstring)."""
 
     def __init__(self, activations: str = "int8", int16_nodes=frozenset(), ranges: str = "minmax",
-                 own_ranges=frozenset()):
+                 own_ranges=frozenset(), bounded=frozenset()):
         """int16_nodes: names of the ops (graph node names) whose activations are int16 while the
         rest are `activations` (mixed precision: a16w8 layers where int8 loses the most).
         ranges: how int8 activation ranges are calibrated (RANGES).
-        own_ranges: names of means that get a range of their own, not their input's (shrinking_means.py)."""
+        own_ranges: names of means that get a range of their own, not their input's (shrinking_means.py).
+        bounded: names of int16 ops that only gather int8 values (an output concat's parts,
+        concat_parts.py): no value can pass the calibrated range, so it gets no headroom."""
         super().__init__()
         if activations not in ("int8", "int16"):
             raise ValueError(f"activations must be int8 or int16, not {activations!r}")
@@ -198,6 +200,7 @@ class CmsisNNQuantizer(Quantizer):
         self.ranges = ranges
         self.int16_nodes = frozenset(int16_nodes)
         self.own_ranges = frozenset(own_ranges)
+        self.bounded = frozenset(bounded)
         self._pool_differences: set = set()
 
     def _dtype(self, node: Node) -> str:
@@ -216,7 +219,8 @@ class CmsisNNQuantizer(Quantizer):
         for node in graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
-            act = _act_spec(self._dtype(node), headroom=node not in tight, ranges=self.ranges)
+            act = _act_spec(self._dtype(node), headroom=node not in tight and node.name not in self.bounded,
+                            ranges=self.ranges)
             target = node.target
             if target in WEIGHTED:
                 self._annotate_weighted(node, act, weight)
