@@ -613,6 +613,8 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
                 raise
             from .mixed_precision import same_kind
             excluded = excluded | same_kind(gm, e.node)
+    from .concat_parts import warn_collapsed_parts
+    warn_collapsed_parts(sqnr_rows)
     module = lowered.module
     timings["legalize"] = time.perf_counter() - t0
     t0 = time.perf_counter()

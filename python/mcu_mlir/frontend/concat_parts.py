@@ -24,6 +24,8 @@ choice and the report take the worst part, so a collapsed part cannot hide behin
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 from torch.fx import GraphModule, Interpreter, Node
 
@@ -152,3 +154,22 @@ def wide_output_concats(gm: GraphModule, samples) -> frozenset[str]:
         if wide([_span(*ranges[p]) for p, _, _ in parts(cat) if p in ranges]):
             names |= {n.name for n in inner_concats(cat) + chain}
     return frozenset(names)
+
+
+# A part this far below its output, and under COLLAPSED_DB, is named in a warning.
+COLLAPSED_DB = 20.0
+BELOW_DB = 10.0
+
+
+def warn_collapsed_parts(rows: list[dict]) -> None:
+    """Warns of each output part that measures under COLLAPSED_DB while its output measures BELOW_DB
+    more: its range is too small beside the others' for the one scale the output has."""
+    for row in rows:
+        if row["kind"] != "output" or row["sqnr_db"] is None:
+            continue
+        for p in row.get("parts", []):
+            if p["sqnr_db"] is not None and p["sqnr_db"] < COLLAPSED_DB and p["sqnr_db"] + BELOW_DB < row["sqnr_db"]:
+                warnings.warn(f"output {row['name']} ({row['node']}): its part [{p['index'][0]}:{p['index'][1]}] "
+                              f"({p['name']}, {p['node']}) measures {p['sqnr_db']:.1f} dB against the float model, "
+                              f"the whole output {row['sqnr_db']:.1f} dB: the part's range is too small beside the "
+                              "others' for the output's one scale (layer_sqnr.md)", stacklevel=3)
