@@ -314,3 +314,30 @@ def test_layers_left_on_portable_kernels_are_one_line(model_file, tmp_path):
     assert len(notes) == 1 and "tosa.table -> portable:table_s8" in notes[0], gated.stderr
     plain = mcu_compile(f"{model_file}:small", *args, "-o", tmp_path / "s")
     assert plain.returncode == 0 and "portable kernels" not in plain.stderr, plain.stderr
+
+
+def _mcu_run(*args):
+    return subprocess.run([sys.executable, "-m", "mcu_mlir.tools.mcu_run", *map(str, args)], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+
+
+def test_run_check_compares_the_c_with_the_reference_model(compiled, tmp_path):
+    """`mcu-run --check`: bit-exact says so (exit 0); a C whose last layer requantizes one channel
+    differently is caught, with the elements that differ and by how much (exit 1)."""
+    import re
+    import shutil
+    np.savez(tmp_path / "in.npz", input0=np.random.default_rng(3).standard_normal((1, 2, 6, 6)).astype(np.float32))
+    run = _mcu_run(compiled, "--inputs", tmp_path / "in.npz", "--outputs", tmp_path / "out.npz", "--check")
+    assert run.returncode == 0, run.stderr
+    assert "output0: bit-exact (host against tosa_reference_model)" in run.stdout
+    broken = tmp_path / "broken"
+    shutil.copytree(compiled, broken, ignore=shutil.ignore_patterns("build-*"))
+    c = (broken / "model.c").read_text()
+    last = list(re.finditer(r"_multiplier\[\d+\] = \{(\d+)", c))[-1]
+    c = c[:last.start(1)] + str(int(last.group(1)) // 2) + c[last.end(1):]
+    (broken / "model.c").write_text(c)
+    run = _mcu_run(broken, "--inputs", tmp_path / "in.npz", "--outputs", tmp_path / "out.npz", "--check")
+    assert run.returncode == 1, run.stdout + run.stderr
+    differ = re.search(r"output0: (\d+) of 5 elements differ, largest difference (\d+)", run.stdout)
+    assert differ and int(differ.group(1)) >= 1 and int(differ.group(2)) >= 1, run.stdout
+    assert "differs from tosa_reference_model" in run.stderr

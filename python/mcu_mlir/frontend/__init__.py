@@ -239,7 +239,8 @@ def calibration_samples(calibration, example_inputs, index_bounds=None, usable=N
         n = DEFAULT_CALIBRATION_SAMPLES if calibration is None else int(calibration)
         if calibration is None:
             warnings.warn(f"no calibration data: calibrating on {n} random normal samples; pass real "
-                          "inputs (calibration=FILE.npz or an iterable) for usable accuracy",
+                          "inputs for usable accuracy (mcu-compile --calibration FILE.npz|DIR; calibration= an .npz, a "
+                          "directory or an iterable of samples from Python)",
                           stacklevel=3)
         g = torch.Generator().manual_seed(0)
         if "flag" in list(index_bounds or []):

@@ -36,6 +36,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=TARGETS, default="host")
     p.add_argument("--reference", action="store_true",
                    help="run the integer TOSA (OUTDIR/model.tosa.mlir) in tosa_reference_model instead of the C")
+    p.add_argument("--check", action="store_true",
+                   help="run the C (on --target) and tosa_reference_model on the same inputs and compare them: "
+                        "bit-exact or not, elements that differ and the largest difference per output (exit 1 if "
+                        "any differs); --outputs gets the C's outputs")
     p.add_argument("--count-instructions", action="store_true",
                    help="print per-layer and total instruction counts (QEMU targets)")
     p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
@@ -91,6 +95,8 @@ def run(args) -> int:
     inputs = load_inputs(args.inputs)
     if args.steps is not None:
         return _run_steps(args, outdir, inputs)
+    if args.check and args.reference:
+        raise UserError("--check runs both the C and the reference model; it does not combine with --reference")
     if args.reference:
         if args.count_instructions:
             raise UserError("--count-instructions counts the C under QEMU; it does not combine with --reference")
@@ -112,6 +118,35 @@ def run(args) -> int:
     if result.instructions is not None:
         print(format_instructions(result.instructions))
         _keep_counts(outdir, result.instructions, args.target)
+    if args.check:
+        return _check(outdir, inputs, result, args.target)
+    return 0
+
+
+def compare_outputs(c_outputs: list, reference_outputs: list) -> list[tuple[int, int, int]]:
+    """Per output: (elements that differ, elements, largest difference in integer steps)."""
+    import numpy as np
+    rows = []
+    for c, r in zip(c_outputs, reference_outputs):
+        c, r = np.asarray(c).astype(np.int64), np.asarray(r).astype(np.int64).reshape(np.shape(c))
+        diff = np.abs(c - r)
+        rows.append((int(np.count_nonzero(diff)), int(diff.size), int(diff.max()) if diff.size else 0))
+    return rows
+
+
+def _check(outdir: Path, inputs: list, result, target: str) -> int:
+    """The C's integers against tosa_reference_model's on the same inputs, output by output."""
+    from ..target import run as target_run
+    reference = target_run.run_reference_outdir(outdir, inputs)
+    rows = compare_outputs(result.outputs_q, reference.outputs_q)
+    for i, (differ, size, largest) in enumerate(rows):
+        print(f"output{i}: " + ("bit-exact" if not differ else
+                                f"{differ} of {size} elements differ, largest difference {largest}")
+              + f" ({target} against tosa_reference_model)")
+    if any(differ for differ, _, _ in rows):
+        print(f"mcu-run: error: the C on {target} differs from tosa_reference_model: a compiler bug", file=sys.stderr)
+        return 1
+    print(f"bit-exact: every output of the C on {target} equals tosa_reference_model's")
     return 0
 
 
