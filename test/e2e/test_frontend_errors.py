@@ -91,6 +91,31 @@ def test_export_failure_names_the_model_line():
     assert "torch._assert" in open(__file__).read().splitlines()[line - 1]
 
 
+class ValueBranch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3)
+
+    def forward(self, x):
+        y = self.conv(x)
+        if y.sum() > 0:                                 # a branch on a value: no static graph
+            return y * 2
+        return y
+
+
+def test_export_failure_is_one_sentence_at_the_model_line(capfd):
+    """torch's data-dependent error: the reason and the model's line first, what to do next, and
+    none of torch's graph dump (printed to stderr) or debugging advice (-v shows them)."""
+    with pytest.raises(UserError) as info:
+        _import(ValueBranch().eval(), torch.randn(1, 2, 6, 6))
+    lines = str(info.value).splitlines()
+    assert lines[0].startswith("torch.export failed: Could not guard on data-dependent expression"), lines
+    line = int(lines[0].split(f"{HERE}:")[1].split(")")[0])
+    assert "if y.sum() > 0" in open(__file__).read().splitlines()[line - 1]
+    assert "torch.where" in lines[1] and lines[-1] == "(-v shows torch's whole message)" and len(lines) == 3
+    assert "def forward" not in capfd.readouterr().err
+
+
 def test_training_mode_is_refused():
     with pytest.raises(UserError, match=r"training mode.*model.eval\(\)"):
         _import(WithBody(), torch.randn(1, 3, 8, 8))

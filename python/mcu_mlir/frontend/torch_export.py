@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import warnings
 
 from ..diagnostics import UserError
+
+
+_NOISY_LOGGERS = ("torch._subclasses.fake_tensor", "torch.fx.experimental.symbolic_shapes")
 
 
 def export(model, example_inputs):
@@ -13,27 +18,41 @@ def export(model, example_inputs):
     import torch
     from .. import diagnostics
     # torch's fake tensors log the traceback of a shape mismatch that the export then raises, and
-    # that the UserError below states with the model's file and line.
-    fake_tensor_log = logging.getLogger("torch._subclasses.fake_tensor")
-    level = fake_tensor_log.level
+    # its symbolic shapes a warning on a data-dependent branch: the UserError below states either
+    # with the model's file and line.
+    loggers = [logging.getLogger(name) for name in _NOISY_LOGGERS]
+    levels = [log.level for log in loggers]
     try:
-        with warnings.catch_warnings():
+        # torch prints the graph traced so far of a data-dependent branch to stderr: -v shows it.
+        printed = contextlib.nullcontext() if diagnostics.verbose else contextlib.redirect_stderr(io.StringIO())
+        with warnings.catch_warnings(), printed:
             if not diagnostics.verbose:   # torch's tracing warnings are not the user's to act on
                 warnings.simplefilter("ignore")
-                fake_tensor_log.setLevel(logging.CRITICAL)
+                for log in loggers:
+                    log.setLevel(logging.CRITICAL)
             return torch.export.export(model, example_inputs, strict=False)
     except Exception as e:
-        msg = (str(e).strip() or type(e).__name__).split("\n")
+        lines = [line.rstrip() for line in (str(e).strip() or type(e).__name__).split("\n")]
+        # torch's data-dependent guard error names its symbols twice more: the user's line says more.
+        reason = lines[0].split(" (unhinted:")[0].split("(Size-like symbols:")[0].strip()
         where = _model_frame(e)
         if where:
-            msg[0] = f"{msg[0]} (at {where})"
+            reason = f"{reason} (at {where})"
+        if "data-dependent" in lines[0]:
+            reason += ("\nthe model branches on, or sizes a tensor by, a value computed from its inputs; a compiled "
+                       "model has one static graph (torch.where computes both branches)")
         ints = [f"input {i} is {x.dtype}" for i, x in enumerate(example_inputs)
                 if isinstance(x, torch.Tensor) and not x.dtype.is_floating_point]
         hint = (f"\n({', '.join(ints)}: integer inputs are indices, read only by lookups such as nn.Embedding)"
                 if ints else "")
-        raise UserError("torch.export failed: " + "\n".join(msg[:12]) + hint) from None
+        # torch's own message goes on with its graph dump and debugging advice: shown with -v.
+        rest = [line for line in lines[1:] if line.strip()]
+        more = ("\n" + "\n".join(rest)) if diagnostics.verbose else (
+            "\n(-v shows torch's whole message)" if rest else "")
+        raise UserError("torch.export failed: " + reason + hint + more) from None
     finally:
-        fake_tensor_log.setLevel(level)
+        for log, level in zip(loggers, levels):
+            log.setLevel(level)
 
 
 def inline_autocast_regions(gm) -> int:
