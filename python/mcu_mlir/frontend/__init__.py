@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from .. import progress
-from ..cpu_paths import reproducible
+from ..cpu_paths import reproducibly
 from .._mlir import ir, new_context
 from .. import diagnostics as _diagnostics
 from ..diagnostics import UserError
@@ -430,7 +430,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     return converted, rows
 
 
-@reproducible()     # calibration's float results become the C's scales: the same code on every CPU
+@reproducibly      # calibration's float results become the C's scales: the same code on every CPU
 def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
                  timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
                  target_sqnr_db: float = 35.0, state=(), bias_correction: bool = True,
