@@ -12,6 +12,7 @@ PASSES: dict[str, str] = {
     "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
     "mcu-verify-integer-tosa": "verify_integer_tosa:VerifyIntegerTosa",
     "mcu-verify-tosa-spec": "verify_tosa_spec:VerifyTosaSpec",
+    "mcu-verify-value-ranges": "verify_value_ranges:VerifyValueRanges",
     "mcu-heads-from-linears": "heads_from_linears:HeadsFromLinears",
     "mcu-split-sliced-convs": "split_sliced_convs:SplitSlicedConvs",
     "mcu-chunk-transposes": "chunk_transposes:ChunkTransposes",

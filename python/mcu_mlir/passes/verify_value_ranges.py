@@ -1,0 +1,837 @@
+"""mcu-verify-value-ranges: proves, for every input, the REQUIREs of the TOSA specification that depend on values."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._mlir import ir
+from ..ir.constants import const_array, shape_values
+from .base import ModulePass
+
+# An interval per element of a tensor's last axis (length 1: the same for every element). Bounds are
+# numpy object arrays of Python ints, so that no product or sum of bounds can overflow.
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    lo: np.ndarray
+    hi: np.ndarray
+    # (shape, axis, v): read in row-major order as `shape`, every slice along `axis` holds the value
+    # v (x - max(x) holds 0 where x is largest: a softmax's sum is at least the exp of 0).
+    attains: tuple | None = None
+
+    @staticmethod
+    def of(lo, hi) -> "Interval":
+        lo = np.atleast_1d(np.asarray(lo, dtype=object))
+        hi = np.atleast_1d(np.asarray(hi, dtype=object))
+        lo, hi = np.broadcast_arrays(lo, hi)
+        return Interval(lo.copy(), hi.copy())
+
+    def whole(self) -> "Interval":
+        """One interval for every element."""
+        return Interval.of(min(self.lo), max(self.hi))
+
+    @property
+    def min(self) -> int:
+        return int(min(self.lo))
+
+    @property
+    def max(self) -> int:
+        return int(max(self.hi))
+
+    def shifted(self, k) -> "Interval":
+        return Interval.of(self.lo + k, self.hi + k)
+
+    def clip(self, lo: int, hi: int) -> "Interval":
+        return Interval.of(np.minimum(np.maximum(self.lo, lo), hi), np.minimum(np.maximum(self.hi, lo), hi))
+
+    def union(self, other: "Interval") -> "Interval":
+        return Interval.of(np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi))
+
+
+def _elem(value) -> ir.Type | None:
+    ty = value.type
+    return ty.element_type if isinstance(ty, ir.ShapedType) else None
+
+
+def _type_range(ty) -> tuple[int, int] | None:
+    """The signed range of an integer (or index) type; None for a float or other type."""
+    if isinstance(ty, ir.IndexType):
+        return -(1 << 63), (1 << 63) - 1
+    if not isinstance(ty, ir.IntegerType):
+        return None
+    bits = ir.IntegerType(ty).width
+    if bits == 1:
+        return 0, 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def _bits(value) -> int:
+    return ir.IntegerType(_elem(value)).width
+
+
+def _last_dim(value) -> int | None:
+    ty = value.type
+    if isinstance(ty, ir.RankedTensorType) and ty.rank and ty.has_static_shape:
+        return ty.shape[-1]
+    return None
+
+
+def _rank(value) -> int | None:
+    ty = value.type
+    return ty.rank if isinstance(ty, ir.RankedTensorType) else None
+
+
+def _ints(attr) -> list[int]:
+    return [int(x) for x in attr]
+
+
+def _attr_int(op, name: str, default=None):
+    if name not in op.attributes:
+        return default
+    attr = op.attributes[name]
+    if isinstance(attr, ir.BoolAttr):
+        return bool(attr.value)
+    return int(ir.IntegerAttr(attr).value)
+
+
+def _pow2(x: int) -> str:
+    """x as the power of two it is (`2**20`), else the number."""
+    return f"{'-' if x < 0 else ''}2**{abs(x).bit_length() - 1}" if x and abs(x) & (abs(x) - 1) == 0 else str(x)
+
+
+def _scale32(value: int, multiplier: int, shift: int, double_round: bool) -> int:
+    """apply_scale_32 / apply_scale_16 of the TOSA specification (without its REQUIREs)."""
+    rounding = 1 << (shift - 1)
+    if double_round and shift > 31:
+        rounding += (1 << 30) if value >= 0 else -(1 << 30)
+    return (value * multiplier + rounding) >> shift
+
+
+class _Unproven(Exception):
+    pass
+
+
+_LAZY = object()     # a constant's range is computed when first read
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyValueRanges(ModulePass):
+    """Proves that no op of an integer TOSA function is UNPREDICTABLE, for any input.
+
+    The TOSA specification calls a program UNPREDICTABLE where one of its REQUIREs fails on the
+    values it computes (tosa_reference_model stops with 'Graph result: UNPREDICTABLE'; a kernel
+    overflows and the integers mean nothing). An interval analysis runs from the function's
+    argument types (any value of the type) through every op, per channel of the last axis where
+    it matters: a convolution's (conv2d, depthwise, transpose conv, matmul by a constant) output
+    channel gets the sum of its actual weights' positive and negative parts times the input's
+    interval after the zero point, plus its bias; a RESCALE's output is its own rounding of its
+    input's bounds; TABLE the entries its input can index; CLAMP, MAXIMUM / MINIMUM, shifts,
+    casts, reductions and data movement (reshape, transpose, pad, slice, concat, tile, gather,
+    select) what they compute; an op it does not know gives its result type's whole range. It
+    then proves:
+
+    - RESCALE: apply_scale_32's multiplier >= 0, 2 <= shift <= 62 and
+      -2**(shift-1) <= value < 2**(shift-1) for the input after its zero point (per channel);
+      apply_scale_16's result in int32; the output zero point's addition in int32;
+    - CONV2D, DEPTHWISE_CONV2D, TRANSPOSE_CONV2D, MATMUL: every partial sum of the accumulator
+      and the bias addition in the accumulator type;
+    - ADD, SUB, NEGATE, ABS, REDUCE_SUM, AVG_POOL2D's sum: no integer overflow (apply_add_s /
+      apply_sub_s); MUL of int32 with a shift: the rounded product in int32; INTDIV: a divisor
+      that is never 0 and no minimum / -1;
+    - ARITHMETIC_RIGHT_SHIFT, LOGICAL_LEFT_SHIFT, LOGICAL_RIGHT_SHIFT: a shift amount in
+      [0, bits - 1].
+
+    Each op whose REQUIRE it cannot prove is an error naming the op, the REQUIRE and the interval
+    that leaves it, at the op's location (its layer). Ops inside regions (while / if) are not
+    checked; their results take their type's whole range.
+    """
+
+    NAME = "mcu-verify-value-ranges"
+
+    def run(self, module: ir.Operation) -> None:
+        for fn in self.functions(module):
+            for op, message in RangeAnalysis().run(fn):
+                self.emit_error(op, message)
+
+
+class RangeAnalysis:
+    """Intervals of one function's integer values, and the REQUIREs they leave unproven."""
+
+    def __init__(self):
+        self.ranges: dict = {}
+        self.unproven: list = []
+
+    def run(self, fn) -> list:
+        """[(op, message)] for each op whose REQUIRE the intervals do not prove, in order."""
+        block = fn.regions[0].blocks[0]
+        for arg in block.arguments:
+            r = _type_range(_elem(arg))
+            if r is not None:
+                self.ranges[arg] = Interval.of(*r)
+        for op in block.operations:
+            self._visit(op)
+        return self.unproven
+
+    # -- driving ----------------------------------------------------------------------------------
+    def _visit(self, op) -> None:
+        name = op.operation.name
+        handler = getattr(self, "_" + name.replace(".", "_"), None)
+        out = None
+        if handler is not None and all(self._known(v) for v in op.operands):
+            try:
+                out = handler(op)
+            except _Unproven as e:
+                self.unproven.append((op, f"'{name}' may be UNPREDICTABLE: {e}"))
+                out = None
+        if out is _LAZY:
+            return
+        for i, res in enumerate(op.results):
+            r = _type_range(_elem(res))
+            if r is None:
+                continue
+            got = out[i] if isinstance(out, list) else out if i == 0 else None
+            if got is None:
+                got = Interval.of(*r)
+            self.ranges[res] = got.clip(*r) if got.min < r[0] or got.max > r[1] else got
+
+    def _known(self, value) -> bool:
+        return (_type_range(_elem(value)) is None or value in self.ranges or isinstance(_elem(value), ir.IndexType)
+                or getattr(value.owner, "name", None) == "tosa.const")
+
+    def _r(self, value) -> Interval:
+        got = self.ranges.get(value)
+        if got is None and getattr(value.owner, "name", None) == "tosa.const":
+            # Constants are read when an op reads their values' range (weights never are).
+            got = self.ranges[value] = self._const_range(value)
+        if got is None:
+            r = _type_range(_elem(value))
+            return Interval.of(*(r if r is not None else (0, 0)))
+        return got
+
+    def _scalar(self, value) -> int | None:
+        arr = const_array(value)
+        if arr is None or arr.size == 0:
+            return None
+        return int(np.asarray(arr).reshape(-1)[0])
+
+    @staticmethod
+    def _fits(lo, hi, value, what: str, where: str = "") -> None:
+        r = _type_range(_elem(value))
+        lo_, hi_ = int(np.min(lo)), int(np.max(hi))
+        if lo_ < r[0] or hi_ > r[1]:
+            raise _Unproven(f"{what} reaches [{lo_}, {hi_}]{where}, past {_elem(value)} "
+                            f"([{r[0]}, {r[1]}]): the specification REQUIREs it to fit")
+
+    # -- constants and data movement --------------------------------------------------------------
+    def _tosa_const(self, op):
+        return _LAZY
+
+    def _const_range(self, res):
+        if _type_range(_elem(res)) is None:
+            return None
+        arr = const_array(res)
+        if arr is None or arr.size == 0:
+            return None
+        arr = np.asarray(arr).astype(np.int64)
+        if arr.ndim == 0:
+            return Interval.of(int(arr), int(arr))
+        flat = arr.reshape(-1, arr.shape[-1])
+        return Interval.of(flat.min(axis=0).astype(object), flat.max(axis=0).astype(object))
+
+    def _same_last_axis(self, op, source) -> Interval:
+        """The source's interval, per channel when the last axis is carried over unchanged."""
+        r = self._r(source)
+        if len(r.lo) > 1 and _last_dim(op.results[0]) != len(r.lo):
+            return r.whole()
+        return r
+
+    def _tosa_reshape(self, op):
+        r = self._r(op.operands[0])
+        if len(r.lo) > 1:
+            ins, out = op.operands[0].type, op.results[0].type
+            same = (isinstance(ins, ir.RankedTensorType) and isinstance(out, ir.RankedTensorType)
+                    and ins.rank and out.rank and ins.shape[-1] == out.shape[-1])
+            return r if same else r.whole()
+        return r
+
+    def _tosa_transpose(self, op):
+        perms = _ints(op.attributes["perms"])
+        r = self._r(op.operands[0])
+        return r if perms and perms[-1] == len(perms) - 1 else r.whole()
+
+    def _tosa_slice(self, op):
+        r = self._r(op.operands[0])
+        if len(r.lo) == 1:
+            return r
+        start, size = shape_values(op.operands[1]), shape_values(op.operands[2])
+        if start is None or size is None:
+            return r.whole()
+        n = size[-1] if size[-1] >= 0 else len(r.lo) - start[-1]
+        return Interval.of(r.lo[start[-1]:start[-1] + n], r.hi[start[-1]:start[-1] + n])
+
+    def _tosa_pad(self, op):
+        r = self._r(op.operands[0])
+        pad = shape_values(op.operands[1])
+        if pad is not None and not any(pad):
+            return r
+        value = self._scalar(op.operands[2]) if len(op.operands) > 2 else 0
+        padded = Interval.of(value, value) if value is not None else self._r(op.operands[2]).whole()
+        if len(r.lo) > 1 and (pad is None or pad[-2] or pad[-1]):
+            r = r.whole()
+        return r.union(padded)
+
+    def _tosa_concat(self, op):
+        axis = _attr_int(op, "axis")
+        parts = [self._r(v) for v in op.operands]
+        rank = _rank(op.results[0])
+        dims = [_last_dim(v) for v in op.operands]
+        if rank and axis % rank == rank - 1 and None not in dims:
+            # Along the last axis: each input's channels in turn.
+            return Interval.of(np.concatenate([np.broadcast_to(p.lo, (d,)) for p, d in zip(parts, dims)]),
+                               np.concatenate([np.broadcast_to(p.hi, (d,)) for p, d in zip(parts, dims)]))
+        if len({len(p.lo) for p in parts}) > 1:
+            parts = [p.whole() for p in parts]
+        out = parts[0]
+        for p in parts[1:]:
+            out = out.union(p)
+        return out
+
+    def _tosa_tile(self, op):
+        r = self._r(op.operands[0])
+        n = _last_dim(op.results[0])
+        if len(r.lo) > 1 and n is not None and n % len(r.lo) == 0:
+            return Interval.of(np.tile(r.lo, n // len(r.lo)), np.tile(r.hi, n // len(r.lo)))
+        return r.whole() if len(r.lo) > 1 else r
+
+    def _tosa_reverse(self, op):
+        r = self._r(op.operands[0])
+        rank = _rank(op.results[0])
+        if len(r.lo) > 1 and rank and _attr_int(op, "axis") % rank == rank - 1:
+            return Interval.of(r.lo[::-1], r.hi[::-1])
+        return r
+
+    def _passthrough(self, op):
+        return self._same_last_axis(op, op.operands[0])
+
+    _tosa_identity = _passthrough
+    _tosa_max_pool2d = _passthrough
+
+    def _tosa_resize(self, op):
+        mode = str(op.attributes["mode"]) if "mode" in op.attributes else ""
+        if "NEAREST" in mode:
+            return self._same_last_axis(op, op.operands[0])
+        scale = shape_values(op.operands[1])
+        if scale is None or _elem(op.operands[0]) == _elem(op.results[0]):
+            return None
+        # Bilinear on integers: four non-negative weights that sum to scale_y_n * scale_x_n.
+        r = self._same_last_axis(op, op.operands[0])
+        return Interval.of(r.lo * (scale[0] * scale[2]), r.hi * (scale[0] * scale[2]))
+
+    def _tosa_gather(self, op):
+        r = self._r(op.operands[0])
+        k = op.operands[0].type.shape[1] if isinstance(op.operands[0].type, ir.RankedTensorType) else None
+        idx = self._r(op.operands[1])
+        if k is not None and (idx.min < 0 or idx.max >= k):
+            raise _Unproven(f"an index reaches [{idx.min}, {idx.max}], past the values' {k} rows "
+                            "(GATHER REQUIREs 0 <= index < K)")
+        out = self._same_last_axis(op, op.operands[0])
+        values = const_array(op.operands[0])
+        if idx.attains is not None and values is not None and values.shape[0] == 1 and values.shape[2] == 1:
+            # One row of one value per index: the output is the lookup of each index in turn.
+            shape, axis, v = idx.attains
+            out = dataclasses.replace(out, attains=(shape, axis, int(values[0, v, 0])))
+        return out
+
+    def _tosa_select(self, op):
+        a, b = self._r(op.operands[1]), self._r(op.operands[2])
+        if len(a.lo) != len(b.lo) and 1 not in (len(a.lo), len(b.lo)):
+            a, b = a.whole(), b.whole()
+        return a.union(b)
+
+    def _tosa_argmax(self, op):
+        ty = op.operands[0].type
+        axis = _attr_int(op, "axis")
+        return Interval.of(0, max(ty.shape[axis] - 1, 0)) if isinstance(ty, ir.RankedTensorType) else None
+
+    def _boolean(self, op):
+        return Interval.of(0, 1)
+
+    _tosa_equal = _tosa_greater = _tosa_greater_equal = _boolean
+    _tosa_logical_and = _tosa_logical_or = _tosa_logical_xor = _tosa_logical_not = _boolean
+
+    # -- elementwise arithmetic -------------------------------------------------------------------
+    def _tosa_clamp(self, op):
+        r = self._r(op.operands[0])
+        lo, hi = _attr_int(op, "min_val"), _attr_int(op, "max_val")
+        return r.clip(lo, hi)
+
+    def _pair(self, op):
+        a, b = self._r(op.operands[0]), self._r(op.operands[1])
+        if len(a.lo) != len(b.lo) and 1 not in (len(a.lo), len(b.lo)):
+            a, b = a.whole(), b.whole()
+        return a, b
+
+    def _tosa_maximum(self, op):
+        a, b = self._pair(op)
+        return Interval.of(np.maximum(a.lo, b.lo), np.maximum(a.hi, b.hi))
+
+    def _tosa_minimum(self, op):
+        a, b = self._pair(op)
+        return Interval.of(np.minimum(a.lo, b.lo), np.minimum(a.hi, b.hi))
+
+    def _tosa_add(self, op):
+        a, b = self._pair(op)
+        lo, hi = a.lo + b.lo, a.hi + b.hi
+        self._fits(lo, hi, op.results[0], "the sum")
+        return Interval.of(lo, hi)
+
+    def _tosa_sub(self, op):
+        spread = self._minus_extreme(op)
+        if spread is not None:
+            return spread
+        a, b = self._pair(op)
+        lo, hi = a.lo - b.hi, a.hi - b.lo
+        self._fits(lo, hi, op.results[0], "the difference")
+        return Interval.of(lo, hi)
+
+    def _minus_extreme(self, op):
+        """max(x) - x, x - max(x), x - min(x), min(x) - x along an axis: of one sign, and 0 in every slice."""
+        first, second = op.operands[0], op.operands[1]
+        for reduced, plain, sign in ((first, second, 1), (second, first, -1)):
+            owner = reduced.owner
+            name = getattr(owner, "name", None) if not isinstance(owner, ir.Block) else None
+            if name not in ("tosa.reduce_max", "tosa.reduce_min") or owner.operands[0] != plain:
+                continue
+            x = self._r(plain)
+            width = x.max - x.min
+            # sign 1: reduced - x; with max that is >= 0, with min <= 0.
+            positive = (name == "tosa.reduce_max") == (sign == 1)
+            shape = tuple(plain.type.shape)
+            axis = _attr_int(owner, "axis")
+            spread = Interval.of(0, width) if positive else Interval.of(-width, 0)
+            return dataclasses.replace(spread, attains=(shape, axis, 0))
+        return None
+
+    def _tosa_mul(self, op):
+        if op.operands[0] == op.operands[1]:          # a square
+            a = self._r(op.operands[0])
+            shift = self._scalar(op.operands[2]) if len(op.operands) > 2 else 0
+            if shift == 0:
+                lo = np.where((a.lo <= 0) & (a.hi >= 0), 0, np.minimum(a.lo * a.lo, a.hi * a.hi))
+                hi = np.maximum(a.lo * a.lo, a.hi * a.hi)
+                r = _type_range(_elem(op.results[0]))
+                return Interval.of(lo, hi) if int(np.max(hi)) <= r[1] else None
+        a, b = self._pair(op)
+        shift = self._scalar(op.operands[2]) if len(op.operands) > 2 else 0
+        corners = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
+        lo = np.minimum(np.minimum(corners[0], corners[1]), np.minimum(corners[2], corners[3]))
+        hi = np.maximum(np.maximum(corners[0], corners[1]), np.maximum(corners[2], corners[3]))
+        if shift is None:
+            raise _Unproven("its shift is not a constant")
+        if not 0 <= shift <= 63:
+            raise _Unproven(f"its shift is {shift}; MUL REQUIREs 0 <= shift <= 63")
+        if _bits(op.operands[0]) == 32 and shift > 0:
+            rnd = 1 << (shift - 1)
+            lo = np.array([(int(x) + rnd) >> shift for x in lo], dtype=object)
+            hi = np.array([(int(x) + rnd) >> shift for x in hi], dtype=object)
+            self._fits(lo, hi, op.results[0], f"the product rounded by 2**-{shift}")
+            return Interval.of(lo, hi)
+        r = _type_range(_elem(op.results[0]))
+        if int(np.min(lo)) < r[0] or int(np.max(hi)) > r[1]:
+            return None        # the low bits of the product (no REQUIRE): any value of the type
+        return Interval.of(lo, hi)
+
+    def _tosa_negate(self, op):
+        r = self._r(op.operands[0])
+        izp = self._scalar(op.operands[1]) if len(op.operands) > 1 else 0
+        ozp = self._scalar(op.operands[2]) if len(op.operands) > 2 else 0
+        if izp is None or ozp is None:
+            return None
+        acc = (-(1 << 31), (1 << 31) - 1) if _bits(op.operands[0]) <= 32 else (-(1 << 63), (1 << 63) - 1)
+        lo, hi = ozp - (r.hi - izp), ozp - (r.lo - izp)
+        if int(np.min(lo)) < acc[0] or int(np.max(hi)) > acc[1]:
+            raise _Unproven(f"0 - (input - zero point) reaches [{int(np.min(lo))}, {int(np.max(hi))}], "
+                            f"past the accumulator ([{acc[0]}, {acc[1]}]): apply_sub_s REQUIREs it to fit")
+        return Interval.of(lo, hi)
+
+    def _tosa_abs(self, op):
+        r = self._r(op.operands[0])
+        tmin = _type_range(_elem(op.operands[0]))[0]
+        if r.min <= tmin:
+            raise _Unproven(f"its input reaches {r.min}, the type's minimum, whose negation does not fit "
+                            "(apply_sub_s REQUIREs it)")
+        lo = np.where(r.lo >= 0, r.lo, np.where(r.hi <= 0, -r.hi, 0))
+        hi = np.maximum(np.abs(r.lo), np.abs(r.hi))
+        return Interval.of(lo, hi)
+
+    def _tosa_intdiv(self, op):
+        a, b = self._pair(op)
+        if b.min <= 0 <= b.max:
+            raise _Unproven(f"its divisor reaches [{b.min}, {b.max}], which holds 0 (INTDIV REQUIREs "
+                            "divisor != 0)")
+        tmin = _type_range(_elem(op.operands[0]))[0]
+        if a.min <= tmin and b.min <= -1 <= b.max:
+            raise _Unproven(f"{tmin} / -1 does not fit (INTDIV REQUIREs the quotient to)")
+
+        def div(x, y):
+            q = abs(x) // abs(y)
+            return q if (x >= 0) == (y > 0) else -q
+        a, b = a.whole(), b.whole()
+        qs = [div(x, y) for x in (a.min, a.max) for y in (b.min, b.max)]
+        return Interval.of(min(qs), max(qs))
+
+    def _shift_amount(self, op, what: str) -> Interval:
+        s = self._r(op.operands[1])
+        bits = _bits(op.operands[0])
+        if s.min < 0 or s.max > bits - 1:
+            raise _Unproven(f"its shift amount reaches [{s.min}, {s.max}]; {what} of i{bits} REQUIREs "
+                            f"0 <= shift <= {bits - 1}")
+        return s
+
+    def _tosa_arithmetic_right_shift(self, op):
+        a = self._r(op.operands[0])
+        s = self._shift_amount(op, "ARITHMETIC_RIGHT_SHIFT").whole()
+        lo = np.minimum(a.lo >> s.min, a.lo >> s.max)
+        hi = np.maximum(a.hi >> s.min, a.hi >> s.max)
+        if _attr_int(op, "round", False):
+            hi = hi + 1
+        return Interval.of(lo, hi)
+
+    def _tosa_logical_left_shift(self, op):
+        a = self._r(op.operands[0])
+        s = self._shift_amount(op, "LOGICAL_LEFT_SHIFT").whole()
+        lo = np.minimum(a.lo << s.min, a.lo << s.max)
+        hi = np.maximum(a.hi << s.min, a.hi << s.max)
+        r = _type_range(_elem(op.results[0]))
+        if int(np.min(lo)) < r[0] or int(np.max(hi)) > r[1]:
+            c = self._normalising(op)
+            if c is not None:
+                return Interval.of(0, (1 << (_bits(op.operands[0]) - c)) - 1)
+            return None        # bits shifted out (no REQUIRE): any value of the type
+        return Interval.of(lo, hi)
+
+    def _normalising(self, op) -> int | None:
+        """c when the shift is clz(x) - c (maybe masked by an AND) of the non-negative x it shifts: x < 2**(bits -
+        clz(x)), so x << (clz(x) - c) < 2**(bits - c)."""
+        x, s = op.operands[0], op.operands[1]
+        if self._r(x).min < 0:
+            return None
+        owner = s.owner
+        if getattr(owner, "name", None) == "tosa.bitwise_and" and self._r(owner.operands[0]).min >= 0:
+            owner = owner.operands[0].owner      # y & m <= y for y >= 0
+        if getattr(owner, "name", None) != "tosa.sub":
+            return None
+        clz, c = owner.operands[0].owner, self._scalar(owner.operands[1])
+        if getattr(clz, "name", None) != "tosa.clz" or clz.operands[0] != x or c is None or c < 0:
+            return None
+        return c
+
+    def _tosa_logical_right_shift(self, op):
+        a = self._r(op.operands[0])
+        s = self._shift_amount(op, "LOGICAL_RIGHT_SHIFT").whole()
+        if a.min >= 0:
+            return Interval.of(a.lo >> s.max, a.hi >> s.min)
+        if s.min >= 1:
+            return Interval.of(0, ((1 << _bits(op.operands[0])) - 1) >> s.min)
+        return None
+
+    def _tosa_clz(self, op):
+        a = self._r(op.operands[0]).whole()
+        bits = _bits(op.operands[0])
+        if a.min < 0:
+            return Interval.of(0, bits if a.max >= 0 else 0)
+        return Interval.of(bits - a.max.bit_length(), bits - a.min.bit_length())
+
+    def _tosa_bitwise_and(self, op):
+        a, b = self._r(op.operands[0]).whole(), self._r(op.operands[1]).whole()
+        his = [x.max for x in (a, b) if x.min >= 0]
+        return Interval.of(0, min(his)) if his else None
+
+    def _tosa_cast(self, op):
+        r = self._r(op.operands[0])
+        out = _type_range(_elem(op.results[0]))
+        if out is None:
+            return None
+        if r.min < out[0] or r.max > out[1]:
+            return None        # truncated (no REQUIRE): any value of the type
+        return r if _type_range(_elem(op.operands[0])) is not None else None
+
+    def _tosa_table(self, op):
+        table = const_array(op.operands[1])
+        r = self._r(op.operands[0]).whole()
+        if table is None:
+            return None
+        table = np.asarray(table).astype(np.int64).reshape(-1)
+        if _bits(op.operands[0]) == 8:
+            part = table[max(r.min + 128, 0):min(r.max + 128, 255) + 1]
+            return Interval.of(int(part.min()), int(part.max()))
+        # int16: (base << 7) + (next - base) * fraction over entries index and index + 1.
+        first, last = (r.min + 32768) >> 7, (r.max + 32768) >> 7
+        part = table[max(first, 0):min(last + 1, len(table) - 1) + 1]
+        return Interval.of(int(part.min()) << 7, int(part.max()) << 7)
+
+    # -- reductions -------------------------------------------------------------------------------
+    def _reduced(self, op) -> tuple[Interval, int]:
+        r = self._r(op.operands[0])
+        axis, rank = _attr_int(op, "axis"), _rank(op.operands[0])
+        n = op.operands[0].type.shape[axis]
+        if rank and axis % rank == rank - 1:
+            r = r.whole()
+        return r, n
+
+    def _held(self, op):
+        """The value every slice along the reduced axis holds, if known."""
+        r = self._r(op.operands[0])
+        if r.attains is None:
+            return None
+        shape, axis, v = r.attains
+        return v if shape == tuple(op.operands[0].type.shape) and axis == _attr_int(op, "axis") else None
+
+    def _tosa_reduce_sum(self, op):
+        r, n = self._reduced(op)
+        lo, hi = r.lo * n, r.hi * n
+        v = self._held(op)
+        if v is not None:
+            lo, hi = r.lo * (n - 1) + v, r.hi * (n - 1) + v
+        partial_lo, partial_hi = np.minimum(lo, r.lo), np.maximum(hi, r.hi)
+        self._fits(partial_lo, partial_hi, op.results[0], f"the sum of {n} values")
+        return Interval.of(lo, hi)
+
+    def _tosa_reduce_max(self, op):
+        r, v = self._reduced(op)[0], self._held(op)
+        return r if v is None else Interval.of(np.maximum(r.lo, v), r.hi)
+
+    def _tosa_reduce_min(self, op):
+        r, v = self._reduced(op)[0], self._held(op)
+        return r if v is None else Interval.of(r.lo, np.minimum(r.hi, v))
+
+    def _tosa_avg_pool2d(self, op):
+        r = self._r(op.operands[0])
+        izp = self._scalar(op.operands[1])
+        ozp = self._scalar(op.operands[2])
+        if izp is None or ozp is None:
+            return None
+        k = _ints(op.attributes["kernel"])
+        n = k[0] * k[1]
+        lo, hi = r.lo - izp, r.hi - izp
+        bound = max(int(np.max(np.abs(lo))), int(np.max(np.abs(hi)))) * n
+        if bound > (1 << 31) - 1:
+            raise _Unproven(f"the sum of a {k[0]}x{k[1]} window reaches {bound} in magnitude, past i32 "
+                            "(apply_add_s REQUIREs it to fit)")
+        # The average of values in [lo, hi] lies in [lo, hi] (rounding stays inside: count >= 1).
+        return Interval.of(lo + ozp, hi + ozp)
+
+    # -- rescale ----------------------------------------------------------------------------------
+    def _tosa_rescale(self, op):
+        x = self._r(op.operands[0])
+        mult, shift = const_array(op.operands[1]), const_array(op.operands[2])
+        izp, ozp = self._scalar(op.operands[3]), self._scalar(op.operands[4])
+        if mult is None or shift is None or izp is None or ozp is None:
+            raise _Unproven("its multiplier, shift or zero points are not constants")
+        mult = [int(m) for m in np.asarray(mult).reshape(-1)]
+        shift = [int(s) for s in np.asarray(shift).reshape(-1)]
+        scale32 = bool(_attr_int(op, "scale32", True))
+        double = "DOUBLE" in str(op.attributes["rounding_mode"]) if "rounding_mode" in op.attributes else False
+        in_bits, out_bits = _bits(op.operands[0]), _bits(op.results[0])
+        if _attr_int(op, "input_unsigned", False):
+            umax = (1 << in_bits) - 1
+            x = Interval.of(np.where(x.lo >= 0, x.lo, 0), np.where(x.lo >= 0, x.hi, umax)).whole() \
+                if x.min < 0 else x
+            izp &= umax
+        if _attr_int(op, "output_unsigned", False):
+            ozp &= (1 << out_bits) - 1
+        n = max(len(mult), len(x.lo))
+        lo = np.broadcast_to(x.lo, (n,)) - izp if len(x.lo) in (1, n) else np.full(n, x.min - izp, dtype=object)
+        hi = np.broadcast_to(x.hi, (n,)) - izp if len(x.hi) in (1, n) else np.full(n, x.max - izp, dtype=object)
+        which = "apply_scale_32" if scale32 else "apply_scale_16"
+        out_lo, out_hi = [], []
+        for c in range(n):
+            m, s = mult[c if len(mult) > 1 else 0], shift[c if len(shift) > 1 else 0]
+            ch = f" (channel {c})" if len(mult) > 1 else ""
+            v_lo, v_hi = int(lo[c]), int(hi[c])
+            if m < 0:
+                raise _Unproven(f"its multiplier{ch} is {m}; {which} REQUIREs multiplier >= 0")
+            if not 2 <= s <= 62:
+                raise _Unproven(f"its shift{ch} is {s}; {which} REQUIREs 2 <= shift <= 62")
+            if scale32 and (v_lo < -(1 << (s - 1)) or v_hi >= 1 << (s - 1)):
+                raise _Unproven(f"its input{ch} after the zero point reaches [{v_lo}, {v_hi}]; with shift {s}, "
+                                f"apply_scale_32 REQUIREs {_pow2(-(1 << (s - 1)))} <= value < {_pow2(1 << (s - 1))}")
+            r_lo, r_hi = _scale32(v_lo, m, s, double and scale32), _scale32(v_hi, m, s, double and scale32)
+            if r_lo < -(1 << 31) or r_hi > (1 << 31) - 1:
+                raise _Unproven(f"its input{ch} after the zero point reaches [{v_lo}, {v_hi}]; scaled by {m} * 2**-{s} "
+                                f"it reaches [{r_lo}, {r_hi}], past int32 ({which} REQUIREs it to fit)")
+            if r_lo + ozp < -(1 << 31) or r_hi + ozp > (1 << 31) - 1:
+                raise _Unproven(f"the scaled value{ch} plus the output zero point {ozp} leaves int32 "
+                                "(apply_add_s REQUIREs it to fit)")
+            out_lo.append(r_lo + ozp)
+            out_hi.append(r_hi + ozp)
+        out = Interval.of(out_lo, out_hi)
+        if _attr_int(op, "output_unsigned", False):
+            out = out.clip(0, (1 << out_bits) - 1)
+            if out.max >= 1 << (out_bits - 1):
+                return None    # stored as the signed bit pattern
+            return out
+        if len(out.lo) > 1 and len(out.lo) != _last_dim(op.results[0]):
+            out = out.whole()
+        return out
+
+    # -- accumulating ops -------------------------------------------------------------------------
+    def _accumulate(self, op, pos: np.ndarray, neg: np.ndarray, x: Interval, what: str) -> Interval:
+        """pos / neg: [OC, IC] sums of the weights' positive / negative parts (after their zero point)
+        over the window; x: the input's interval after its zero point, per input channel or one."""
+        xlo = np.broadcast_to(x.lo, (pos.shape[1],))
+        xhi = np.broadcast_to(x.hi, (pos.shape[1],))
+        # Exact in int64 while |weight sums| * |x| * channels stays below 2**62 (any i8 / i16 layer).
+        small = max(abs(int(min(xlo))), abs(int(max(xhi)))) < 1 << 32 and \
+            max(int(pos.max(initial=0)), -int(neg.min(initial=0))) * pos.shape[1] < 1 << 30
+        kind = np.int64 if small else object
+        pos, neg = pos.astype(kind), neg.astype(kind)
+        xlo, xhi = xlo.astype(kind), xhi.astype(kind)
+        # Largest / smallest contribution of each weight; partial sums lie between the sums of the
+        # negative-going and the positive-going contributions.
+        hi = (pos @ xhi + neg @ xlo).astype(object)
+        lo = (pos @ xlo + neg @ xhi).astype(object)
+        part_hi = (pos @ np.maximum(xhi, 0) + neg @ np.minimum(xlo, 0)).astype(object)
+        part_lo = (pos @ np.minimum(xlo, 0) + neg @ np.maximum(xhi, 0)).astype(object)
+        acc = op.results[0]
+        r = _type_range(_elem(acc))
+        worst = int(np.argmax(np.maximum(part_hi - r[1], r[0] - part_lo)))
+        if part_lo[worst] < r[0] or part_hi[worst] > r[1]:
+            raise _Unproven(f"its {what} accumulator (output channel {worst}) reaches "
+                            f"[{part_lo[worst]}, {part_hi[worst]}] for inputs in [{int(min(xlo))}, {int(max(xhi))}] "
+                            f"after the zero point, past {_elem(acc)}: apply_add_s REQUIREs every partial sum to fit")
+        return Interval.of(lo, hi)
+
+    def _with_bias(self, op, acc: Interval, bias_value) -> Interval:
+        b = self._r(bias_value)
+        n = len(acc.lo)
+        blo = np.broadcast_to(b.lo, (n,)) if len(b.lo) in (1, n) else np.full(n, b.min, dtype=object)
+        bhi = np.broadcast_to(b.hi, (n,)) if len(b.hi) in (1, n) else np.full(n, b.max, dtype=object)
+        lo, hi = acc.lo + blo, acc.hi + bhi
+        r = _type_range(_elem(op.results[0]))
+        bad = np.flatnonzero((lo < r[0]) | (hi > r[1]))
+        if bad.size:
+            c = int(bad[0])
+            raise _Unproven(f"its accumulator plus bias (output channel {c}) reaches [{lo[c]}, {hi[c]}], past "
+                            f"{_elem(op.results[0])}: apply_add_s REQUIREs it to fit")
+        return Interval.of(lo, hi)
+
+    def _conv_input(self, op, zp_index: int, padded: bool) -> Interval | None:
+        x = self._r(op.operands[0])
+        izp = self._scalar(op.operands[zp_index])
+        if izp is None:
+            return None
+        x = x.shifted(-izp)
+        if padded:      # padding reads 0, not the zero point
+            x = Interval.of(np.minimum(x.lo, 0), np.maximum(x.hi, 0))
+        return x
+
+    def _weights(self, op, index: int, zp_index: int) -> np.ndarray | None:
+        w = const_array(op.operands[index])
+        wzp = self._scalar(op.operands[zp_index])
+        if w is None or wzp is None:
+            return None
+        return np.asarray(w).astype(np.int64) - wzp
+
+    def _conv_like(self, op, w: np.ndarray | None, x: Interval | None, what: str, bias_index: int):
+        """w: [OC, window, IC] (window flattened)."""
+        if x is None:
+            return None
+        if w is None:
+            # Weights not constant: the largest magnitude of their type.
+            wr = self._r(op.operands[1]).whole()
+            terms = int(np.prod(op.operands[1].type.shape)) // max(1, _last_dim(op.results[0]) or 1)
+            return self._generic_acc(op, x, wr, terms, what, bias_index)
+        pos = np.where(w > 0, w, 0).sum(axis=1)
+        neg = np.where(w < 0, w, 0).sum(axis=1)
+        if len(x.lo) not in (1, pos.shape[1]):
+            x = x.whole()
+        acc = self._accumulate(op, pos, neg, x, what)
+        return self._with_bias(op, acc, op.operands[bias_index])
+
+    def _generic_acc(self, op, x: Interval, w: Interval, terms: int, what: str, bias_index: int | None):
+        x = x.whole()
+        corners = [x.min * w.min, x.min * w.max, x.max * w.min, x.max * w.max]
+        lo, hi = min(min(corners), 0) * terms, max(max(corners), 0) * terms
+        r = _type_range(_elem(op.results[0]))
+        if lo < r[0] or hi > r[1]:
+            raise _Unproven(f"its {what} accumulator reaches [{lo}, {hi}] ({terms} products of [{x.min}, {x.max}] "
+                            f"and [{w.min}, {w.max}]), past {_elem(op.results[0])}: apply_add_s REQUIREs every "
+                            "partial sum to fit")
+        acc = Interval.of(lo, hi)
+        return acc if bias_index is None else self._with_bias(op, acc, op.operands[bias_index])
+
+    def _tosa_conv2d(self, op):
+        pad = _ints(op.attributes["pad"])
+        w = self._weights(op, 1, 4)
+        x = self._conv_input(op, 3, any(pad))
+        if w is not None:
+            w = w.reshape(w.shape[0], -1, w.shape[-1])
+        return self._conv_like(op, w, x, "conv2d", 2)
+
+    def _tosa_conv3d(self, op):
+        pad = _ints(op.attributes["pad"])
+        w = self._weights(op, 1, 4)
+        x = self._conv_input(op, 3, any(pad))
+        if w is not None:
+            w = w.reshape(w.shape[0], -1, w.shape[-1])
+        return self._conv_like(op, w, x, "conv3d", 2)
+
+    def _tosa_transpose_conv2d(self, op):
+        w = self._weights(op, 1, 4)
+        x = self._conv_input(op, 3, True)    # output positions no input reaches add nothing
+        if w is not None:
+            w = w.reshape(w.shape[0], -1, w.shape[-1])
+        return self._conv_like(op, w, x, "transpose_conv2d", 2)
+
+    def _tosa_depthwise_conv2d(self, op):
+        pad = _ints(op.attributes["pad"])
+        w = self._weights(op, 1, 4)
+        x = self._conv_input(op, 3, any(pad))
+        if x is None:
+            return None
+        if w is None:
+            return self._conv_like(op, None, x, "depthwise_conv2d", 2)
+        kh, kw, c, m = w.shape
+        # Output channel c * M + m reads input channel c through w[:, :, c, m].
+        w = w.reshape(kh * kw, c * m).T                       # [OC, window]
+        pos = np.where(w > 0, w, 0).sum(axis=1)
+        neg = np.where(w < 0, w, 0).sum(axis=1)
+        xin = x if len(x.lo) in (1,) else Interval.of(np.repeat(x.lo, m), np.repeat(x.hi, m)) \
+            if len(x.lo) == c else x.whole()
+        lo_oc = np.broadcast_to(xin.lo, (c * m,))
+        hi_oc = np.broadcast_to(xin.hi, (c * m,))
+        # One input channel per output channel: a diagonal [OC, OC] would be wasteful, so each row
+        # is its own [1, 1] problem, done at once with the same formulas as _accumulate.
+        pos_o, neg_o = pos.astype(object), neg.astype(object)
+        hi = pos_o * hi_oc + neg_o * lo_oc
+        lo = pos_o * lo_oc + neg_o * hi_oc
+        part_hi = pos_o * np.maximum(hi_oc, 0) + neg_o * np.minimum(lo_oc, 0)
+        part_lo = pos_o * np.minimum(lo_oc, 0) + neg_o * np.maximum(hi_oc, 0)
+        r = _type_range(_elem(op.results[0]))
+        bad = np.flatnonzero((part_lo < r[0]) | (part_hi > r[1]))
+        if bad.size:
+            k = int(bad[0])
+            raise _Unproven(f"its depthwise_conv2d accumulator (output channel {k}) reaches [{part_lo[k]}, "
+                            f"{part_hi[k]}], past {_elem(op.results[0])}: apply_add_s REQUIREs every partial sum "
+                            "to fit")
+        return self._with_bias(op, Interval.of(lo, hi), op.operands[2])
+
+    def _tosa_matmul(self, op):
+        a = self._r(op.operands[0]).whole()
+        azp, bzp = self._scalar(op.operands[2]), self._scalar(op.operands[3])
+        if azp is None or bzp is None:
+            return None
+        a = a.shifted(-azp)
+        b = const_array(op.operands[1])
+        if b is not None:
+            b = np.asarray(b).astype(np.int64) - bzp            # [N, C, W]
+            pos = np.where(b > 0, b, 0).sum(axis=1).max(axis=0)  # per column W, worst batch
+            neg = np.where(b < 0, b, 0).sum(axis=1).min(axis=0)
+            return self._accumulate(op, pos[:, None], neg[:, None], a, "matmul")
+        bb = self._r(op.operands[1]).whole().shifted(-bzp)
+        c = op.operands[0].type.shape[-1]
+        return self._generic_acc(op, a, bb, c, "matmul", None)

@@ -1,0 +1,146 @@
+// RUN: mcu-opt %s --split-input-file --mcu-verify-value-ranges | FileCheck %s
+
+// Programs whose REQUIREs hold for every input pass unchanged.
+
+// The accumulator of an int8 conv from its actual weights: |w| sums 4 * 127 (channel 0) and 4 * 1
+// (channel 1), times 255 after the zero point, plus the bias; each channel's rescale admits its
+// own bound (channel 1's shift of 13 admits only |value| < 2**12).
+// CHECK-LABEL: func.func @conv2d$per_channel
+// CHECK: tosa.rescale
+func.func @conv2d$per_channel(%arg0: tensor<1x2x2x1xi8>) -> tensor<1x1x1x2xi8> {
+  %w = "tosa.const"() <{values = dense<[[[[127], [-127]], [[127], [-127]]], [[[1], [-1]], [[1], [-1]]]]> : tensor<2x2x2x1xi8>}> : () -> tensor<2x2x2x1xi8>
+  %b = "tosa.const"() <{values = dense<[1000, -10]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %iz = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wz = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.conv2d %arg0, %w, %b, %iz, %wz {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x1xi8>, tensor<2x2x2x1xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x2xi32>
+  %m = "tosa.const"() <{values = dense<[1073741824, 1073741824]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %s = "tosa.const"() <{values = dense<[30, 13]> : tensor<2xi8>}> : () -> tensor<2xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %oz = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %1 = tosa.rescale %0, %m, %s, %z32, %oz {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x1x1x2xi32>, tensor<2xi32>, tensor<2xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x1x2xi8>
+  return %1 : tensor<1x1x1x2xi8>
+}
+
+// -----
+
+// A clamp narrows the interval: the rescale that refuses any int32 admits [-100, 100], through a
+// reshape, a transpose, a slice, a pad and a concat.
+// CHECK-LABEL: func.func @clamp$narrows
+// CHECK: tosa.rescale
+func.func @clamp$narrows(%arg0: tensor<2x3xi32>) -> tensor<3x5xi8> {
+  %c = tosa.clamp %arg0 {max_val = 100 : i32, min_val = -100 : i32} : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  %t = tosa.transpose %c {perms = array<i32: 1, 0>} : (tensor<2x3xi32>) -> tensor<3x2xi32>
+  %shape = tosa.const_shape {values = dense<[3, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %t, %shape : (tensor<3x2xi32>, !tosa.shape<2>) -> tensor<3x2xi32>
+  %start = tosa.const_shape {values = dense<[0, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %size = tosa.const_shape {values = dense<[3, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %sl = tosa.slice %r, %start, %size : (tensor<3x2xi32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<3x1xi32>
+  %padding = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %pv = "tosa.const"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %p = tosa.pad %sl, %padding, %pv : (tensor<3x1xi32>, !tosa.shape<4>, tensor<1xi32>) -> tensor<3x3xi32>
+  %cat = tosa.concat %p, %r {axis = 1 : i32} : (tensor<3x3xi32>, tensor<3x2xi32>) -> tensor<3x5xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<8> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %oz = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %1 = tosa.rescale %cat, %m, %s, %z32, %oz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<3x5xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<3x5xi8>
+  return %1 : tensor<3x5xi8>
+}
+
+// -----
+
+// A rescale's output is its own rounding of its input's bounds; an int16 TABLE's output is the
+// entries its input can index (<< 7); int48 accumulators go through apply_scale_16.
+// CHECK-LABEL: func.func @table$entries
+// CHECK: tosa.table
+func.func @table$entries(%arg0: tensor<4xi8>) -> tensor<4xi32> {
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<31> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z16 = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %0 = tosa.rescale %arg0, %m, %s, %z8, %z16 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<4xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi16>) -> tensor<4xi16>
+  %t = "tosa.const"() <{values = dense<1000> : tensor<513xi16>}> : () -> tensor<513xi16>
+  %1 = tosa.table %0, %t : (tensor<4xi16>, tensor<513xi16>) -> tensor<4xi32>
+  %s2 = "tosa.const"() <{values = dense<20> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  // 128000 < 2**19: admitted (any int32 would not be).
+  %2 = tosa.rescale %1, %m, %s2, %z32, %z32 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi32>) -> tensor<4xi32>
+  return %2 : tensor<4xi32>
+}
+
+// -----
+
+// An int16 conv's int48 accumulator rescaled by apply_scale_16: the result fits int32.
+// CHECK-LABEL: func.func @conv2d$int48
+// CHECK: tosa.rescale
+func.func @conv2d$int48(%arg0: tensor<1x1x1x8xi16>) -> tensor<1x1x1x1xi16> {
+  %w = "tosa.const"() <{values = dense<127> : tensor<1x1x1x8xi8>}> : () -> tensor<1x1x1x8xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<1xi48>}> : () -> tensor<1xi48>
+  %z16 = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.conv2d %arg0, %w, %b, %z16, %z8 {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x8xi16>, tensor<1x1x1x8xi8>, tensor<1xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x1x1x1xi48>
+  %m = "tosa.const"() <{values = dense<16384> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %s = "tosa.const"() <{values = dense<20> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z48 = "tosa.const"() <{values = dense<0> : tensor<1xi48>}> : () -> tensor<1xi48>
+  %1 = tosa.rescale %0, %m, %s, %z48, %z16 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = false} : (tensor<1x1x1x1xi48>, tensor<1xi16>, tensor<1xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<1x1x1x1xi16>
+  return %1 : tensor<1x1x1x1xi16>
+}
+
+// -----
+
+// A softmax's normalisation: max(x) - x is in [0, 255] and 0 in every row, so the sum of its
+// exponentials is at least the table's first entry and the shift 23 - clz(sum) is never negative.
+// CHECK-LABEL: func.func @softmax$sum
+// CHECK: tosa.logical_right_shift
+func.func @softmax$sum(%arg0: tensor<1x10x3xi8>) -> tensor<1x1x3xi32> {
+  %x = tosa.cast %arg0 : (tensor<1x10x3xi8>) -> tensor<1x10x3xi32>
+  %max = tosa.reduce_max %x {axis = 1 : i32} : (tensor<1x10x3xi32>) -> tensor<1x1x3xi32>
+  %d = tosa.sub %max, %x : (tensor<1x1x3xi32>, tensor<1x10x3xi32>) -> tensor<1x10x3xi32>
+  %flat = tosa.const_shape {values = dense<[1, 30]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %i = tosa.reshape %d, %flat : (tensor<1x10x3xi32>, !tosa.shape<2>) -> tensor<1x30xi32>
+  %exp = "tosa.const"() <{values = dense<2097152> : tensor<1x256x1xi32>}> : () -> tensor<1x256x1xi32>
+  %e = tosa.gather %exp, %i : (tensor<1x256x1xi32>, tensor<1x30xi32>) -> tensor<1x30x1xi32>
+  %back = tosa.const_shape {values = dense<[1, 10, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %e3 = tosa.reshape %e, %back : (tensor<1x30x1xi32>, !tosa.shape<3>) -> tensor<1x10x3xi32>
+  %sum = tosa.reduce_sum %e3 {axis = 1 : i32} : (tensor<1x10x3xi32>) -> tensor<1x1x3xi32>
+  %clz = tosa.clz %sum : (tensor<1x1x3xi32>) -> tensor<1x1x3xi32>
+  %c23 = "tosa.const"() <{values = dense<23> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %sh = tosa.sub %c23, %clz : (tensor<1x1x1xi32>, tensor<1x1x3xi32>) -> tensor<1x1x3xi32>
+  %n = tosa.logical_right_shift %sum, %sh : (tensor<1x1x3xi32>, tensor<1x1x3xi32>) -> tensor<1x1x3xi32>
+  return %n : tensor<1x1x3xi32>
+}
+
+// -----
+
+// A square is non-negative, and x << (clz(x) - 1) keeps x below 2**31 (a square root's normalisation).
+// CHECK-LABEL: func.func @normalise$clz
+// CHECK: tosa.rescale
+func.func @normalise$clz(%arg0: tensor<4xi16>) -> tensor<4xi8> {
+  %x = tosa.cast %arg0 : (tensor<4xi16>) -> tensor<4xi32>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %sq = tosa.mul %x, %x, %z8 : (tensor<4xi32>, tensor<4xi32>, tensor<1xi8>) -> tensor<4xi32>
+  %clz = tosa.clz %sq : (tensor<4xi32>) -> tensor<4xi32>
+  %one = "tosa.const"() <{values = dense<1> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = tosa.sub %clz, %one : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
+  %mask = "tosa.const"() <{values = dense<-2> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %even = tosa.bitwise_and %s, %mask : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
+  %n = tosa.logical_left_shift %sq, %even : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s31 = "tosa.const"() <{values = dense<32> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %r = tosa.rescale %n, %m, %s31, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<4xi8>
+  return %r : tensor<4xi8>
+}
+
+// -----
+
+// MATMUL by constant weights: each output column's own |w| sum; AVG_POOL2D's window sum.
+// CHECK-LABEL: func.func @matmul$constant
+// CHECK: tosa.matmul
+func.func @matmul$constant(%arg0: tensor<1x2x4xi8>, %arg1: tensor<1x4x4x8xi8>) -> (tensor<1x2x3xi32>, tensor<1x1x1x8xi8>) {
+  %b = "tosa.const"() <{values = dense<127> : tensor<1x4x3xi8>}> : () -> tensor<1x4x3xi8>
+  %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.matmul %arg0, %b, %z, %z : (tensor<1x2x4xi8>, tensor<1x4x3xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x3xi32>
+  %1 = tosa.avg_pool2d %arg1, %z, %z {acc_type = i32, kernel = array<i64: 4, 4>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x8xi8>
+  return %0, %1 : tensor<1x2x3xi32>, tensor<1x1x1x8xi8>
+}
