@@ -129,10 +129,11 @@ func.func @add$overflow(%arg0: tensor<4xi32>, %arg1: tensor<4xi16>) -> (tensor<4
 
 // -----
 
-// MUL of int32 with a shift REQUIREs the rounded product in int32.
+// MUL of int32 with a shift REQUIREs the rounded product in int32; a square reads its operand twice, so
+// the error names an input that fails (split down to one value).
 func.func @mul$shifted(%arg0: tensor<4xi32>) -> tensor<4xi32> {
   %s = "tosa.const"() <{values = dense<15> : tensor<1xi8>}> : () -> tensor<1xi8>
-  // expected-error @below {{'tosa.mul' may be UNPREDICTABLE: the product rounded by 2**-15 reaches [-140737488289792, 140737488355328], past i32}}
+  // expected-error @below {{'tosa.mul' may be UNPREDICTABLE: the product rounded by 2**-15 reaches [140737488355328, 140737488355328], past i32 ([-2147483648, 2147483647]): the specification REQUIREs it to fit (where an argument is -2147483648)}}
   %0 = tosa.mul %arg0, %arg0, %s : (tensor<4xi32>, tensor<4xi32>, tensor<1xi8>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -193,4 +194,20 @@ func.func @gather$index(%arg0: tensor<1x4xi32>) -> tensor<1x4x1xi8> {
   // expected-error @below {{'tosa.gather' may be UNPREDICTABLE: an index reaches [0, 16], past the values' 16 rows}}
   %0 = tosa.gather %v, %c : (tensor<1x16x1xi8>, tensor<1x4xi32>) -> tensor<1x4x1xi8>
   return %0 : tensor<1x4x1xi8>
+}
+
+// -----
+
+// Splitting finds the input that fails: x * (65536 - x) + 2**30 + 1 leaves int32 at x = 32767 only.
+func.func @split$one_value(%arg0: tensor<4xi16>) -> tensor<4xi32> {
+  %c = tosa.clamp %arg0 {max_val = 32767 : i16, min_val = 0 : i16} : (tensor<4xi16>) -> tensor<4xi16>
+  %x = tosa.cast %c : (tensor<4xi16>) -> tensor<4xi32>
+  %k = "tosa.const"() <{values = dense<65536> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %d = tosa.sub %k, %x : (tensor<1xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.mul %x, %d, %z8 : (tensor<4xi32>, tensor<4xi32>, tensor<1xi8>) -> tensor<4xi32>
+  %h = "tosa.const"() <{values = dense<1073741825> : tensor<1xi32>}> : () -> tensor<1xi32>
+  // expected-error @below {{'tosa.add' may be UNPREDICTABLE: the sum reaches [2147483648, 2147483648], past i32 ([-2147483648, 2147483647]): the specification REQUIREs it to fit (where an argument is 32767)}}
+  %s = tosa.add %p, %h : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
+  return %s : tensor<4xi32>
 }

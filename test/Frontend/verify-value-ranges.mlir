@@ -144,3 +144,49 @@ func.func @matmul$constant(%arg0: tensor<1x2x4xi8>, %arg1: tensor<1x4x4x8xi8>) -
   %1 = tosa.avg_pool2d %arg1, %z, %z {acc_type = i32, kernel = array<i64: 4, 4>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x8xi8>
   return %0, %1 : tensor<1x2x3xi32>, tensor<1x1x1x8xi8>
 }
+
+// -----
+
+// Intervals forget that both operands come from x: x * (65536 - x) + 2**30 looks like it reaches
+// 32767 * 65536 + 2**30 > 2**31, but the chain from x, evaluated again on halves of x's interval,
+// is at most 32767 * 32769 + 2**30 = 2**31 - 1.
+// CHECK-LABEL: func.func @split$correlated
+// CHECK: tosa.add
+func.func @split$correlated(%arg0: tensor<4xi16>) -> tensor<4xi32> {
+  %c = tosa.clamp %arg0 {max_val = 32767 : i16, min_val = 0 : i16} : (tensor<4xi16>) -> tensor<4xi16>
+  %x = tosa.cast %c : (tensor<4xi16>) -> tensor<4xi32>
+  %k = "tosa.const"() <{values = dense<65536> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %d = tosa.sub %k, %x : (tensor<1xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %p = tosa.mul %x, %d, %z8 : (tensor<4xi32>, tensor<4xi32>, tensor<1xi8>) -> tensor<4xi32>
+  %h = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = tosa.add %p, %h : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
+  return %s : tensor<4xi32>
+}
+
+// -----
+
+// A select whose predicate is decided takes one branch; a mask of low bits (0x7FFFFFFF) or of high
+// bits (-2) keeps an interval that stays in one block; a shift by one amount wraps both bounds alike.
+// CHECK-LABEL: func.func @bits$masks
+// CHECK: tosa.rescale
+func.func @bits$masks(%arg0: tensor<4xi8>, %arg1: tensor<4xi32>) -> tensor<4xi8> {
+  %x = tosa.cast %arg0 : (tensor<4xi8>) -> tensor<4xi32>
+  %c = tosa.clamp %x {max_val = 127 : i32, min_val = 64 : i32} : (tensor<4xi32>) -> tensor<4xi32>
+  %s25 = "tosa.const"() <{values = dense<25> : tensor<1xi32>}> : () -> tensor<1xi32>
+  // [64, 127] << 25 = [2**31, 2**32 - 2**25]: as int32, [-2**31, -2**25].
+  %w = tosa.logical_left_shift %c, %s25 : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
+  %low = "tosa.const"() <{values = dense<2147483647> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %a = tosa.bitwise_and %w, %low : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
+  %even = "tosa.const"() <{values = dense<-2> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %b = tosa.bitwise_and %c, %even : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %pos = tosa.greater %c, %zero : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi1>
+  // Always %a, in [0, 2**31 - 2**25]; the other branch (any int32) is never taken.
+  %sel = tosa.select %pos, %a, %arg1 : (tensor<4xi1>, tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<32> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %oz = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %sel, %m, %s, %zero, %oz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<4xi8>
+  return %r : tensor<4xi8>
+}

@@ -114,6 +114,17 @@ class _Unproven(Exception):
     pass
 
 
+def _join(a: Interval, b: Interval) -> Interval:
+    if len(a.lo) != len(b.lo) and 1 not in (len(a.lo), len(b.lo)):
+        a, b = a.whole(), b.whole()
+    return a.union(b)
+
+
+def _describe(value) -> str:
+    owner = value.owner
+    return "an argument" if isinstance(owner, ir.Block) else f"the '{owner.name}' result"
+
+
 _LAZY = object()     # a constant's range is computed when first read
 
 
@@ -162,6 +173,7 @@ class RangeAnalysis:
 
     def __init__(self):
         self.ranges: dict = {}
+        self.order: dict = {}       # value -> its position in the function
         self.unproven: list = []
 
     def run(self, fn) -> list:
@@ -180,14 +192,23 @@ class RangeAnalysis:
         name = op.operation.name
         handler = getattr(self, "_" + name.replace(".", "_"), None)
         out = None
-        if handler is not None and all(self._known(v) for v in op.operands):
+        integer = all(_type_range(_elem(v)) is not None or not isinstance(v.type, ir.ShapedType)
+                      or isinstance(_elem(v), ir.IndexType) for v in list(op.operands) + list(op.results))
+        if handler is not None and integer and all(self._known(v) for v in op.operands):
             try:
                 out = handler(op)
             except _Unproven as e:
-                self.unproven.append((op, f"'{name}' may be UNPREDICTABLE: {e}"))
-                out = None
-        if out is _LAZY:
-            return
+                try:
+                    out = self._refine(op, e)
+                except _Unproven as again:
+                    self.unproven.append((op, f"'{name}' may be UNPREDICTABLE: {again}"))
+                    out = None
+        for res in op.results:
+            self.order[res] = len(self.order)
+        if out is not _LAZY:
+            self._store(op, out)
+
+    def _store(self, op, out) -> None:
         for i, res in enumerate(op.results):
             r = _type_range(_elem(res))
             if r is None:
@@ -196,6 +217,89 @@ class RangeAnalysis:
             if got is None:
                 got = Interval.of(*r)
             self.ranges[res] = got.clip(*r) if got.min < r[0] or got.max > r[1] else got
+
+    # -- splitting an interval --------------------------------------------------------------------
+    # Intervals forget that the operands of an op may come from the same value: x * (1 - d * x) of a
+    # Newton step, or a rounding's select, look as wide as their operands' corners. When an op's REQUIRE
+    # is not proven, the elementwise chain that computes it from one earlier value (the pivot) is
+    # evaluated again on pieces of the pivot's interval, halving a piece while it fails: each element's
+    # pivot lies in one piece, so the union of the pieces' results bounds the op soundly.
+    _ELEMENTWISE = frozenset({
+        "tosa.add", "tosa.sub", "tosa.mul", "tosa.abs", "tosa.negate", "tosa.select", "tosa.greater",
+        "tosa.greater_equal", "tosa.equal", "tosa.minimum", "tosa.maximum", "tosa.clamp", "tosa.cast",
+        "tosa.arithmetic_right_shift", "tosa.logical_left_shift", "tosa.logical_right_shift", "tosa.clz",
+        "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.intdiv", "tosa.rescale", "tosa.table",
+        "tosa.logical_and", "tosa.logical_or", "tosa.logical_not"})
+    MAX_CONE = 96          # ops between the pivot and the op
+    MAX_PIECES = 1024      # evaluations of that chain per op
+
+    def _variable(self, value) -> bool:
+        owner = value.owner
+        return not isinstance(owner, ir.Block) and getattr(owner, "name", None) not in ("tosa.const", "tosa.const_shape") \
+            or isinstance(owner, ir.Block)
+
+    def _cone(self, op):
+        """(pivot, ops in order) for the farthest value that every non-constant input of `op` comes from
+        through elementwise ops of the pivot's shape; None if there is none."""
+        shape = tuple(op.results[0].type.shape) if isinstance(op.results[0].type, ir.RankedTensorType) else None
+        frontier = {v for v in op.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+        cone, best = [op], None
+        while frontier and len(cone) <= self.MAX_CONE:
+            if any(not isinstance(v.type, ir.RankedTensorType) or tuple(v.type.shape) != shape for v in frontier):
+                break
+            if len(frontier) == 1:
+                (pivot,) = frontier
+                if len(self._r(pivot).lo) == 1:
+                    best = (pivot, list(reversed(cone)))
+            latest = max(frontier, key=lambda v: self.order.get(v, -1))
+            owner = latest.owner
+            if isinstance(owner, ir.Block) or owner.name not in self._ELEMENTWISE:
+                break
+            frontier.discard(latest)
+            frontier |= {v for v in owner.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+            if owner not in cone:
+                cone.append(owner)
+        return best
+
+    def _refine(self, op, failure: _Unproven):
+        found = self._cone(op) if op.results else None
+        if found is None:
+            raise failure
+        pivot, cone = found
+        derived = {pivot} | {r for o in cone for r in o.results}
+        uses = [v for o in cone for v in o.operands if v in derived]
+        if len(uses) == len(set(uses)):
+            raise failure      # no value read twice: the intervals lost nothing to split back
+        whole = self._r(pivot)
+        saved = {v: self.ranges.get(v) for o in cone for v in list(o.results) + [pivot]}
+        pieces, out, evaluations = [(whole.min, whole.max)], None, 0
+        try:
+            while pieces:
+                lo, hi = pieces.pop()
+                evaluations += 1
+                if evaluations > self.MAX_PIECES:
+                    raise failure
+                self.ranges[pivot] = Interval.of(lo, hi)
+                try:
+                    for o in cone[:-1]:
+                        self._store(o, getattr(self, "_" + o.name.replace(".", "_"))(o))
+                    got = getattr(self, "_" + op.operation.name.replace(".", "_"))(op)
+                except _Unproven as e:
+                    if lo == hi:
+                        raise _Unproven(f"{e} (where {_describe(pivot)} is {lo})") from None
+                    mid = (lo + hi) // 2
+                    pieces += [(mid + 1, hi), (lo, mid)]
+                    continue
+                if got is None:
+                    return None
+                out = got if out is None else _join(out, got)
+        finally:
+            for v, r in saved.items():
+                if r is None:
+                    self.ranges.pop(v, None)
+                else:
+                    self.ranges[v] = r
+        return out
 
     def _known(self, value) -> bool:
         return (_type_range(_elem(value)) is None or value in self.ranges or isinstance(_elem(value), ir.IndexType)
@@ -346,6 +450,11 @@ class RangeAnalysis:
         return out
 
     def _tosa_select(self, op):
+        pred = self._r(op.operands[0])
+        if pred.min == pred.max == 1:
+            return self._r(op.operands[1])
+        if pred.max == 0:
+            return self._r(op.operands[2])
         a, b = self._r(op.operands[1]), self._r(op.operands[2])
         if len(a.lo) != len(b.lo) and 1 not in (len(a.lo), len(b.lo)):
             a, b = a.whole(), b.whole()
@@ -359,7 +468,21 @@ class RangeAnalysis:
     def _boolean(self, op):
         return Interval.of(0, 1)
 
-    _tosa_equal = _tosa_greater = _tosa_greater_equal = _boolean
+    def _compare(self, op, holds, fails):
+        a, b = (x.whole() for x in self._pair(op))
+        if holds(a, b):
+            return Interval.of(1, 1)
+        return Interval.of(0, 0) if fails(a, b) else Interval.of(0, 1)
+
+    def _tosa_greater(self, op):
+        return self._compare(op, lambda a, b: a.min > b.max, lambda a, b: a.max <= b.min)
+
+    def _tosa_greater_equal(self, op):
+        return self._compare(op, lambda a, b: a.min >= b.max, lambda a, b: a.max < b.min)
+
+    def _tosa_equal(self, op):
+        return self._compare(op, lambda a, b: a.min == a.max == b.min == b.max,
+                             lambda a, b: a.max < b.min or b.max < a.min)
     _tosa_logical_and = _tosa_logical_or = _tosa_logical_xor = _tosa_logical_not = _boolean
 
     # -- elementwise arithmetic -------------------------------------------------------------------
@@ -507,6 +630,14 @@ class RangeAnalysis:
         hi = np.maximum(a.hi << s.min, a.hi << s.max)
         r = _type_range(_elem(op.results[0]))
         if int(np.min(lo)) < r[0] or int(np.max(hi)) > r[1]:
+            span = 1 << _bits(op.operands[0])
+            if s.min == s.max and int(np.max(hi - lo)) < span:
+                # One shift: the bits shifted out wrap each bound alike; contiguous unless the wrap splits it.
+                wrap = lambda v: ((int(v) - r[0]) % span) + r[0]   # noqa: E731
+                wlo = np.array([wrap(v) for v in lo], dtype=object)
+                whi = np.array([wrap(v) for v in hi], dtype=object)
+                if (wlo <= whi).all() and ((whi - wlo) == (hi - lo)).all():
+                    return Interval.of(wlo, whi)
             c = self._normalising(op)
             if c is not None:
                 return Interval.of(0, (1 << (_bits(op.operands[0]) - c)) - 1)
@@ -547,6 +678,13 @@ class RangeAnalysis:
 
     def _tosa_bitwise_and(self, op):
         a, b = self._r(op.operands[0]).whole(), self._r(op.operands[1]).whole()
+        for x, m in ((a, b), (b, a)):
+            k = (m.min + 1).bit_length() - 1
+            if m.min == m.max and m.min >= 0 and m.min == (1 << k) - 1 and x.min >> k == x.max >> k:
+                return Interval.of(x.min & m.min, x.max & m.min)    # the low k bits of one block
+            k = (-m.min).bit_length() - 1
+            if m.min == m.max and m.min < 0 and m.min == -(1 << k):
+                return Interval.of(x.min & m.min, x.max & m.min)    # rounded down to a multiple of 2**k
         his = [x.max for x in (a, b) if x.min >= 0]
         return Interval.of(0, min(his)) if his else None
 
