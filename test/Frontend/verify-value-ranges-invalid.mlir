@@ -211,3 +211,24 @@ func.func @split$one_value(%arg0: tensor<4xi16>) -> tensor<4xi32> {
   %s = tosa.add %p, %h : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
   return %s : tensor<4xi32>
 }
+
+// -----
+
+// The same normalisation with 2**25 / (S + 1): at S = 1 the product reaches 2**24, past the shift's 2**24.
+func.func @norm$too_large(%arg0: tensor<1x8xi8>) -> tensor<1x8xi8> {
+  %d = tosa.cast %arg0 : (tensor<1x8xi8>) -> tensor<1x8xi32>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %sq = tosa.mul %d, %d, %z8 : (tensor<1x8xi32>, tensor<1x8xi32>, tensor<1xi8>) -> tensor<1x8xi32>
+  %s = tosa.reduce_sum %sq {axis = 1 : i32} : (tensor<1x8xi32>) -> tensor<1x1xi32>
+  %one = "tosa.const"() <{values = dense<1> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %s1 = tosa.add %s, %one : (tensor<1x1xi32>, tensor<1x1xi32>) -> tensor<1x1xi32>
+  %c = "tosa.const"() <{values = dense<33554432> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %t = tosa.intdiv %c, %s1 : (tensor<1x1xi32>, tensor<1x1xi32>) -> tensor<1x1xi32>
+  %p = tosa.mul %d, %t, %z8 : (tensor<1x8xi32>, tensor<1x1xi32>, tensor<1xi8>) -> tensor<1x8xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<25> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  // expected-error @below {{'tosa.rescale' may be UNPREDICTABLE: its input after the zero point reaches [-16777216, 16777216]; with shift 25, apply_scale_32 REQUIREs -2**24 <= value < 2**24 (where the 'tosa.reduce_sum' result is 1)}}
+  %r = tosa.rescale %p, %m, %sh, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8xi8>
+  return %r : tensor<1x8xi8>
+}

@@ -190,3 +190,27 @@ func.func @bits$masks(%arg0: tensor<4xi8>, %arg1: tensor<4xi32>) -> tensor<4xi8>
   %r = tosa.rescale %sel, %m, %s, %zero, %oz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<4xi8>
   return %r : tensor<4xi8>
 }
+
+// -----
+
+// A normalisation: d * (2**24 / (S + 1)) with S = sum(d * d) over the row. Intervals alone give
+// |d| * 2**24 = 2**31; in a row whose S is at most s, |d| <= sqrt(s) (Cauchy-Schwarz), so splitting
+// S's interval bounds the product by 2**23 (at S = 1), which the rescale's shift of 25 admits.
+// CHECK-LABEL: func.func @norm$cauchy_schwarz
+// CHECK: tosa.rescale
+func.func @norm$cauchy_schwarz(%arg0: tensor<1x8xi8>) -> tensor<1x8xi8> {
+  %d = tosa.cast %arg0 : (tensor<1x8xi8>) -> tensor<1x8xi32>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %sq = tosa.mul %d, %d, %z8 : (tensor<1x8xi32>, tensor<1x8xi32>, tensor<1xi8>) -> tensor<1x8xi32>
+  %s = tosa.reduce_sum %sq {axis = 1 : i32} : (tensor<1x8xi32>) -> tensor<1x1xi32>
+  %one = "tosa.const"() <{values = dense<1> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %s1 = tosa.add %s, %one : (tensor<1x1xi32>, tensor<1x1xi32>) -> tensor<1x1xi32>
+  %c = "tosa.const"() <{values = dense<16777216> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %t = tosa.intdiv %c, %s1 : (tensor<1x1xi32>, tensor<1x1xi32>) -> tensor<1x1xi32>
+  %p = tosa.mul %d, %t, %z8 : (tensor<1x8xi32>, tensor<1x1xi32>, tensor<1xi8>) -> tensor<1x8xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %sh = "tosa.const"() <{values = dense<25> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %z32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %r = tosa.rescale %p, %m, %sh, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8xi8>
+  return %r : tensor<1x8xi8>
+}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -114,6 +115,18 @@ class _Unproven(Exception):
     pass
 
 
+def _unit_reshapes(value):
+    """The value a chain of reshapes that only add or drop unit dimensions reads (the same elements in
+    the same order), else the value itself."""
+    while getattr(value.owner, "name", None) == "tosa.reshape":
+        source = value.owner.operands[0]
+        if not (isinstance(source.type, ir.RankedTensorType) and isinstance(value.type, ir.RankedTensorType)
+                and [n for n in source.type.shape if n != 1] == [n for n in value.type.shape if n != 1]):
+            break
+        value = source
+    return value
+
+
 def _join(a: Interval, b: Interval) -> Interval:
     if len(a.lo) != len(b.lo) and 1 not in (len(a.lo), len(b.lo)):
         a, b = a.whole(), b.whole()
@@ -141,8 +154,13 @@ class VerifyValueRanges(ModulePass):
     interval after the zero point, plus its bias; a RESCALE's output is its own rounding of its
     input's bounds; TABLE the entries its input can index; CLAMP, MAXIMUM / MINIMUM, shifts,
     casts, reductions and data movement (reshape, transpose, pad, slice, concat, tile, gather,
-    select) what they compute; an op it does not know gives its result type's whole range. It
-    then proves:
+    select) what they compute; an op it does not know gives its result type's whole range. Where
+    an op's REQUIRE is not proven and the elementwise chain computing it reads one earlier value
+    twice (a Newton step x * (1 - d * x), a square), the chain is evaluated again on halves of that
+    value's interval until every piece passes or one value fails (that value is named); a
+    normalisation's deviation d times a function of S = sum(d * d) over its row is split on S's
+    interval with |d| <= sqrt(S) in each piece (Cauchy-Schwarz; LayerNorm, RMSNorm). It then
+    proves:
 
     - RESCALE: apply_scale_32's multiplier >= 0, 2 <= shift <= 62 and
       -2**(shift-1) <= value < 2**(shift-1) for the input after its zero point (per channel);
@@ -157,7 +175,10 @@ class VerifyValueRanges(ModulePass):
 
     Each op whose REQUIRE it cannot prove is an error naming the op, the REQUIRE and the interval
     that leaves it, at the op's location (its layer). Ops inside regions (while / if) are not
-    checked; their results take their type's whole range.
+    checked; their results take their type's whole range. Every compile runs the same analysis
+    and lists what it cannot prove in report.json's `value_ranges` (with a warning); of the
+    frontend's output, only GroupNorm's rescale is not proven today (its sum of squares spans two
+    axes and its product is reshaped before the rescale).
     """
 
     NAME = "mcu-verify-value-ranges"
@@ -261,17 +282,84 @@ class RangeAnalysis:
                 cone.append(owner)
         return best
 
-    def _refine(self, op, failure: _Unproven):
-        found = self._cone(op) if op.results else None
+    def _norm_cone(self, op):
+        """(S, d, ops in order) when `op` is computed elementwise from S = reduce_sum(d * d) along an axis
+        (per row) and d itself (per element): a normalisation's deviation times a function of the sum of
+        the squares. In a row whose S is at most s, |d| <= sqrt(s) (Cauchy-Schwarz), which splitting
+        S's interval then uses."""
+        queue, visited, found = list(op.operands), set(), None
+        while queue and len(visited) <= self.MAX_CONE:
+            v = queue.pop()
+            if v in visited or isinstance(v.owner, ir.Block):
+                continue
+            visited.add(v)
+            owner = v.owner
+            if owner.name == "tosa.reduce_sum":
+                sq = _unit_reshapes(owner.operands[0]).owner
+                shift = self._scalar(sq.operands[2]) if getattr(sq, "name", None) == "tosa.mul" else None
+                if shift is not None and sq.operands[0] == sq.operands[1] and 0 <= shift <= 62:
+                    found = (v, sq.operands[0], _attr_int(owner, "axis"), shift)
+                    break
+            elif owner.name in self._ELEMENTWISE:
+                queue += list(owner.operands)
         if found is None:
+            return None
+        total, d, axis, shift = found
+        summed = total.owner.operands[0]         # d * d, or a reshape of it that adds / drops unit dims
+        if not isinstance(summed.type, ir.RankedTensorType) or len(self._r(total).lo) != 1:
+            return None
+        full = tuple(summed.type.shape)
+        row = tuple(1 if i == axis else n for i, n in enumerate(full))
+        base = _unit_reshapes(d)
+        frontier = {v for v in op.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+        cone = [op]
+
+        def leaf(v):
+            return v == total or (_unit_reshapes(v) == base and tuple(v.type.shape) == full)
+        while {v for v in frontier if not leaf(v)}:
+            if any(not isinstance(v.type, ir.RankedTensorType) or tuple(v.type.shape) not in (full, row)
+                   for v in frontier):
+                return None
+            latest = max((v for v in frontier if not leaf(v)), key=lambda v: self.order.get(v, -1))
+            owner = latest.owner
+            if isinstance(owner, ir.Block) or owner.name not in self._ELEMENTWISE or len(cone) > self.MAX_CONE:
+                return None
+            frontier.discard(latest)
+            frontier |= {v for v in owner.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+            if owner not in cone:
+                cone.append(owner)
+        leaves = [v for v in frontier if v != total]
+        if total not in frontier or len(leaves) != 1:
+            return None
+        d = leaves[0]
+        # A square rounded by 2**-shift, (d**2 + 2**(shift-1)) >> shift, is at least (d**2 - 2**(shift-1)) / 2**shift
+        # and the others are >= 0: |d| <= sqrt(S * 2**shift + 2**(shift-1)).
+        half = (1 << shift) >> 1
+        return total, d, list(reversed(cone)), lambda s: math.isqrt((max(s, 0) << shift) + half)
+
+    def _refine(self, op, failure: _Unproven):
+        if not op.results:
             raise failure
-        pivot, cone = found
-        derived = {pivot} | {r for o in cone for r in o.results}
-        uses = [v for o in cone for v in o.operands if v in derived]
-        if len(uses) == len(set(uses)):
-            raise failure      # no value read twice: the intervals lost nothing to split back
+        found = self._cone(op)
+        if found is not None:
+            pivot, cone = found
+            derived = {pivot} | {r for o in cone for r in o.results}
+            uses = [v for o in cone for v in o.operands if v in derived]
+            if len(uses) == len(set(uses)):
+                found = None   # no value read twice: the intervals lost nothing to split back
+            else:
+                return self._split(op, failure, pivot, cone)
+        norm = self._norm_cone(op)
+        if norm is None:
+            raise failure
+        total, d, cone, root = norm
+        return self._split(op, failure, total, cone, bounded=(d, root))
+
+    def _split(self, op, failure: _Unproven, pivot, cone, bounded=None):
         whole = self._r(pivot)
-        saved = {v: self.ranges.get(v) for o in cone for v in list(o.results) + [pivot]}
+        bounded, root_of = bounded if bounded is not None else (None, None)
+        kept = self._r(bounded) if bounded is not None else None
+        saved = {v: self.ranges.get(v) for o in cone for v in list(o.results) + [pivot, bounded] if v is not None}
         pieces, out, evaluations = [(whole.min, whole.max)], None, 0
         try:
             while pieces:
@@ -280,6 +368,9 @@ class RangeAnalysis:
                 if evaluations > self.MAX_PIECES:
                     raise failure
                 self.ranges[pivot] = Interval.of(lo, hi)
+                if bounded is not None:
+                    root = root_of(hi)
+                    self.ranges[bounded] = Interval.of(np.maximum(kept.lo, -root), np.minimum(kept.hi, root))
                 try:
                     for o in cone[:-1]:
                         self._store(o, getattr(self, "_" + o.name.replace(".", "_"))(o))
@@ -542,11 +633,19 @@ class RangeAnalysis:
         if op.operands[0] == op.operands[1]:          # a square
             a = self._r(op.operands[0])
             shift = self._scalar(op.operands[2]) if len(op.operands) > 2 else 0
-            if shift == 0:
+            if shift is not None and (shift == 0 or (_bits(op.operands[0]) == 32 and 0 < shift <= 63)):
                 lo = np.where((a.lo <= 0) & (a.hi >= 0), 0, np.minimum(a.lo * a.lo, a.hi * a.hi))
                 hi = np.maximum(a.lo * a.lo, a.hi * a.hi)
+                if shift:
+                    rnd = 1 << (shift - 1)
+                    lo = np.array([(int(x) + rnd) >> shift for x in lo], dtype=object)
+                    hi = np.array([(int(x) + rnd) >> shift for x in hi], dtype=object)
                 r = _type_range(_elem(op.results[0]))
-                return Interval.of(lo, hi) if int(np.max(hi)) <= r[1] else None
+                if int(np.max(hi)) <= r[1]:
+                    return Interval.of(lo, hi)
+                if shift:
+                    self._fits(lo, hi, op.results[0], f"the product rounded by 2**-{shift}")
+                return None
         a, b = self._pair(op)
         shift = self._scalar(op.operands[2]) if len(op.operands) > 2 else 0
         corners = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
