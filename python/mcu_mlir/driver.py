@@ -313,10 +313,42 @@ def _tosa_stage(module, options, result, timings):
         # never what the frontend writes) is computed exactly too: it is not fused into a CMSIS-NN
         # requantization, so it is not refused either.
         _run(module, "mcu-verify-integer-tosa{double-round=false}", out, "tosa-int")
+    with _Timer(timings, "value-ranges"):
+        _check_value_ranges(module, result)
     _write(out, "model.tosa.mlir", _ir(module), result, "tosa")
     from .transposes import count_data_moving_transposes
     result.report["transposes"] = count_data_moving_transposes(module)
     result.report["interior_transposes"] = count_data_moving_transposes(module, interior_only=True)
+
+
+def _check_value_ranges(module, result) -> None:
+    """mcu-verify-value-ranges' analysis on every compile: report.json's `value_ranges` lists each op
+    whose REQUIRE of the TOSA specification (RESCALE's apply_scale_32, accumulators, int32 sums,
+    shift amounts) it cannot prove for every input, with a warning. It does not refuse them yet:
+    the zoo, int8 / int16 softmax, attention, LSTM, LayerNorm and RMSNorm are proven, but GroupNorm's
+    last rescale is not (a false alarm, its sum of squares spans two axes), and the wider coverage
+    set has not been measured with it."""
+    from .passes.verify_value_ranges import RangeAnalysis
+    unproven = []
+    for fn in module.body.operations:
+        if fn.operation.name == "func.func" and fn.regions[0].blocks:
+            for op, message in RangeAnalysis().run(fn):
+                unproven.append({"op": op.operation.name, "location": _loc_text(op.operation.location),
+                                 "message": message})
+    result.report["value_ranges"] = {"proven": not unproven, "unproven": unproven}
+    if unproven:
+        first = unproven[0]
+        warnings.warn(f"{len(unproven)} op(s) of the integer TOSA may be UNPREDICTABLE for some input (a REQUIRE "
+                      f"of the TOSA specification the range analysis cannot prove); the first, at "
+                      f"{first['location']}: {first['message']} (report.json's value_ranges lists them all)",
+                      stacklevel=3)
+
+
+def _loc_text(loc) -> str:
+    """file:line of an op's location (its layer), else the location as MLIR prints it."""
+    import re
+    m = re.search(r'"([^"]+)":(\d+)', str(loc))
+    return f"{m.group(1)}:{m.group(2)}" if m else str(loc)
 
 
 def _backend_stage(module, options, result, timings):
