@@ -140,6 +140,9 @@ def _describe(value) -> str:
 
 _LAZY = object()     # a constant's range is computed when first read
 
+# Ops whose result keeps a value's `attains` fact: each element in the same row-major place.
+_KEEP_ATTAINS = frozenset({"tosa.sub", "tosa.reshape", "tosa.cast", "tosa.identity", "tosa.gather"})
+
 
 @dataclasses.dataclass(frozen=True)
 class VerifyValueRanges(ModulePass):
@@ -237,6 +240,8 @@ class RangeAnalysis:
             got = out[i] if isinstance(out, list) else out if i == 0 else None
             if got is None:
                 got = Interval.of(*r)
+            if got.attains is not None and op.operation.name not in _KEEP_ATTAINS:
+                got = dataclasses.replace(got, attains=None)    # the op may move or drop elements
             self.ranges[res] = got.clip(*r) if got.min < r[0] or got.max > r[1] else got
 
     # -- splitting an interval --------------------------------------------------------------------
@@ -370,7 +375,10 @@ class RangeAnalysis:
                 self.ranges[pivot] = Interval.of(lo, hi)
                 if bounded is not None:
                     root = root_of(hi)
-                    self.ranges[bounded] = Interval.of(np.maximum(kept.lo, -root), np.minimum(kept.hi, root))
+                    lo_d, hi_d = np.maximum(kept.lo, -root), np.minimum(kept.hi, root)
+                    if (lo_d > hi_d).any():
+                        continue       # no deviation is that small: the piece holds no input
+                    self.ranges[bounded] = Interval.of(lo_d, hi_d)
                 try:
                     for o in cone[:-1]:
                         self._store(o, getattr(self, "_" + o.name.replace(".", "_"))(o))
@@ -829,11 +837,12 @@ class RangeAnalysis:
 
     def _tosa_reduce_sum(self, op):
         r, n = self._reduced(op)
+        # Every prefix of the sum (apply_add_s checks each) lies between these.
+        partial_lo, partial_hi = np.minimum(r.lo * n, r.lo), np.maximum(r.hi * n, r.hi)
         lo, hi = r.lo * n, r.hi * n
         v = self._held(op)
         if v is not None:
             lo, hi = r.lo * (n - 1) + v, r.hi * (n - 1) + v
-        partial_lo, partial_hi = np.minimum(lo, r.lo), np.maximum(hi, r.hi)
         self._fits(partial_lo, partial_hi, op.results[0], f"the sum of {n} values")
         return Interval.of(lo, hi)
 
