@@ -232,3 +232,18 @@ func.func @norm$too_large(%arg0: tensor<1x8xi8>) -> tensor<1x8xi8> {
   %r = tosa.rescale %p, %m, %sh, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8xi8>
   return %r : tensor<1x8xi8>
 }
+
+// -----
+
+// A mask row that keeps nothing: its sum is 0 and the division is UNPREDICTABLE.
+func.func @intdiv$empty_mask_row(%arg0: tensor<1x2x2xi8>) -> tensor<1x2x2xi32> {
+  %x = tosa.cast %arg0 : (tensor<1x2x2xi8>) -> tensor<1x2x2xi32>
+  %e = tosa.clamp %x {max_val = 100 : i32, min_val = 15 : i32} : (tensor<1x2x2xi32>) -> tensor<1x2x2xi32>
+  %mask = "tosa.const"() <{values = dense<[[[true, false], [false, false]]]> : tensor<1x2x2xi1>}> : () -> tensor<1x2x2xi1>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %kept = tosa.select %mask, %e, %zero : (tensor<1x2x2xi1>, tensor<1x2x2xi32>, tensor<1x1x1xi32>) -> tensor<1x2x2xi32>
+  %sum = tosa.reduce_sum %kept {axis = 2 : i32} : (tensor<1x2x2xi32>) -> tensor<1x2x1xi32>
+  // expected-error @below {{'tosa.intdiv' may be UNPREDICTABLE: its divisor reaches [0, 100], which holds 0 (INTDIV REQUIREs divisor != 0)}}
+  %q = tosa.intdiv %e, %sum : (tensor<1x2x2xi32>, tensor<1x2x1xi32>) -> tensor<1x2x2xi32>
+  return %q : tensor<1x2x2xi32>
+}

@@ -214,3 +214,27 @@ func.func @norm$cauchy_schwarz(%arg0: tensor<1x8xi8>) -> tensor<1x8xi8> {
   %r = tosa.rescale %p, %m, %sh, %z32, %z8 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8xi8>
   return %r : tensor<1x8xi8>
 }
+
+// -----
+
+// An attention mask: each row of the constant mask keeps at least one entry, so the sum of the kept
+// exponentials (each >= 1920) is never 0 and divides; a divisor whose zeros are replaced by 1
+// (x == 0 ? 1 : x) divides too.
+// CHECK-LABEL: func.func @intdiv$nonzero
+// CHECK: tosa.intdiv
+func.func @intdiv$nonzero(%arg0: tensor<1x3x3xi8>, %arg1: tensor<1x3x3xi8>) -> (tensor<1x3x3xi32>, tensor<1x3x3xi32>) {
+  %x = tosa.cast %arg0 : (tensor<1x3x3xi8>) -> tensor<1x3x3xi32>
+  %e = tosa.clamp %x {max_val = 100 : i32, min_val = 15 : i32} : (tensor<1x3x3xi32>) -> tensor<1x3x3xi32>
+  %mask = "tosa.const"() <{values = dense<[[[true, false, false], [true, true, false], [true, true, true]]]> : tensor<1x3x3xi1>}> : () -> tensor<1x3x3xi1>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %kept = tosa.select %mask, %e, %zero : (tensor<1x3x3xi1>, tensor<1x3x3xi32>, tensor<1x1x1xi32>) -> tensor<1x3x3xi32>
+  %sum = tosa.reduce_sum %kept {axis = 2 : i32} : (tensor<1x3x3xi32>) -> tensor<1x3x1xi32>
+  %q = tosa.intdiv %e, %sum : (tensor<1x3x3xi32>, tensor<1x3x1xi32>) -> tensor<1x3x3xi32>
+  %y = tosa.cast %arg1 : (tensor<1x3x3xi8>) -> tensor<1x3x3xi32>
+  %z = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %isz = tosa.equal %y, %z : (tensor<1x3x3xi32>, tensor<1x1x1xi32>) -> tensor<1x3x3xi1>
+  %one = "tosa.const"() <{values = dense<1> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %d = tosa.select %isz, %one, %y : (tensor<1x3x3xi1>, tensor<1x1x1xi32>, tensor<1x3x3xi32>) -> tensor<1x3x3xi32>
+  %r = tosa.intdiv %x, %d : (tensor<1x3x3xi32>, tensor<1x3x3xi32>) -> tensor<1x3x3xi32>
+  return %q, %r : tensor<1x3x3xi32>, tensor<1x3x3xi32>
+}

@@ -162,8 +162,9 @@ class VerifyValueRanges(ModulePass):
     twice (a Newton step x * (1 - d * x), a square), the chain is evaluated again on halves of that
     value's interval until every piece passes or one value fails (that value is named); a
     normalisation's deviation d times a function of S = sum(d * d) over its row is split on S's
-    interval with |d| <= sqrt(S) in each piece (Cauchy-Schwarz; LayerNorm, RMSNorm). It then
-    proves:
+    interval with |d| <= sqrt(S) in each piece (Cauchy-Schwarz; LayerNorm, RMSNorm). A sum of
+    select(constant mask, a, b) counts each row's kept entries (an attention mask), and
+    select(x == 0, c, x) with c != 0 is a divisor that is never 0. It then proves:
 
     - RESCALE: apply_scale_32's multiplier >= 0, 2 <= shift <= 62 and
       -2**(shift-1) <= value < 2**(shift-1) for the input after its zero point (per channel);
@@ -180,8 +181,9 @@ class VerifyValueRanges(ModulePass):
     that leaves it, at the op's location (its layer). Ops inside regions (while / if) are not
     checked; their results take their type's whole range. Every compile runs the same analysis
     and lists what it cannot prove in report.json's `value_ranges` (with a warning); of the
-    frontend's output, only GroupNorm's rescale is not proven today (its sum of squares spans two
-    axes and its product is reshaped before the rescale).
+    frontend's output, GroupNorm's and InstanceNorm's rescale (a sum of squares over two axes, the
+    product reshaped before the rescale) and an int16 softmax whose mask select sits between its
+    max and its table are not proven today.
     """
 
     NAME = "mcu-verify-value-ranges"
@@ -555,6 +557,15 @@ class RangeAnalysis:
         if pred.max == 0:
             return self._r(op.operands[2])
         a, b = self._r(op.operands[1]), self._r(op.operands[2])
+        eq = op.operands[0].owner
+        if getattr(eq, "name", None) == "tosa.equal":
+            # select(x == k, a, x): where x is taken it is not k (a divisor's 0 replaced).
+            for x, k in ((eq.operands[0], eq.operands[1]), (eq.operands[1], eq.operands[0])):
+                known = self._r(k)
+                if x == op.operands[2] and known.min == known.max:
+                    k, b = known.min, b.whole()
+                    b = Interval.of(b.min + (b.min == k), b.max - (b.max == k)) if b.min < b.max else b
+                    break
         if len(a.lo) != len(b.lo) and 1 not in (len(a.lo), len(b.lo)):
             a, b = a.whole(), b.whole()
         return a.union(b)
@@ -699,12 +710,16 @@ class RangeAnalysis:
 
     def _tosa_intdiv(self, op):
         a, b = self._pair(op)
-        if b.min <= 0 <= b.max:
+        spans = b.min <= 0 <= b.max
+        if spans and not self._nonzero(op.operands[1]):
             raise _Unproven(f"its divisor reaches [{b.min}, {b.max}], which holds 0 (INTDIV REQUIREs "
                             "divisor != 0)")
         tmin = _type_range(_elem(op.operands[0]))[0]
         if a.min <= tmin and b.min <= -1 <= b.max:
             raise _Unproven(f"{tmin} / -1 does not fit (INTDIV REQUIREs the quotient to)")
+        if spans:           # |divisor| >= 1
+            top = max(abs(a.min), abs(a.max))
+            return Interval.of(-top, top)
 
         def div(x, y):
             q = abs(x) // abs(y)
@@ -712,6 +727,23 @@ class RangeAnalysis:
         a, b = a.whole(), b.whole()
         qs = [div(x, y) for x in (a.min, a.max) for y in (b.min, b.max)]
         return Interval.of(min(qs), max(qs))
+
+    def _nonzero(self, value) -> bool:
+        """select(x == 0, c, x) with c never 0: a divisor whose zeros were replaced."""
+        sel = value.owner
+        if getattr(sel, "name", None) != "tosa.select":
+            return False
+        eq = sel.operands[0].owner
+        if getattr(eq, "name", None) != "tosa.equal":
+            return False
+        c = self._r(sel.operands[1])
+        if c.min <= 0 <= c.max:
+            return False
+        for x, k in ((eq.operands[0], eq.operands[1]), (eq.operands[1], eq.operands[0])):
+            zero = self._r(k)
+            if x == sel.operands[2] and zero.min == zero.max == 0:
+                return True
+        return False
 
     def _shift_amount(self, op, what: str) -> Interval:
         s = self._r(op.operands[1])
@@ -843,8 +875,27 @@ class RangeAnalysis:
         v = self._held(op)
         if v is not None:
             lo, hi = r.lo * (n - 1) + v, r.hi * (n - 1) + v
+        masked = self._masked_sum(op, n)
+        if masked is not None:
+            lo, hi = np.maximum(lo, masked[0]), np.minimum(hi, masked[1])
         self._fits(partial_lo, partial_hi, op.results[0], f"the sum of {n} values")
         return Interval.of(lo, hi)
+
+    def _masked_sum(self, op, n: int):
+        """A sum of select(mask, a, b) with a constant mask (an attention mask): each row adds t of a and
+        n - t of b, t between the fewest and the most the mask's rows hold."""
+        sel = op.operands[0].owner
+        if getattr(sel, "name", None) != "tosa.select":
+            return None
+        mask = const_array(sel.operands[0])
+        shape = op.operands[0].type.shape
+        if mask is None:
+            return None
+        counts = np.broadcast_to(np.asarray(mask).astype(bool), shape).sum(axis=_attr_int(op, "axis"))
+        a, b = self._r(sel.operands[1]).whole(), self._r(sel.operands[2]).whole()
+        ends = [t * a.min + (n - t) * b.min for t in (int(counts.min()), int(counts.max()))]
+        tops = [t * a.max + (n - t) * b.max for t in (int(counts.min()), int(counts.max()))]
+        return min(ends), max(tops)
 
     def _tosa_reduce_max(self, op):
         r, v = self._reduced(op)[0], self._held(op)
