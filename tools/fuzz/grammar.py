@@ -1,0 +1,563 @@
+"""The fuzzer's model grammar: a seeded random `nn.Module` as a list of layers, rendered as Python source.
+
+A model is a dict `{"seed": int, "input": [kind, dims...], "layers": [layer, ...]}`, plain JSON:
+
+    input   ["image", C, H, W]   a 1 x C x H x W tensor
+            ["seq", T, F]        a 1 x T x F tensor (T = 1 is one time step)
+            ["tokens", T, V]     1 x T int64 ids below V, read by an nn.Embedding first
+
+A layer is `{"op": name, ...}`; its input channels / features are not stored but read from the shape
+that reaches it, so any sublist of the layers, or the same layers on a smaller input, still renders to
+a valid model: a layer that cannot take the shape in front of it (a kernel larger than the padded
+input, groups that do not divide the channels, ...) is left out of the rendering. That is what lets
+the minimiser drop layers and shrink sizes freely. `residual` holds a body of layers (shape-keeping
+for add / mul, any channels for cat).
+
+`render(model)` gives the source of a file with `class Model`, `def model()` (the seeded module in
+eval mode) and `INPUTS` (the example inputs), which the fuzzer imports by path: compile errors then
+point at its lines, and the same text is the printed reproducer.
+"""
+
+from __future__ import annotations
+
+import random
+
+ACTIVATIONS = ("relu", "relu6", "hardtanh", "sigmoid", "tanh", "hardswish", "gelu", "silu")
+ACT_EXPR = {"relu": "F.relu({})", "relu6": "F.relu6({})", "hardtanh": "F.hardtanh({}, -0.5, 1.5)",
+            "sigmoid": "torch.sigmoid({})", "tanh": "torch.tanh({})", "hardswish": "F.hardswish({})",
+            "gelu": "F.gelu({})", "silu": "F.silu({})"}
+
+
+class Shape:
+    """What flows between layers: kind ("image" C,H,W | "seq" T,F | "vec" F) and its dims."""
+
+    def __init__(self, kind: str, dims: tuple[int, ...]):
+        self.kind, self.dims = kind, tuple(int(d) for d in dims)
+
+    def __repr__(self):
+        return f"{self.kind}{self.dims}"
+
+    def numel(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+
+class _Ctx:
+    def __init__(self):
+        self.init: list[str] = []
+        self.fwd: list[str] = []
+        self.n = 0
+
+    def module(self, expr: str, setup: tuple[str, ...] = ()) -> str:
+        name = f"l{self.n}"
+        self.n += 1
+        self.init.append(f"self.{name} = {expr}")
+        self.init.extend(s.format(m=f"self.{name}") for s in setup)
+        return f"self.{name}"
+
+    def temp(self) -> str:
+        self.n += 1
+        return f"t{self.n}"
+
+
+def _out(n: int) -> int:
+    return max(1, int(n))
+
+
+def _conv_out(size: int, k: int, s: int, p_lo: int, p_hi: int, d: int) -> int:
+    eff = d * (k - 1) + 1
+    if size + p_lo + p_hi < eff:
+        return 0
+    return (size + p_lo + p_hi - eff) // s + 1
+
+
+# --- one function per op: (ctx, layer, shape) -> new shape, or None when it does not apply ---------
+
+def _conv(ctx, L, s: Shape):
+    if s.kind != "image":
+        return None
+    c, h, w = s.dims
+    kh, kw = L["k"] if isinstance(L["k"], list) else (L["k"], L["k"])
+    stride, dil = L.get("stride", 1), L.get("dilation", 1)
+    groups = L.get("groups", 1)
+    if groups == "dw":
+        groups, out = c, c * L.get("mult", 1)
+    else:
+        out = c if L["out"] == "same" else _out(L["out"])
+        if c % groups or out % groups:
+            return None
+    pad = L.get("padding", 0)
+    if pad == "same":
+        if stride != 1:
+            return None
+        ph, pw = (dil * (kh - 1)) // 2, (dil * (kw - 1)) // 2
+        oh, ow = h, w
+        pad_txt = "'same'"
+    else:
+        ph, pw = (pad, pad) if isinstance(pad, int) else pad
+        oh = _conv_out(h, kh, stride, ph, ph, dil)
+        ow = _conv_out(w, kw, stride, pw, pw, dil)
+        pad_txt = repr(pad if isinstance(pad, int) else tuple(pad))
+    if oh < 1 or ow < 1:
+        return None
+    k_txt = kh if kh == kw else (kh, kw)
+    m = ctx.module(f"nn.Conv2d({c}, {out}, {k_txt}, stride={stride}, padding={pad_txt}, dilation={dil}, "
+                   f"groups={groups}, bias={L.get('bias', True)})")
+    ctx.fwd.append(f"x = {m}(x)")
+    return Shape("image", (out, oh, ow))
+
+
+def _padconv(ctx, L, s: Shape):
+    """F.pad (left, right, top, bottom) in front of a conv it folds into: issue 35's forms."""
+    if s.kind != "image":
+        return None
+    c, h, w = s.dims
+    l, r, t, b = L["pad"]
+    h2, w2 = h + t + b, w + l + r
+    form, stride = L["form"], L.get("stride", 1)
+    if form == "1x1":
+        k, groups, out = 1, 1, _out(L["out"])
+    elif form == "3x3":
+        k, groups, out = 3, 1, _out(L["out"])
+    else:   # dw3x3
+        k, groups, out = 3, c, c
+    oh, ow = _conv_out(h2, k, stride, 0, 0, 1), _conv_out(w2, k, stride, 0, 0, 1)
+    if oh < 1 or ow < 1:
+        return None
+    m = ctx.module(f"nn.Conv2d({c}, {out}, {k}, stride={stride}, groups={groups})")
+    ctx.fwd.append(f"x = {m}(F.pad(x, ({l}, {r}, {t}, {b})))")
+    return Shape("image", (out, oh, ow))
+
+
+def _pool(ctx, L, s: Shape):
+    if s.kind != "image":
+        return None
+    c, h, w = s.dims
+    k, stride, pad, ceil = L["k"], L.get("stride") or L["k"], L.get("padding", 0), L.get("ceil", False)
+    if pad * 2 > k or h + 2 * pad < k or w + 2 * pad < k:
+        return None
+
+    def size(n):
+        span = n + 2 * pad - k
+        o = (-(-span // stride) if ceil else span // stride) + 1
+        if ceil and (o - 1) * stride >= n + pad:
+            o -= 1
+        return o
+    if L["kind"] == "max":
+        m = ctx.module(f"nn.MaxPool2d({k}, stride={stride}, padding={pad}, ceil_mode={ceil})")
+    else:
+        m = ctx.module(f"nn.AvgPool2d({k}, stride={stride}, padding={pad}, ceil_mode={ceil}, "
+                       f"count_include_pad={L.get('include_pad', True)})")
+    ctx.fwd.append(f"x = {m}(x)")
+    return Shape("image", (c, size(h), size(w)))
+
+
+def _gap(ctx, L, s: Shape):
+    if s.kind != "image":
+        return None
+    ctx.fwd.append("x = F.adaptive_avg_pool2d(x, 1)")
+    return Shape("image", (s.dims[0], 1, 1))
+
+
+def _act(ctx, L, s: Shape):
+    ctx.fwd.append("x = " + ACT_EXPR[L["fn"]].format("x"))
+    return s
+
+
+def _bn(ctx, L, s: Shape):
+    setup = ("{m}.running_mean.uniform_(-0.5, 0.5)", "{m}.running_var.uniform_(0.5, 2.0)",
+             "{m}.weight.data.uniform_(0.5, 1.5)", "{m}.bias.data.uniform_(-0.3, 0.3)")
+    if s.kind == "image":
+        m = ctx.module(f"nn.BatchNorm2d({s.dims[0]})", setup)
+    elif s.kind == "vec":
+        m = ctx.module(f"nn.BatchNorm1d({s.dims[0]})", setup)
+    else:
+        return None
+    ctx.fwd.append(f"x = {m}(x)")
+    return s
+
+
+def _layernorm(ctx, L, s: Shape):
+    if s.kind == "image":   # over channels, as ConvNeXt does: channels last and back
+        m = ctx.module(f"nn.LayerNorm({s.dims[0]})")
+        ctx.fwd.append(f"x = {m}(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)")
+    else:
+        m = ctx.module(f"nn.LayerNorm({s.dims[-1]})")
+        ctx.fwd.append(f"x = {m}(x)")
+    return s
+
+
+def _softmax(ctx, L, s: Shape):
+    ctx.fwd.append(f"x = torch.softmax(x, dim={1 if s.kind == 'image' else -1})")
+    return s
+
+
+def _residual(ctx, L, s: Shape):
+    """x (join) body(x): add / mul need the body to keep the shape, cat the spatial size."""
+    if s.kind == "vec" and L["join"] == "cat":
+        return None
+    skip = ctx.temp()
+    ctx.fwd.append(f"{skip} = x")
+    t = s
+    for sub in L["body"]:
+        t = apply(ctx, sub, t) or t
+    join = L["join"]
+    if join in ("add", "mul"):
+        if t.kind != s.kind or t.dims != s.dims:
+            return None
+        if join == "add":
+            ctx.fwd.append(f"x = x + {skip}")
+        else:   # a gate, as squeeze-excitation does
+            ctx.fwd.append(f"x = {skip} * torch.sigmoid(x)")
+        return s
+    if t.kind != s.kind or t.dims[1:] != s.dims[1:] or s.kind == "vec":
+        if not (s.kind == "seq" and t.kind == "seq" and t.dims[0] == s.dims[0]):
+            return None
+    dim = 1 if s.kind == "image" else -1
+    ctx.fwd.append(f"x = torch.cat([{skip}, x], dim={dim})")
+    if s.kind == "image":
+        return Shape("image", (s.dims[0] + t.dims[0],) + s.dims[1:])
+    return Shape("seq", (s.dims[0], s.dims[1] + t.dims[1]))
+
+
+def _chunk(ctx, L, s: Shape):
+    if s.kind != "image" or s.dims[0] % 2:
+        return None
+    a, b = ctx.temp(), ctx.temp()
+    ctx.fwd.append(f"{a}, {b} = x.chunk(2, dim=1)")
+    how = L["how"]
+    ctx.fwd.append({"glu": f"x = {a} * torch.sigmoid({b})", "add": f"x = {a} + {b}",
+                    "swap": f"x = torch.cat([{b}, {a}], dim=1)"}[how])
+    c = s.dims[0] if how == "swap" else s.dims[0] // 2
+    return Shape("image", (c,) + s.dims[1:])
+
+
+def _slice(ctx, L, s: Shape):
+    if s.kind != "image":
+        return None
+    c, h, w = s.dims
+    c0 = min(L.get("c0", 0), c - 1)
+    sh, sw = L.get("sh", 1), L.get("sw", 1)
+    h0 = min(L.get("h0", 0), h - 1)
+    ctx.fwd.append(f"x = x[:, {c0}:, {h0}::{sh}, ::{sw}]")
+    return Shape("image", (c - c0, -(-(h - h0) // sh), -(-w // sw)))
+
+
+def _interp(ctx, L, s: Shape):
+    if s.kind != "image":
+        return None
+    c, h, w = s.dims
+    mode = L["mode"]
+    if "size" in L:
+        oh, ow = L["size"]
+        arg = f"size=({oh}, {ow})"
+    else:
+        f = L["scale"]
+        oh, ow = h * f, w * f
+        arg = f"scale_factor={f}"
+    if mode == "bilinear":
+        arg += f", align_corners={L.get('align', False)}"
+    ctx.fwd.append(f"x = F.interpolate(x, {arg}, mode='{mode}')")
+    return Shape("image", (c, oh, ow))
+
+
+def _permute(ctx, L, s: Shape):
+    if s.kind == "image":
+        c, h, w = s.dims
+        ctx.fwd.append("x = x.permute(0, 1, 3, 2)")
+        return Shape("image", (c, w, h))
+    if s.kind == "seq":
+        t, f = s.dims
+        ctx.fwd.append("x = x.transpose(1, 2)")
+        return Shape("seq", (f, t))
+    return None
+
+
+def _reshape(ctx, L, s: Shape):
+    """Channels folded into rows (image), or an image read as a sequence of pixels / rows."""
+    if s.kind == "image":
+        c, h, w = s.dims
+        to = L["to"]
+        if to == "fold" and c % 2 == 0:
+            ctx.fwd.append(f"x = x.reshape(1, {c // 2}, {h * 2}, {w})")
+            return Shape("image", (c // 2, h * 2, w))
+        if to == "tokens":
+            ctx.fwd.append("x = x.flatten(2).transpose(1, 2)")
+            return Shape("seq", (h * w, c))
+        if to == "rows":
+            ctx.fwd.append(f"x = x.permute(0, 2, 1, 3).reshape(1, {h}, {c * w})")
+            return Shape("seq", (h, c * w))
+        if to == "flatten" and c * h * w <= 512:
+            ctx.fwd.append("x = x.flatten(1)")
+            return Shape("vec", (c * h * w,))
+        return None
+    if s.kind == "seq":
+        t, f = s.dims
+        if L["to"] == "image":   # features as channels, time as width: a conv1d view
+            ctx.fwd.append(f"x = x.transpose(1, 2).reshape(1, {f}, 1, {t})")
+            return Shape("image", (f, 1, t))
+        if L["to"] == "flatten" and t * f <= 512:
+            ctx.fwd.append("x = x.flatten(1)")
+            return Shape("vec", (t * f,))
+        return None
+    if s.kind == "vec" and L["to"] == "image" and s.dims[0] % 4 == 0:
+        ctx.fwd.append(f"x = x.reshape(1, {s.dims[0] // 4}, 2, 2)")
+        return Shape("image", (s.dims[0] // 4, 2, 2))
+    return None
+
+
+def _reduce(ctx, L, s: Shape):
+    fn = L["fn"]
+    call = {"mean": "x.mean({d}, keepdim={k})", "sum": "x.sum({d}, keepdim={k})",
+            "amax": "x.amax({d}, keepdim={k})"}[fn]
+    keep = L.get("keepdim", True)
+    if s.kind == "image":
+        dims = {"c": (1,), "hw": (2, 3), "w": (3,)}[L["over"]]
+        d = dims[0] if len(dims) == 1 else dims
+        ctx.fwd.append("x = " + call.format(d=d, k=keep))
+        c, h, w = s.dims
+        if keep:
+            return Shape("image", (1 if 1 in dims else c, 1 if 2 in dims else h, 1 if 3 in dims else w))
+        if dims == (2, 3):
+            return Shape("vec", (c,))
+        ctx.fwd[-1] = "x = " + call.format(d=d, k=True)
+        return Shape("image", (1 if 1 in dims else c, h, 1 if 3 in dims else w))
+    if s.kind == "seq":
+        if L["over"] == "c":   # over time
+            ctx.fwd.append("x = " + call.format(d=1, k=False))
+            return Shape("vec", (s.dims[1],))
+        ctx.fwd.append("x = " + call.format(d=-1, k=True))
+        return Shape("seq", (s.dims[0], 1))
+    return None
+
+
+def _linear(ctx, L, s: Shape):
+    if s.kind == "image":
+        return None
+    out = s.dims[-1] if L["out"] == "same" else _out(L["out"])
+    m = ctx.module(f"nn.Linear({s.dims[-1]}, {out}, bias={L.get('bias', True)})")
+    ctx.fwd.append(f"x = {m}(x)")
+    return Shape(s.kind, s.dims[:-1] + (out,))
+
+
+def _conv1d(ctx, L, s: Shape):
+    if s.kind != "seq":
+        return None
+    t, f = s.dims
+    k, stride, pad = L["k"], L.get("stride", 1), L.get("padding", 0)
+    groups = f if L.get("dw") else 1
+    out = f if L.get("dw") else _out(L["out"])
+    o = _conv_out(t, k, stride, pad, pad, 1)
+    if o < 1:
+        return None
+    m = ctx.module(f"nn.Conv1d({f}, {out}, {k}, stride={stride}, padding={pad}, groups={groups})")
+    ctx.fwd.append(f"x = {m}(x.transpose(1, 2)).transpose(1, 2)")
+    return Shape("seq", (o, out))
+
+
+def _attention(ctx, L, s: Shape):
+    if s.kind != "seq":
+        return None
+    t, f = s.dims
+    heads = L.get("heads", 1)
+    if f % heads:
+        return None
+    if L.get("impl") == "mha":
+        m = ctx.module(f"nn.MultiheadAttention({f}, {heads}, batch_first=True)")
+        ctx.fwd.append(f"x = {m}(x, x, x, need_weights=False)[0]")
+        return s
+    q, k, v = (ctx.module(f"nn.Linear({f}, {f})") for _ in range(3))
+    a = ctx.temp()
+    ctx.fwd.append(f"{a} = torch.softmax({q}(x) @ {k}(x).transpose(1, 2) * {1.0 / f ** 0.5:.4f}, dim=-1)")
+    ctx.fwd.append(f"x = {a} @ {v}(x)")
+    return s
+
+
+def _rnn(ctx, L, s: Shape):
+    if s.kind != "seq":
+        return None
+    cls = {"lstm": "nn.LSTM", "gru": "nn.GRU"}[L["cell"]]
+    hidden = _out(L["hidden"])
+    m = ctx.module(f"{cls}({s.dims[1]}, {hidden}, {L.get('layers', 1)}, batch_first=True)")
+    ctx.fwd.append(f"x = {m}(x)[0]")
+    return Shape("seq", (s.dims[0], hidden))
+
+
+OPS = {"conv": _conv, "padconv": _padconv, "pool": _pool, "gap": _gap, "act": _act, "bn": _bn,
+       "layernorm": _layernorm, "softmax": _softmax, "residual": _residual, "chunk": _chunk,
+       "slice": _slice, "interp": _interp, "permute": _permute, "reshape": _reshape, "reduce": _reduce,
+       "linear": _linear, "conv1d": _conv1d, "attention": _attention, "rnn": _rnn}
+
+
+def apply(ctx: _Ctx, layer: dict, shape: Shape) -> Shape | None:
+    """Renders one layer onto ctx, or nothing (ctx unchanged) when it does not take `shape`."""
+    if shape.numel() > 4096:
+        return None
+    saved = (list(ctx.init), list(ctx.fwd), ctx.n)
+    new = OPS[layer["op"]](ctx, layer, shape)
+    if new is None or min(new.dims) < 1 or new.numel() > 4096:
+        ctx.init, ctx.fwd, ctx.n = saved
+        return None
+    return new
+
+
+def input_shape(model: dict) -> tuple[Shape, str, str]:
+    """The first shape, the example-input expression and the first forward line."""
+    kind, *dims = model["input"]
+    if kind == "image":
+        c, h, w = dims
+        return Shape("image", (c, h, w)), f"(torch.randn(1, {c}, {h}, {w}),)", ""
+    if kind == "seq":
+        t, f = dims
+        return Shape("seq", (t, f)), f"(torch.randn(1, {t}, {f}),)", ""
+    t, v = dims
+    return Shape("seq", (t, 8)), f"(torch.randint(0, {v}, (1, {t})),)", f"nn.Embedding({v}, 8)"
+
+
+def render(model: dict) -> tuple[str, list[int]]:
+    """(Python source of the model file, indices of the layers that took part)."""
+    ctx = _Ctx()
+    shape, inputs, embed = input_shape(model)
+    if embed:
+        m = ctx.module(embed)
+        ctx.fwd.append(f"x = {m}(x)")
+    used = []
+    for i, layer in enumerate(model["layers"]):
+        new = apply(ctx, layer, shape)
+        if new is not None:
+            shape = new
+            used.append(i)
+    init = "\n".join("        " + ln for ln in ctx.init) or "        pass"
+    fwd = "\n".join("        " + ln for ln in ctx.fwd)
+    source = f'''import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+{init}
+
+    def forward(self, x):
+{fwd}
+        return x
+
+
+def model():
+    torch.manual_seed({model["seed"]})
+    return Model().eval()
+
+
+def inputs(seed=0):
+    torch.manual_seed(seed)
+    return {inputs}
+'''
+    return source, used
+
+
+# --- random generation ------------------------------------------------------------------------
+
+def _layer(rng: random.Random, kind: str, depth: int = 0) -> dict:
+    ch = lambda: rng.choice([1, 2, 3, 4, 6, 8, 12, 16])  # noqa: E731
+    if kind == "image":
+        op = rng.choices(["conv", "padconv", "pool", "gap", "act", "bn", "layernorm", "softmax", "residual",
+                          "chunk", "slice", "interp", "permute", "reshape", "reduce"],
+                         [10, 4, 4, 1, 6, 2, 1, 1, 4 if depth == 0 else 0, 2, 2, 2, 1, 2, 2])[0]
+    elif kind == "seq":
+        op = rng.choices(["linear", "act", "layernorm", "softmax", "residual", "attention", "rnn", "conv1d",
+                          "permute", "reshape", "reduce"], [6, 4, 2, 1, 3 if depth == 0 else 0, 2, 3, 2, 1, 1, 2])[0]
+    else:
+        op = rng.choices(["linear", "act", "bn", "softmax", "reshape"], [6, 3, 1, 1, 1])[0]
+    if op == "conv":
+        k = rng.choice([1, 1, 3, 3, 3, 5, 7, [1, 3], [3, 1], [1, 5], [5, 1], [2, 2]])
+        groups = rng.choice([1, 1, 1, "dw", "dw", 2, 4])
+        return {"op": op, "out": ch(), "k": k, "stride": rng.choice([1, 1, 1, 2, 3]),
+                "dilation": rng.choice([1, 1, 1, 2]), "groups": groups, "mult": rng.choice([1, 1, 2]),
+                "padding": rng.choice([0, 0, 1, 1, 2, "same", [0, 1], [1, 0], [2, 1]]), "bias": rng.random() < 0.8}
+    if op == "padconv":
+        pads = [rng.choice([0, 0, 1, 2]) for _ in range(4)]
+        if rng.random() < 0.6:   # the forms of issue 35: more at the bottom / right
+            pads[0] = pads[2] = 0
+            pads[rng.choice([1, 3])] = rng.choice([1, 2])
+        return {"op": op, "pad": pads, "form": rng.choice(["1x1", "1x1", "dw3x3", "dw3x3", "3x3"]),
+                "out": ch(), "stride": rng.choice([1, 1, 2])}
+    if op == "pool":
+        k = rng.choice([2, 2, 3, 3, 5])
+        return {"op": op, "kind": rng.choice(["max", "avg"]), "k": k, "stride": rng.choice([None, 1, 2, 3]),
+                "padding": rng.choice([0, 0, 1]), "ceil": rng.random() < 0.4, "include_pad": rng.random() < 0.5}
+    if op == "act":
+        return {"op": op, "fn": rng.choice(ACTIVATIONS)}
+    if op == "residual":
+        join = rng.choice(["add", "add", "mul", "cat"])
+        if kind == "image":
+            body = [{"op": "conv", "out": ch(), "k": rng.choice([1, 3]), "padding": "same",
+                     "groups": rng.choice([1, "dw"])}]
+            if join != "cat":
+                body[0]["out"] = "same"
+        else:
+            body = [{"op": "linear", "out": "same" if join != "cat" else ch()}]
+        if rng.random() < 0.6:
+            body.append(rng.choice([{"op": "act", "fn": rng.choice(ACTIVATIONS)}, {"op": "bn"}, {"op": "layernorm"}]))
+        return {"op": op, "join": join, "body": body}
+    if op == "chunk":
+        return {"op": op, "how": rng.choice(["glu", "add", "swap"])}
+    if op == "slice":
+        return {"op": op, "c0": rng.choice([0, 0, 1]), "h0": rng.choice([0, 1]), "sh": rng.choice([1, 2, 3]),
+                "sw": rng.choice([1, 2])}
+    if op == "interp":
+        mode = rng.choice(["nearest", "bilinear"])
+        if rng.random() < 0.3:
+            return {"op": op, "mode": mode, "size": [rng.choice([2, 5, 8]), rng.choice([3, 6, 8])],
+                    "align": rng.random() < 0.5}
+        return {"op": op, "mode": mode, "scale": 2, "align": rng.random() < 0.5}
+    if op == "reshape":
+        if kind == "image":
+            return {"op": op, "to": rng.choice(["fold", "tokens", "rows", "flatten"])}
+        if kind == "seq":
+            return {"op": op, "to": rng.choice(["image", "flatten"])}
+        return {"op": op, "to": "image"}
+    if op == "reduce":
+        return {"op": op, "fn": rng.choice(["mean", "mean", "sum", "amax"]), "over": rng.choice(["c", "hw", "w"]),
+                "keepdim": rng.random() < 0.6}
+    if op == "linear":
+        return {"op": op, "out": rng.choice([1, 4, 8, 10, 16, 24]), "bias": rng.random() < 0.85}
+    if op == "conv1d":
+        return {"op": op, "k": rng.choice([1, 3, 5]), "stride": rng.choice([1, 1, 2]), "padding": rng.choice([0, 1, 2]),
+                "dw": rng.random() < 0.3, "out": ch()}
+    if op == "attention":
+        return {"op": op, "impl": rng.choice(["mha", "manual"]), "heads": rng.choice([1, 2])}
+    if op == "rnn":
+        return {"op": op, "cell": rng.choice(["lstm", "lstm", "gru"]), "hidden": rng.choice([4, 8, 12, 16]),
+                "layers": rng.choice([1, 1, 2])}
+    return {"op": op}
+
+
+def generate(seed: int) -> dict:
+    """A random model from `seed` (the same seed, the same model)."""
+    rng = random.Random(seed)
+    start = rng.choices(["image", "seq", "tokens"], [6, 3, 1])[0]
+    if start == "image":
+        c = rng.choice([1, 2, 3, 4, 8])
+        h = rng.choice([1, 2, 5, 7, 8, 9, 12, 16])
+        w = rng.choice([1, 3, 6, 8, 11, 16])
+        model_input = ["image", c, h, w]
+    elif start == "seq":
+        model_input = ["seq", rng.choice([1, 1, 2, 5, 8, 12]), rng.choice([3, 4, 8, 10, 16])]
+    else:
+        model_input = ["tokens", rng.choice([1, 4, 8]), rng.choice([10, 50])]
+    model = {"seed": seed, "input": model_input, "layers": []}
+    shape = input_shape(model)[0]
+    n = rng.choice([2, 3, 4, 5, 6, 8])
+    tries = 0
+    while len(model["layers"]) < n and tries < 60:
+        tries += 1
+        layer = _layer(rng, shape.kind)
+        ctx = _Ctx()
+        new = apply(ctx, layer, shape)
+        if new is not None:
+            model["layers"].append(layer)
+            shape = new
+    return model
