@@ -412,29 +412,42 @@ def table(rows: list[dict], configs: list[tuple[str, str]]) -> str:
 
 def fuzz(seed: int, count: int, modes: list[str], backends: list[str], jobs: int = 2, sanitize: bool = False,
          sanitize_every: int = 4, suspect_db: float = 8.0, minimise_budget: int = 40, workdir: str | None = None,
-         replay: int | None = None, log=print) -> dict:
-    """Runs the fuzzer; returns everything the JSON holds."""
+         replay: int | None = None, log=print, time_limit: float | None = None,
+         model_seeds: list[int] | None = None, rotate_modes: bool = False) -> dict:
+    """Runs the fuzzer; returns everything the JSON holds. `rotate_modes`: each model runs the first
+    mode and one other, in turn (a cheaper sweep: every mode, a share of the models)."""
     import tempfile
     workdir = workdir or tempfile.mkdtemp(prefix="mcu-fuzz-")
     configs = [(m, b) for m in modes for b in backends]
-    seeds = [replay] if replay is not None else [model_seed(seed, i) for i in range(count)]
+    if model_seeds is not None:
+        seeds = list(model_seeds)
+    else:
+        seeds = [replay] if replay is not None else [model_seed(seed, i) for i in range(count)]
     pool = Pool(jobs, workdir)
     graphs, rows = [], []
     t0 = time.perf_counter()
+    run_seconds = 0.0
     try:
         for n, s in enumerate(seeds):
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                log(f"time limit of {time_limit:.0f} s reached after {n} models")
+                break
             spec = grammar.generate(s)
             san = sanitize and (n % max(1, sanitize_every) == 0)
-            results = pool.map([(spec, m, b, san, suspect_db) for m, b in configs])
+            mine = configs
+            if rotate_modes and len(modes) > 2:
+                other = modes[1 + n % (len(modes) - 1)]
+                mine = [(m, b) for m, b in configs if m in (modes[0], other)]
+            results = pool.map([(spec, m, b, san, suspect_db) for m, b in mine])
             for r in results:
                 r["model_seed"] = s
                 r["sanitized"] = san
             rows.extend(results)
-            graphs.append({"model_seed": s, "spec": spec, "ops": sorted({grammar_op(x) for x in spec["layers"]})})
+            graphs.append({"model_seed": s, "spec": spec, "forms": sorted(grammar.forms(spec))})
+            run_seconds = time.perf_counter() - t0
             summary = " ".join(f"{r['mode']}/{r['backend']}:{r['class']}" for r in results if r["class"] != "exact")
             log(f"[{n + 1}/{len(seeds)}] model {s} ({len(spec['layers'])} layers) {time.perf_counter() - t0:.0f} s "
                 f"{summary or 'all exact'}")
-        run_seconds = time.perf_counter() - t0
         failures, seen = [], set()
         for r in rows:
             if r["class"] not in FAILURES:
@@ -460,15 +473,11 @@ def fuzz(seed: int, count: int, modes: list[str], backends: list[str], jobs: int
     for r in rows:
         if r["class"] == "refusal":
             refusal_kinds[r.get("kind", "")] = refusal_kinds.get(r.get("kind", ""), 0) + 1
-    return {"seed": seed, "count": len(seeds), "modes": modes, "backends": backends, "jobs": jobs,
+    return {"seed": seed, "count": len(graphs), "modes": modes, "backends": backends, "jobs": jobs,
             "sanitize": sanitize, "sanitize_every": sanitize_every, "suspect_db": suspect_db,
-            "run_seconds": round(run_seconds, 1), "seconds_per_model": round(run_seconds / max(1, len(seeds)), 2),
+            "run_seconds": round(run_seconds, 1), "seconds_per_model": round(run_seconds / max(1, len(graphs)), 2),
             "table": table(rows, configs), "refusal_kinds": dict(sorted(refusal_kinds.items(), key=lambda kv: -kv[1])),
             "failures": failures, "runs": rows, "models": graphs}
-
-
-def grammar_op(layer: dict) -> str:
-    return layer["op"] + ("" if "body" not in layer else "(" + ",".join(x["op"] for x in layer["body"]) + ")")
 
 
 def main(argv=None) -> int:
@@ -478,11 +487,15 @@ def main(argv=None) -> int:
     p.add_argument("--replay", type=int, default=None, help="run only this model seed (from a JSON or a log)")
     p.add_argument("--modes", default=",".join(MODES))
     p.add_argument("--backends", default=None, help="default: portable, and cmsis-nn when CMSIS_NN_PATH is set")
+    p.add_argument("--rotate-modes", action="store_true",
+                   help="each model in the first mode and one other in turn, not in every mode")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--sanitize", action="store_true", help="build the C of a sample of models with ASan / UBSan")
     p.add_argument("--sanitize-every", type=int, default=4, help="with --sanitize: every N-th model (default 4)")
     p.add_argument("--suspect-db", type=float, default=8.0, help="SQNR against float under which a run is 'suspect'")
     p.add_argument("--minimise-budget", type=int, default=40, help="most candidate models tried per failure")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="seconds after which no new model starts (the failures are still minimised)")
     p.add_argument("--workdir", default=None)
     p.add_argument("--json", default=None)
     args = p.parse_args(argv)
@@ -495,11 +508,12 @@ def main(argv=None) -> int:
         return 1
     result = fuzz(args.seed, args.count, modes, backends, args.jobs, args.sanitize, args.sanitize_every,
                   args.suspect_db, args.minimise_budget, args.workdir, args.replay,
-                  log=lambda s: print(s, flush=True))
+                  log=lambda s: print(s, flush=True), time_limit=args.time_limit,
+                  rotate_modes=args.rotate_modes)
     print()
     print(result["table"])
     print(f"\n{result['count']} models in {result['run_seconds']} s ({result['seconds_per_model']} s per model, "
-          f"{len(modes) * len(backends)} compiles and runs each, {args.jobs} jobs); "
+          f"{len(result['runs']) / max(1, result['count']):.0f} compiles and runs each, {args.jobs} jobs); "
           f"{len(result['failures'])} distinct failures")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
