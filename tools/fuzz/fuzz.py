@@ -143,7 +143,8 @@ def run_one(spec: dict, mode: str, backend: str, sanitize: bool = False, suspect
     module, path, used = _load(spec)
     model = module.model()
     example = module.inputs(0)
-    test_input = module.inputs(spec["seed"] % 1000 + 1)
+    scale = spec.get("input_scale", 1.0)     # > 1: past the calibrated range, the saturating paths
+    test_input = tuple(t * scale if t.is_floating_point() else t for t in module.inputs(_test_seed(spec)))
     out = _WORKER["dir"] / backend     # one folder per backend: the C builds incrementally
     options = dict(MODES[mode], target="host", backend=backend, calibration=CALIBRATION, output_dir=str(out),
                    cmsis_nn_path=os.environ.get("CMSIS_NN_PATH"))
@@ -205,6 +206,10 @@ def run_one(spec: dict, mode: str, backend: str, sanitize: bool = False, suspect
     suspect = collapsed or sqnr < suspect_db
     return done(**{"class": "exact", "sqnr_db": None if math.isinf(sqnr) else round(sqnr, 1),
                    "collapsed": collapsed, "suspect": suspect})
+
+
+def _test_seed(spec: dict) -> int:
+    return spec["seed"] % 1000 + 1
 
 
 def _first_line(text: str) -> str:
@@ -375,10 +380,13 @@ def reproducer(spec: dict, row: dict) -> str:
     source, _ = grammar.render(spec)
     shape = _input_shape_arg(spec)
     backend = row["backend"]
+    scaled = f" * {spec['input_scale']}" if spec.get("input_scale", 1) != 1 else ""
     header = (f"# fuzz: {row['class']} ({row.get('kind', '')}) in mode {row['mode']}, backend {backend}\n"
               f"# {row.get('message', '')[:300]}\n"
               f"# mcu-compile repro.py:model --input-shape {shape} --target host --backend {backend} "
               f"{MODE_FLAGS[row['mode']]} --calibration {CALIBRATION} -o out\n"
+              f"# test input: inputs({_test_seed(spec)}){scaled}; calibration: inputs(0) and 15 torch.randn draws "
+              f"(mcu_mlir.compile(model(), inputs(0), calibration={CALIBRATION}, ...))\n"
               f"# mcu-run out --inputs in.npz --outputs c.npz [--sanitize]; "
               f"mcu-run out --inputs in.npz --outputs ref.npz --reference\n")
     return header + source
@@ -413,7 +421,7 @@ def table(rows: list[dict], configs: list[tuple[str, str]]) -> str:
 def fuzz(seed: int, count: int, modes: list[str], backends: list[str], jobs: int = 2, sanitize: bool = False,
          sanitize_every: int = 4, suspect_db: float = 8.0, minimise_budget: int = 40, workdir: str | None = None,
          replay: int | None = None, log=print, time_limit: float | None = None,
-         model_seeds: list[int] | None = None, rotate_modes: bool = False) -> dict:
+         model_seeds: list[int] | None = None, rotate_modes: bool = False, wide_inputs: bool = False) -> dict:
     """Runs the fuzzer; returns everything the JSON holds. `rotate_modes`: each model runs the first
     mode and one other, in turn (a cheaper sweep: every mode, a share of the models)."""
     import tempfile
@@ -433,6 +441,8 @@ def fuzz(seed: int, count: int, modes: list[str], backends: list[str], jobs: int
                 log(f"time limit of {time_limit:.0f} s reached after {n} models")
                 break
             spec = grammar.generate(s)
+            if wide_inputs and n % 2 == 1:
+                spec["input_scale"] = 3.0
             san = sanitize and (n % max(1, sanitize_every) == 0)
             mine = configs
             if rotate_modes and len(modes) > 2:
@@ -473,7 +483,8 @@ def fuzz(seed: int, count: int, modes: list[str], backends: list[str], jobs: int
     for r in rows:
         if r["class"] == "refusal":
             refusal_kinds[r.get("kind", "")] = refusal_kinds.get(r.get("kind", ""), 0) + 1
-    return {"seed": seed, "count": len(graphs), "modes": modes, "backends": backends, "jobs": jobs,
+    return {"seed": seed, "count": len(graphs), "wide_inputs": wide_inputs, "modes": modes, "backends": backends,
+            "jobs": jobs,
             "sanitize": sanitize, "sanitize_every": sanitize_every, "suspect_db": suspect_db,
             "run_seconds": round(run_seconds, 1), "seconds_per_model": round(run_seconds / max(1, len(graphs)), 2),
             "table": table(rows, configs), "refusal_kinds": dict(sorted(refusal_kinds.items(), key=lambda kv: -kv[1])),
@@ -489,6 +500,8 @@ def main(argv=None) -> int:
     p.add_argument("--backends", default=None, help="default: portable, and cmsis-nn when CMSIS_NN_PATH is set")
     p.add_argument("--rotate-modes", action="store_true",
                    help="each model in the first mode and one other in turn, not in every mode")
+    p.add_argument("--wide-inputs", action="store_true",
+                   help="every other model's test input 3x the calibration data's spread (saturation)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--sanitize", action="store_true", help="build the C of a sample of models with ASan / UBSan")
     p.add_argument("--sanitize-every", type=int, default=4, help="with --sanitize: every N-th model (default 4)")
@@ -509,7 +522,7 @@ def main(argv=None) -> int:
     result = fuzz(args.seed, args.count, modes, backends, args.jobs, args.sanitize, args.sanitize_every,
                   args.suspect_db, args.minimise_budget, args.workdir, args.replay,
                   log=lambda s: print(s, flush=True), time_limit=args.time_limit,
-                  rotate_modes=args.rotate_modes)
+                  rotate_modes=args.rotate_modes, wide_inputs=args.wide_inputs)
     print()
     print(result["table"])
     print(f"\n{result['count']} models in {result['run_seconds']} s ({result['seconds_per_model']} s per model, "
