@@ -290,7 +290,11 @@ class Pool:
 
 
 def _signature(row: dict) -> tuple:
-    return (row["class"], row["mode"], row["backend"], row.get("kind", ""))
+    """What one minimisation stands for: a crash, sanitizer report or unlocated refusal of one kind
+    (an exception at one place) in any configuration; a wrong answer or UNPREDICTABLE graph per backend."""
+    if row["class"] in ("wrong", "unpredictable"):
+        return (row["class"], row["backend"], row.get("kind", ""))
+    return (row["class"], row.get("kind", ""))
 
 
 def _same_failure(row: dict, want: dict) -> bool:
@@ -472,10 +476,13 @@ def fuzz(seed: int, count: int, modes: list[str], backends: list[str], jobs: int
             entry = {"class": r["class"], "mode": r["mode"], "backend": r["backend"], "kind": r.get("kind"),
                      "model_seed": r["model_seed"], "message": small_row.get("message", r.get("message")),
                      "same_kind_runs": sum(1 for x in rows if _signature(x) == sig),
+                     "configurations": sorted({f"{x['mode']}/{x['backend']}" for x in rows if _signature(x) == sig}),
+                     "models": sorted({x["model_seed"] for x in rows if _signature(x) == sig}),
                      "minimised": small, "minimise_tries": tries,
                      "minimise_seconds": round(time.perf_counter() - t1, 1), "reproducer": reproducer(small, small_row)}
             failures.append(entry)
-            log(f"\n=== {r['class']} in {r['mode']} / {r['backend']} ({entry['same_kind_runs']} runs), first model "
+            log(f"\n=== {r['class']} in {r['mode']} / {r['backend']} ({entry['same_kind_runs']} runs of this kind in "
+                f"{len(entry['models'])} models, {len(entry['configurations'])} configurations), first model "
                 f"{r['model_seed']}, minimised in {tries} tries:\n{entry['reproducer']}")
     finally:
         pool.close()
