@@ -20,6 +20,7 @@ backend, its C run on the host (`mcu-run`) and its integer TOSA in tosa_referenc
     wrong          the C's integers differ from the reference model's: a silent wrong answer
     unpredictable  tosa_reference_model fails on our TOSA (UNPREDICTABLE, a REQUIRE, an invalid graph)
     sanitizer      ASan / UBSan reported an error in the C (`--sanitize`: every `--sanitize-every`-th model)
+    timeout        the compile took over COMPILE_TIMEOUT seconds
 
 and, apart from the class, `suspect` when the exact C's output is collapsed (every value the same
 where float's are not) or under `--suspect-db` of SQNR against the float model: a hint, not a verdict.
@@ -56,7 +57,13 @@ MODES = {
 MODE_FLAGS = {"int8": "--quantize int8", "int16": "--quantize int16",
               "int16-auto": "--quantize int8 --int16-layers auto", "memory": "--quantize int8 --prefer memory"}
 BACKENDS = ("portable", "cmsis-nn")
-CLASSES = ("exact", "refusal", "refusal-noloc", "crash", "wrong", "unpredictable", "sanitizer")
+CLASSES = ("exact", "refusal", "refusal-noloc", "crash", "wrong", "unpredictable", "sanitizer", "timeout")
+# A compile that takes longer is a 'timeout' (reported, not minimised: each try would take as long).
+COMPILE_TIMEOUT = 300
+
+
+class CompileTimeout(Exception):
+    pass
 FAILURES = ("wrong", "crash", "unpredictable", "sanitizer", "refusal-noloc")
 CALIBRATION = 16
 SEED_STRIDE = 1_000_003
@@ -156,14 +163,24 @@ def run_one(spec: dict, mode: str, backend: str, sanitize: bool = False, suspect
         return row
     for stale in ("model.c", "model.tosa.mlir", "report.json"):
         (out / stale).unlink(missing_ok=True)
+    import signal
+
+    def too_long(signum, frame):
+        raise CompileTimeout(f"the compile took over {COMPILE_TIMEOUT} s")
+    signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(COMPILE_TIMEOUT)
     try:
         mcu_mlir.compile(model, example, **options)
+    except CompileTimeout as exc:
+        return done(**{"class": "timeout", "message": str(exc), "kind": "compile timeout"})
     except UserError as err:
         located = _located(err, path)
         return done(**{"class": "refusal" if located else "refusal-noloc",
                        "message": _short(err.format(path.name)), "kind": _refusal_kind(err)})
     except Exception as exc:  # a compiler bug, as mcu-compile's exit 2
         return done(**_crash(exc))
+    finally:
+        signal.alarm(0)
     x = [t.numpy() for t in test_input]
     try:
         c = target_run.run(out, x, target="host", cmsis_nn_path=os.environ.get("CMSIS_NN_PATH"), timeout=60,

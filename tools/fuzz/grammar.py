@@ -28,6 +28,11 @@ ACT_EXPR = {"relu": "F.relu({})", "relu6": "F.relu6({})", "hardtanh": "F.hardtan
             "gelu": "F.gelu({})", "silu": "F.silu({})"}
 
 
+# The longest sequence a recurrent layer takes: each step is its own kernel call in the C, and an image
+# read as 1,024 tokens in front of three LSTM layers kept the compiler busy for over 10 minutes.
+MAX_STEPS = 32
+
+
 class Shape:
     """What flows between layers: kind ("image" C,H,W | "seq" T,F | "vec" F) and its dims."""
 
@@ -376,7 +381,7 @@ def _attention(ctx, L, s: Shape):
 
 
 def _rnn(ctx, L, s: Shape):
-    if s.kind != "seq":
+    if s.kind != "seq" or s.dims[0] > MAX_STEPS:
         return None
     cls = {"lstm": "nn.LSTM", "gru": "nn.GRU"}[L["cell"]]
     hidden = _out(L["hidden"])
