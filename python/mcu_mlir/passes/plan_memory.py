@@ -278,6 +278,10 @@ class PlanMemory(ModulePass):
                 can_alias = False  # a group's output or in-place result starts at its base
             if can_alias and out_index is not None and (g["input"] is not None or g["output"] is not None):
                 can_alias = False
+            if can_alias and out_index is not None and value_bytes(g["values"][0]) > value_bytes(v):
+                # The caller's output buffer holds v only, not the larger tensor v was sliced from
+                # (an add of a conv's two halves in place: the conv would write past the output).
+                can_alias = False
             if can_alias and out_index is None and g["output"] is not None and not is_reshape:
                 can_alias = False
             if can_alias:
