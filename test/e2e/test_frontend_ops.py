@@ -155,9 +155,11 @@ class CeilPools(nn.Module):
         self.b = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)
         self.c = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
         self.m = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+        # padding counted and a last window that would start in the right padding (dropped)
+        self.d = nn.AvgPool2d(2, stride=2, padding=1, ceil_mode=True, count_include_pad=True)
 
     def forward(self, x):
-        return self.a(x), self.b(x), self.c(x), self.m(x)
+        return self.a(x), self.b(x), self.c(x), self.m(x), self.d(x)
 
 
 class CopyPads(nn.Module):

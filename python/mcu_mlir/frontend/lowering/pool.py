@@ -49,16 +49,17 @@ def _eager_max_pool(self, node, ins):
     return DQ(Q(self.w.reshape(y, shape_of(node)), q.scale, q.zp))
 
 
-def _window_pads(self, nhwc, k, stride, pad, ceil: bool):
+def _window_pads(self, nhwc, k, stride, pad, ceil: bool, padded=(0, 0)):
     """TOSA pads and output size of a PyTorch pooling window (floor or ceil_mode): the bottom / right
     pad that gives exactly PyTorch's output count (rows it never reads are sliced off). A ceil_mode
-    window hanging past the input reads TOSA padding, which no pool counts or selects."""
+    window hanging past the input reads TOSA padding, which no pool counts or selects. `padded`:
+    PyTorch's padding per side already in `nhwc` (an average pool counting it pads explicitly)."""
     pads = [pad[0], pad[0], pad[1], pad[1]]
     out_hw = []
     for i, size in enumerate(nhwc.shape[1:3]):
         span = size + 2 * pad[i] - k[i]
         o = (-(-span // stride[i]) if ceil else span // stride[i]) + 1
-        if ceil and (o - 1) * stride[i] >= size + pad[i]:
+        if ceil and (o - 1) * stride[i] >= size + pad[i] - padded[i]:
             o -= 1   # PyTorch: the last window starts inside the input or the left padding
         need = (o - 1) * stride[i] + k[i] - size - pad[i]   # bottom/right pad giving exactly o outputs
         if need < 0:
@@ -121,18 +122,19 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     else:
         x = q.v
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
+    padded = (0, 0)
     if explicit_pad:
         # PyTorch counts the zero padding in the average (TOSA does not): pad with the zero point.
         n, h, w, c = nhwc.shape
         amounts = self.w.shape_const([0, 0, pad[0], pad[0], pad[1], pad[1], 0, 0])
         nhwc = self.w.op("tosa.pad", [nhwc, (amounts, "!tosa.shape<8>"), self.w.zp(q.zp, q.elem)],
                          (n, h + 2 * pad[0], w + 2 * pad[1], c), q.elem)
-        pad = (0, 0)
+        pad, padded = (0, 0), pad
     n, h, w, c = nhwc.shape
     if ceil:
         # PyTorch divides a ceil_mode window hanging past the (padded) input by the elements it
         # covers there; TOSA leaves its padding out of the count: the same divisor.
-        pads, nhwc, (oh, ow) = _window_pads(self, nhwc, k, stride, pad, True)
+        pads, nhwc, (oh, ow) = _window_pads(self, nhwc, k, stride, pad, True, padded)
     else:
         oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
         ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
