@@ -162,6 +162,18 @@ class CeilPools(nn.Module):
         return self.a(x), self.b(x), self.c(x), self.m(x), self.d(x)
 
 
+class PaddingOnlyWindows(nn.Module):
+    """Strided convs whose windows read only the leading padding of a 1-pixel input (the output is
+    the bias): the grouped 1x1 and a (3, 1) kernel."""
+    def __init__(self):
+        super().__init__()
+        self.grouped = nn.Conv2d(4, 12, 1, stride=3, padding=1, groups=4)
+        self.tall = nn.Conv2d(4, 4, (3, 1), stride=3, padding=1)
+
+    def forward(self, x):
+        return self.grouped(x), self.tall(x)
+
+
 class CopyPads(nn.Module):
     """F.pad reflect / replicate / circular (SpeechBrain's "same" padding), 1-D and 2-D, and
     nn.ReplicationPad2d: copies of input values, corners included."""
@@ -821,6 +833,9 @@ CASES = {
     "copy_pads": (CopyPads, [(1, 4, 16), (1, 4, 6, 7)], 1),
     # 2x2 means tie often (PT2E rounds ties to even, the integer pool away from zero): 0.85 measured.
     "ceil_pools": (CeilPools, [(1, 3, 7, 9)], 1, 0.8),
+    # 16 outputs, each its bias alone: the int32 bias requantized against PT2E rounding the float
+    # bias, 1 LSB apart on 4 of them (int8, measured)
+    "padding_only_windows": (PaddingOnlyWindows, [(1, 4, 1, 1)], 1, 0.7),
     "dropouts": (Dropouts, [(1, 3, 6, 6)], 1),
     "recurrent": (Recurrent, [(1, 4, 6), (1, 8)], 2, 0.75),
     "transposed_convs": (TransposedConvs, [(1, 4, 5, 5)], 1),

@@ -108,7 +108,7 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         kind = "linear"
     else:
         kh, kw = wq.shape[2], wq.shape[3]
-        pads, nhwc = exact_pads(self, nhwc, (kh, kw), stride, padding, dilation)
+        pads, nhwc = exact_pads(self, nhwc, (kh, kw), stride, padding, dilation, (izp, xq.elem))
         n, h, wd, c_in = nhwc.shape
         oh = (h + pads[0] + pads[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
         ow = (wd + pads[2] + pads[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
@@ -205,14 +205,30 @@ def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
     return Q(res, scale, zp)
 
 
-def exact_pads(self, nhwc: Value, k, stride, padding, dilation):
+def exact_pads(self, nhwc: Value, k, stride, padding, dilation, pad_value: tuple[Value, str] | None = None):
     """TOSA wants (in + pads - dilated kernel) divisible by the stride: trim the bottom/right
-    padding (and input rows PyTorch would never read) like PyTorch's floor division does."""
+    padding (and input rows PyTorch would never read) like PyTorch's floor division does. Where
+    the windows read the leading padding only (a 1-row input, padding 1, stride 3), no input row
+    is left to keep: that padding is made explicit with `pad_value` (the input's zero point and
+    element type)."""
     pads = [padding[0], padding[0], padding[1], padding[1]]
     n, h, w, c = nhwc.shape
     for axis, (size, kk, s, d) in enumerate(zip((h, w), k, stride, dilation)):
         lo, hi = pads[2 * axis], pads[2 * axis + 1]
         rem = (size + lo + hi - d * (kk - 1) - 1) % s
+        if rem - min(rem, hi) >= size and lo:
+            if pad_value is None:
+                raise UserError(f"a window that reads only padding ({size} input rows, padding {lo}, stride {s}) "
+                                "is not supported here")
+            amounts = [0] * 8
+            amounts[2 + 2 * axis] = lo
+            shape = list(nhwc.shape)
+            shape[1 + axis] += lo
+            nhwc = self.w.op("tosa.pad", [nhwc, (self.w.shape_const(amounts), "!tosa.shape<8>"), pad_value[0]],
+                             tuple(shape), pad_value[1])
+            size, lo = size + lo, 0
+            pads[2 * axis] = 0
+            rem = (size + hi - d * (kk - 1) - 1) % s
         cut = min(rem, hi)
         hi -= cut
         rem -= cut
