@@ -151,7 +151,9 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
             ps = parted[name][2]
             spans = [_span(*part_energy[(name, p)][2:]) for p in ps]
             if row["kind"] == "output" or wide(spans):
-                row["parts"] = [{"name": node_location(float_nodes[p[0]])[2] or p[0], "node": p[0],
+                # a part may be a constant (a folded parameter, a get_attr): named by its node
+                row["parts"] = [{"name": (p[0] in float_nodes and node_location(float_nodes[p[0]])[2]) or p[0],
+                                 "node": p[0],
                                  "index": [p[1], p[2]], "sqnr_db": _db(*part_energy[(name, p)][:2])} for p in ps]
         rows.append(row)
     # drop: from the worst quantized input of the op (in the converted graph) to its output.
