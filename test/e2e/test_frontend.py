@@ -43,7 +43,9 @@ INT8_BOUNDS = {
 INT16_BOUNDS = {
     "wav2letter_small": [(6, 0.08)],
     "ds_cnn": [(2, 0.25)],
-    "resnet8": [(3, 0.12)],
+    # 10 logits at int16's finer step: 1 of 10 exact with the pinned baseline float kernels (PT2E's
+    # simulation rounds on them too), every one within 2 LSB (measured)
+    "resnet8": [(3, 0.10)],
     "grouped_conv": [(3, 0.05)],
     "mobilenet_v3_small": [(5, 0.30)],
 }
