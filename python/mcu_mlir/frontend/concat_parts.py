@@ -27,18 +27,14 @@ from __future__ import annotations
 import warnings
 
 import torch
-from torch.fx import GraphModule, Interpreter, Node
+from torch.fx import GraphModule, Node
 
+from .observed_ranges import observed_ranges, span
 from .quantizer import CONCATS, PASS_THROUGH
 
 # A part whose range is under 1 / RATIO of the concat's gets fewer than 256 / RATIO int8 steps:
 # 32 (5 bits) at 8, where an int8 tensor of its own would have 256.
 RATIO = 8.0
-
-
-def _span(lo: float, hi: float) -> float:
-    """The width of an int8 range calibrated on [lo, hi] (it always holds zero)."""
-    return max(hi, 0.0) - min(lo, 0.0)
 
 
 def _float_tensor(n) -> bool:
@@ -108,32 +104,9 @@ def output_concats(gm: GraphModule) -> list[tuple[Node, list[Node]]]:
     return found
 
 
-class _Ranges(Interpreter):
-    """min / max of the given nodes' values on the samples."""
-
-    def __init__(self, gm, nodes):
-        super().__init__(gm)
-        self.nodes, self.ranges = set(nodes), {}
-
-    def run_node(self, n):
-        out = super().run_node(n)
-        if n in self.nodes and isinstance(out, torch.Tensor):
-            lo, hi = float(out.min()), float(out.max())
-            old = self.ranges.get(n, (lo, hi))
-            self.ranges[n] = (min(lo, old[0]), max(hi, old[1]))
-        return out
-
-
 def part_ranges(gm: GraphModule, samples, cats) -> dict:
     """producer node -> (min, max) on `samples`, for every part of the concats `cats`."""
-    wanted = {p for cat in cats for p, _, _ in parts(cat)}
-    if not wanted:
-        return {}
-    probe = _Ranges(gm, wanted)
-    with torch.no_grad():
-        for s in samples:
-            probe.run(*s)
-    return probe.ranges
+    return observed_ranges(gm, samples, {p for cat in cats for p, _, _ in parts(cat)})
 
 
 def wide(spans: list[float]) -> bool:
@@ -151,7 +124,7 @@ def wide_output_concats(gm: GraphModule, samples) -> frozenset[str]:
     ranges = part_ranges(gm, samples, [cat for cat, _ in found])
     names = set()
     for cat, chain in found:
-        if wide([_span(*ranges[p]) for p, _, _ in parts(cat) if p in ranges]):
+        if wide([span(*ranges[p]) for p, _, _ in parts(cat) if p in ranges]):
             names |= {n.name for n in inner_concats(cat) + chain}
     return frozenset(names)
 

@@ -147,9 +147,10 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
         row = {"name": path or name, "node": name, "sqnr_db": db, "_op": name,
                "kind": "input" if op.op == "placeholder" else "output" if name in outputs else "layer"}
         if name in parted:
-            from .concat_parts import _span, wide
+            from .concat_parts import wide
+            from .observed_ranges import span
             ps = parted[name][2]
-            spans = [_span(*part_energy[(name, p)][2:]) for p in ps]
+            spans = [span(*part_energy[(name, p)][2:]) for p in ps]
             if row["kind"] == "output" or wide(spans):
                 # a part may be a constant (a folded parameter, a get_attr): named by its node
                 row["parts"] = [{"name": (p[0] in float_nodes and node_location(float_nodes[p[0]])[2]) or p[0],

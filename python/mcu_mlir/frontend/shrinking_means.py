@@ -16,7 +16,9 @@ stays on CMSIS-NN's kernel with its input's parameters.
 from __future__ import annotations
 
 import torch
-from torch.fx import GraphModule, Interpreter, Node
+from torch.fx import GraphModule, Node
+
+from .observed_ranges import observed_ranges, span
 
 aten = torch.ops.aten
 SHRINK = 4.0        # the mean's range at most 1 / SHRINK of its input's
@@ -36,37 +38,12 @@ def averages_everything(node: Node) -> bool:
     return False
 
 
-def _span(lo: float, hi: float) -> float:
-    """The width of an int8 range calibrated on [lo, hi] (it always holds zero)."""
-    return max(hi, 0.0) - min(lo, 0.0)
-
-
-class _Ranges(Interpreter):
-    """min / max of each mean's input and output on the samples."""
-
-    def __init__(self, gm, nodes):
-        super().__init__(gm)
-        self.nodes, self.ranges = set(nodes), {}
-
-    def run_node(self, n):
-        out = super().run_node(n)
-        if n in self.nodes:
-            for key, v in (((n, "in"), self.env[n.args[0]]), ((n, "out"), out)):
-                lo, hi = float(v.min()), float(v.max())
-                old = self.ranges.get(key, (lo, hi))
-                self.ranges[key] = (min(lo, old[0]), max(hi, old[1]))
-        return out
-
-
 def shrinking_means(gm: GraphModule, samples) -> frozenset[str]:
     """Names of the means over whole dims whose range on `samples` is at most 1 / SHRINK of their input's."""
     means = [n for n in gm.graph.nodes if averages_everything(n)
              and isinstance(n.meta.get("val"), torch.Tensor) and n.meta["val"].dtype.is_floating_point]
     if not means:
         return frozenset()
-    probe = _Ranges(gm, means)
-    with torch.no_grad():
-        for s in samples:
-            probe.run(*s)
-    return frozenset(n.name for n in means if (n, "in") in probe.ranges and
-                     _span(*probe.ranges[(n, "out")]) * SHRINK <= _span(*probe.ranges[(n, "in")]))
+    ranges = observed_ranges(gm, samples, means + [n.args[0] for n in means])
+    return frozenset(n.name for n in means if n in ranges and n.args[0] in ranges and
+                     span(*ranges[n]) * SHRINK <= span(*ranges[n.args[0]]))
