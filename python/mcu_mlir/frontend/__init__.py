@@ -323,21 +323,6 @@ def flush_denormals():
             torch.set_flush_denormal(False)
 
 
-@contextlib.contextmanager
-def one_thread():
-    """One intra-op thread for elementwise work on MCU-sized tensors (PT2E's convert): too small to
-    share, and with more threads than free cores OpenMP's waiting turns milliseconds into seconds
-    (DS-CNN's 8 calibration forwards on a busy 2-core machine: 0.013 s on one thread, 0.2-3.4 s on
-    two). Elementwise results do not depend on the thread count."""
-    import torch
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def _flush_denormal_enabled() -> bool:
     import torch
     tiny = torch.tensor([1e-40], dtype=torch.float32)   # subnormal; a multiply flushes it when on
@@ -396,7 +381,7 @@ def bias_corrected(gm, samples):
     from .bias_correction import correct_biases
     from .quantizer import weight_spec
     corrected = copy.deepcopy(gm)
-    with flush_denormals(), one_thread(), progress.step("correcting biases for weight rounding"):
+    with flush_denormals(), progress.step("correcting biases for weight rounding"):
         correct_biases(corrected, samples, weight_spec())
     return corrected
 
@@ -420,11 +405,11 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
-        with flush_denormals(), one_thread(), progress.step(f"calibrating on {len(samples)} samples"):
+        with flush_denormals(), progress.step(f"calibrating on {len(samples)} samples"):
             for s in samples:
                 prepared(*s)
             converted = convert_pt2e(prepared)
-        with one_thread(), progress.step("measuring per-layer SQNR"):
+        with progress.step("measuring per-layer SQNR"):
             rows = layer_sqnr(gm, keep_masks_in_simulation(converted),
                               measure_on if measure_on is not None else samples, factors)
     return converted, rows
@@ -659,4 +644,4 @@ def _torch_dialect_text(converted, example_inputs) -> str:
 
 
 __all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export",
-           "calibration_samples", "random_inputs", "carry_state", "preload_torch", "flush_denormals", "one_thread"]
+           "calibration_samples", "random_inputs", "carry_state", "preload_torch", "flush_denormals"]
