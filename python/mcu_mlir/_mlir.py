@@ -1,7 +1,9 @@
-"""The only import of the MLIR Python bindings (torch-mlir's build of MLIR).
+"""Where the MLIR Python bindings (torch-mlir's build of MLIR) come from.
 
-Everything else imports `ir`, `passmanager`, `tosa`, `func`, ... from here, so that one
-place checks the version and no second MLIR build is ever mixed in.
+This module checks torch-mlir's version once, and the project imports the bindings' core modules
+(`ir`, `passmanager`, `tosa`, `func`, ...) from here, so that no second MLIR build is ever mixed
+in. The few bindings modules used in one place (the dialect extension API of the kernel dialects,
+the rewrite driver, the FX importer) are imported there, after this module.
 """
 
 from importlib import metadata as _metadata
@@ -35,7 +37,9 @@ def on_new_context(hook):
 
 
 def new_context() -> "ir.Context":
-    """A context with every dialect the project uses loaded."""
+    """A context with the bindings' upstream dialects; the kernel dialects are loaded into it by
+    whoever builds or reads their ops (`mcu_mlir.dialects.load`), and each hook registered with
+    `on_new_context` runs on it."""
     ctx = ir.Context()
     for hook in _context_hooks:
         hook(ctx)
