@@ -177,14 +177,19 @@ def make_const(array: np.ndarray, before, loc) -> ir.Value:
 def make_op(cls, operands: list, result_type, attrs: dict, *, before, loc, source_op: str):
     """Builds a kernel op of class `cls` before `before`; `source_op` records the TOSA op(s) it
     replaces. Enum attributes are given as their value (a string); ops that take any number of
-    tensors get them in runs of equal types, one variadic group each."""
+    tensors get them in runs of equal types, one variadic group each. `attrs` must hold exactly
+    the class's attribute fields: a missing or unknown key is a bug in the calling pattern."""
+    declared = [field for field in cls._fields if type(field).__name__ == "AttributeDef"]
+    names = {field.name for field in declared}
+    missing, unknown = sorted(names - set(attrs)), sorted(set(attrs) - names)
+    if missing or unknown:
+        raise RuntimeError(f"building '{cls.OPERATION_NAME}': missing attributes {missing}, unknown {unknown}")
     attributes = {}
-    for field in cls._fields:
-        if type(field).__name__ == "AttributeDef":
-            value = attrs[field.name]
-            if isinstance(field.constraint, type) and issubclass(field.constraint, ext.Attribute):
-                value = enum_attr(field.constraint, value)
-            attributes[field.name] = _attr(value)
+    for field in declared:
+        value = attrs[field.name]
+        if isinstance(field.constraint, type) and issubclass(field.constraint, ext.Attribute):
+            value = enum_attr(field.constraint, value)
+        attributes[field.name] = _attr(value)
     attributes[mcu_attrs.SOURCE_OP] = ir.StringAttr.get(source_op)
     if any(field.name == "g0" for field in cls._fields):
         runs = _type_runs(operands)
