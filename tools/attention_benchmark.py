@@ -53,7 +53,7 @@ def macs(cmsisnn_text: str) -> tuple[int, int]:
     layers and matmuls."""
     from mcu_mlir._mlir import ir, new_context
     from mcu_mlir.dialects import load_all
-    from mcu_mlir.target.macs import kernel_macs
+    from mcu_mlir.dialects.kernel_op import KernelOp
 
     inside = total = 0
     ctx = new_context()
@@ -61,7 +61,8 @@ def macs(cmsisnn_text: str) -> tuple[int, int]:
     with ctx:
         module = ir.Module.parse(cmsisnn_text)
         for op in module.body.operations[0].regions[0].blocks[0].operations:
-            n = kernel_macs(op.opview if hasattr(op, "opview") else op)
+            op = op.opview if hasattr(op, "opview") else op
+            n = op.macs() if isinstance(op, KernelOp) else 0
             total += n
             if op.operation.name.startswith("cmsisnn."):
                 inside += n

@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 from mcu_mlir.passes.plan_memory import _Buffer, place, ALIGN
-from mcu_mlir.target import cmsis_buffers
+from mcu_mlir.dialects import cmsisnn
+from mcu_mlir.target.cores import core
 
 
 
@@ -55,14 +56,13 @@ def test_ram_limit_is_a_compile_time_error():
 
 
 def test_scratch_sizes_follow_the_core():
+    mve, dsp, c = core("cortex-m55"), core("cortex-m4"), core("cortex-m3")
     f = [16, 3, 3, 16]  # conv 3x3, 16 -> 16 channels
     args = ("arm_convolve_wrapper_s8", [1, 1], [1, 1], [1, 1], [1, 16, 16, 16], f, [1, 16, 16, 16])
-    assert cmsis_buffers.conv_wrapper_s8("mve", *args) == 4 * ((16 * 9 + 15) // 16) * 16
-    assert cmsis_buffers.conv_wrapper_s8("dsp", *args) == 2 * 144 * 2
-    assert cmsis_buffers.conv_wrapper_s8("c", *args) == 2 * 144 * 2
+    assert cmsisnn.conv_wrapper_s8_scratch(mve, *args) == 4 * ((16 * 9 + 15) // 16) * 16
+    assert cmsisnn.conv_wrapper_s8_scratch(dsp, *args) == 2 * 144 * 2
+    assert cmsisnn.conv_wrapper_s8_scratch(c, *args) == 2 * 144 * 2
     dw = ([1, 1], [1, 1], [1, 1], [1, 16, 16, 16], [1, 3, 3, 16], [1, 16, 16, 16])
-    assert cmsis_buffers.depthwise_wrapper_s8("c", *dw) == 0
-    assert cmsis_buffers.depthwise_wrapper_s8("dsp", *dw) == 0
-    assert cmsis_buffers.depthwise_wrapper_s8("mve", *dw) == 4 * 124 * 9
-    assert cmsis_buffers.fully_connected_s8("mve", 10) == 40
-    assert cmsis_buffers.fully_connected_s8("dsp", 10) == 0
+    assert cmsisnn.depthwise_wrapper_s8_scratch(c, *dw) == 0
+    assert cmsisnn.depthwise_wrapper_s8_scratch(dsp, *dw) == 0
+    assert cmsisnn.depthwise_wrapper_s8_scratch(mve, *dw) == 4 * 124 * 9

@@ -37,8 +37,19 @@ def numel(ty) -> int:
     return n
 
 
+class MissingKernelFact(NotImplementedError):
+    """A kernel op class that does not answer a question the compiler asks about it: a bug in
+    the dialect (every kernel op states its scratch size and MACs), never a user error."""
+
+    def __init__(self, op, question: str):
+        super().__init__(f"internal error: '{op.OPERATION_NAME}' does not define {question}; "
+                         f"declare it on {type(op).__name__}")
+
+
 class KernelOp(Operation):
-    """Base of every kernel op class: verifies the fields the IRDL constraints cannot."""
+    """Base of every kernel op class: verifies the fields the IRDL constraints cannot, and asks
+    every op to state what the compiler needs to know about its kernel (scratch buffer, MACs,
+    in-place writing, output-over-input overlap)."""
 
     LENGTHS = {}  # array attribute -> required length
     FLAGS = ()  # integer attributes that are 0 / 1
@@ -86,6 +97,32 @@ class KernelOp(Operation):
     def type_suffix(self) -> str:
         return "s16" if self.elem(0) == "i16" else "s8"
 
+    # what the rest of the compiler asks about a kernel ------------------------------------------
+    def scratch_bytes(self, core) -> int:
+        """Bytes of scratch buffer one call needs on `core` (a cores.Core)."""
+        raise MissingKernelFact(self, "scratch_bytes(core)")
+
+    def macs(self) -> int:
+        """Multiply-accumulates of one call (0 for a kernel that does none)."""
+        raise MissingKernelFact(self, "macs()")
+
+    def writes_in_place(self) -> bool:
+        """Whether the kernel reads each element of operand 0 before writing that element of its
+        equal-sized output, so the output may take the input's place when the input dies here.
+        No by default: buffers kept apart are always correct."""
+        return False
+
+    def overlap_step(self, core) -> int | None:
+        """Output pixels one step of the kernel computes on `core` when it writes its output in
+        raster order and reads only the windows of pixels it has not written (memory_overlap);
+        None (the default) when its output may not overlap its input."""
+        return None
+
+    def scratch_free_algorithm(self) -> str | None:
+        """The `algorithm` of the same call, same integers and no scratch buffer, if another
+        than the current one (prefer=memory); None when there is none."""
+        return None
+
     # reading -----------------------------------------------------------------------------------
     def int(self, name: str) -> int:
         return int(ir.IntegerAttr(self.operation.attributes[name]).value)
@@ -109,6 +146,41 @@ class KernelOp(Operation):
     def elem(self, index: int = 0, result: bool = False) -> str:
         value = self.operation.results[index] if result else self.operation.operands[index]
         return str(ir.RankedTensorType(value.type).element_type)
+
+
+def no_scratch(cls):
+    """Class decorator: a kernel that needs no scratch buffer on any core. (The bindings' op
+    classes take one base class only, so shared answers are decorators, not mixins.)"""
+    cls.scratch_bytes = _zero_scratch
+    return cls
+
+
+def no_macs(cls):
+    """Class decorator: a kernel with no multiply-accumulate work (data movement, elementwise
+    maps, tables, pooling, normalisations): it counts 0 in the report's MACs."""
+    cls.macs = _zero_macs
+    return cls
+
+
+def _zero_scratch(op, core) -> int:
+    return 0
+
+
+def _zero_macs(op) -> int:
+    return 0
+
+
+def window_macs(op, in_channels_per_output: int) -> int:
+    """MACs of a 2-D window op (filter [O or 1, H, W, ...]): each output element sums a window
+    of filter height x width x `in_channels_per_output` products."""
+    f = op.shape(1)
+    return numel(op.operation.results[0].type) * f[1] * f[2] * in_channels_per_output
+
+
+def lstm_macs(op) -> int:
+    """One LSTM step: four gates of [B, H] outputs, each over I input and H hidden values."""
+    (b, i), (_, h) = op.shape(0), op.shape(1)
+    return 4 * b * h * (i + h)
 
 
 def rows_check(op):

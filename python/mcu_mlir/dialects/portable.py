@@ -9,8 +9,8 @@ types, shapes, counts) is not repeated. The C emitter maps each op class to one 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
 from .._mlir import ir
 from .kernel_op import (AddFields, BinaryFields, ConcatFields, ConvFields, I32Array, KernelOp, LstmFields,
-                        MulFields, numel,
-                        PoolFields, rows_check, Softmax16Fields, UnaryFields, WeightedFields, per_channel_check)
+                        MulFields, no_macs, no_scratch, numel, lstm_macs, PoolFields, rows_check, Softmax16Fields,
+                        UnaryFields, WeightedFields, per_channel_check, window_macs)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
@@ -62,6 +62,7 @@ def _weight_offset_check(op):
     return per_channel_check(op, allow_none=True)
 
 
+@no_scratch
 class Conv2DOp(ConvFields, dialect=Portable, name="conv2d"):
     """Grouped 2-D convolution (groups = input channels / filter channels); no multipliers
     leaves the int32 (int64 for int16) accumulators unscaled. Optional `weight_offset`: minus the
@@ -71,7 +72,15 @@ class Conv2DOp(ConvFields, dialect=Portable, name="conv2d"):
     def check(self):
         return _weight_offset_check(self)
 
+    def macs(self) -> int:
+        return window_macs(self, self.shape(1)[3])
 
+    def overlap_step(self, core):
+        # lib/portable/nn.c: loops n, oy, ox, oc and reads only the window of the pixel it writes.
+        return 1
+
+
+@no_scratch
 class DepthwiseConv2DOp(ConvFields, dialect=Portable, name="depthwise_conv2d"):
     """Depthwise convolution; filter 1 x H x W x (C * channel multiplier). Optional `weight_offset`
     as for conv2d."""
@@ -80,7 +89,15 @@ class DepthwiseConv2DOp(ConvFields, dialect=Portable, name="depthwise_conv2d"):
     def check(self):
         return _weight_offset_check(self)
 
+    def macs(self) -> int:
+        return window_macs(self, 1)
 
+    def overlap_step(self, core):
+        # lib/portable/nn.c: loops n, oy, ox, oc and reads only the window of the pixel it writes.
+        return 1
+
+
+@no_scratch
 class TransposeConv2DOp(WeightedFields, dialect=Portable, name="transpose_conv2d"):
     """Transposed convolution to raw accumulators (int8: int32; int16: int48 held in int64);
     `out_pad` is [top, left]."""
@@ -91,7 +108,13 @@ class TransposeConv2DOp(WeightedFields, dialect=Portable, name="transpose_conv2d
     LENGTHS = {"stride": 2, "out_pad": 2}
     KERNEL, TYPED = "transpose_conv2d", True
 
+    def macs(self) -> int:
+        # Every input element times the filter's [O, H, W] taps of its channel.
+        o, k_h, k_w, _ = self.shape(1)
+        return numel(self.operation.operands[0].type) * o * k_h * k_w
 
+
+@no_scratch
 class Conv3DOp(WeightedFields, dialect=Portable, name="conv3d"):
     """3-D convolution to raw accumulators (int8: int32; int16: int48 held in int64); `padding` is
     [front, back, top, bottom, left, right], `stride` and `dilation` are [d, h, w]."""
@@ -103,7 +126,12 @@ class Conv3DOp(WeightedFields, dialect=Portable, name="conv3d"):
     LENGTHS = {"stride": 3, "padding": 6, "dilation": 3}
     KERNEL, TYPED = "conv3d", True
 
+    def macs(self) -> int:
+        _, k_d, k_h, k_w, c = self.shape(1)
+        return numel(self.operation.results[0].type) * k_d * k_h * k_w * c
 
+
+@no_scratch
 class MatmulOp(KernelOp, dialect=Portable, name="matmul"):
     """lhs [B, M, K] x rhs [B or 1, K, N] (or a transposed rhs [N, K] shared by every row) + bias."""
     lhs: Operand[ir.RankedTensorType]
@@ -122,39 +150,63 @@ class MatmulOp(KernelOp, dialect=Portable, name="matmul"):
     def check(self):
         return per_channel_check(self, allow_none=True)
 
+    def macs(self) -> int:
+        return numel(self.operation.results[0].type) * self.shape(0)[-1]
+
 
 class _ZeroPointPoolFields(PoolFields):
     input_zp: ir.IntegerAttr
     output_zp: ir.IntegerAttr
 
 
+@no_scratch
+@no_macs
 class AvgPool2DOp(_ZeroPointPoolFields, dialect=Portable, name="avg_pool2d"):
     """Average pool over NHWC (padding [top, left, bottom, right] not counted)."""
     KERNEL = "avg_pool2d"
 
 
+@no_scratch
+@no_macs
 class MaxPool2DOp(_ZeroPointPoolFields, dialect=Portable, name="max_pool2d"):
     """Max pool over NHWC."""
     KERNEL = "max_pool2d"
 
 
+@no_scratch
+@no_macs
 class ElementwiseAddOp(AddFields, dialect=Portable, name="elementwise_add"):
     """CMSIS-NN's quantized add, broadcasting."""
     KERNEL, TYPED = "elementwise_add", True
 
+    def writes_in_place(self) -> bool:
+        return True  # element i is read before element i is written
 
+
+@no_scratch
+@no_macs
 class ElementwiseMulOp(MulFields, dialect=Portable, name="elementwise_mul"):
     """CMSIS-NN's quantized multiply, broadcasting."""
     KERNEL, TYPED = "elementwise_mul", True
 
+    def writes_in_place(self) -> bool:
+        return True  # element i is read before element i is written
 
+
+@no_scratch
+@no_macs
 class BinaryOp(BinaryFields, dialect=Portable, name="binary"):
     """TOSA's integer binary ops, broadcasting; `shift` is tosa.mul's right shift."""
     kind: BinaryKind
     shift: ir.IntegerAttr
     KERNEL = "binary"
 
+    def writes_in_place(self) -> bool:
+        return self.shape(0) == self.shape(0, result=True)  # it broadcasts otherwise
 
+
+@no_scratch
+@no_macs
 class SelectOp(KernelOp, dialect=Portable, name="select"):
     """cond ? input1 : input2, broadcasting."""
     cond: Operand[ir.RankedTensorType]
@@ -164,12 +216,17 @@ class SelectOp(KernelOp, dialect=Portable, name="select"):
     KERNEL = "select"
 
 
+@no_scratch
+@no_macs
 class UnaryOp(UnaryFields, dialect=Portable, name="unary"):
     """TOSA's integer unary ops; zero points for negate."""
     kind: UnaryKind
     input_zp: ir.IntegerAttr
     output_zp: ir.IntegerAttr
     KERNEL = "unary"
+
+    def writes_in_place(self) -> bool:
+        return True  # element i is read before element i is written
 
 
 class _RescaleFields(UnaryFields):
@@ -190,24 +247,41 @@ class _RescaleFields(UnaryFields):
         return None
 
 
+@no_scratch
+@no_macs
 class RescaleOp(_RescaleFields, dialect=Portable, name="rescale"):
     """tosa.rescale, TOSA semantics (shifts as in TOSA)."""
     input_unsigned: ir.IntegerAttr
     output_unsigned: ir.IntegerAttr
     KERNEL = "rescale"
 
+    def writes_in_place(self) -> bool:
+        return True  # element i is read before element i is written
 
+
+@no_scratch
+@no_macs
 class ClampOp(UnaryFields, dialect=Portable, name="clamp"):
     min: ir.IntegerAttr
     max: ir.IntegerAttr
     KERNEL = "clamp"
 
+    def writes_in_place(self) -> bool:
+        return True  # element i is read before element i is written
 
+
+@no_scratch
+@no_macs
 class CastOp(UnaryFields, dialect=Portable, name="cast"):
     """Integer / boolean conversion, TOSA semantics."""
     KERNEL = "cast"
 
+    def writes_in_place(self) -> bool:
+        return True  # element i is read before element i is written
 
+
+@no_scratch
+@no_macs
 class TableOp(KernelOp, dialect=Portable, name="table"):
     """tosa.table: int8 -> int8 lookup, or int16 -> int32 interpolated lookup; an int8 -> int16
     lookup in 256 int16 entries (a TABLE and / or an int8 -> int16 RESCALE composed)."""
@@ -221,14 +295,24 @@ class TableOp(KernelOp, dialect=Portable, name="table"):
             return "table_s8_s16"
         return f"table_{self.type_suffix()}"
 
+    def writes_in_place(self) -> bool:
+        return self.kernel_name() == "table_s8"  # one byte looked up, one written
 
+
+@no_scratch
+@no_macs
 class TableRescaleOp(_RescaleFields, dialect=Portable, name="table_rescale"):
     """An int16 table (operands: input, table) and the rescale of its int32 result back to int16,
     in one pass."""
     table: Operand[ir.RankedTensorType]
     KERNEL = "table_s16_rescale"
 
+    def writes_in_place(self) -> bool:
+        return True  # element i is read before element i is written
 
+
+@no_scratch
+@no_macs
 class LogSoftmaxOp(KernelOp, dialect=Portable, name="log_softmax"):
     """The frontend's integer log_softmax (int8 or int32 input, int8 output) over `axis_size`
     elements `inner` apart, `outer` times."""
@@ -267,6 +351,8 @@ class LogSoftmaxOp(KernelOp, dialect=Portable, name="log_softmax"):
 
 # -- data movement ----------------------------------------------------------------------------
 
+@no_scratch
+@no_macs
 class TransposeOp(UnaryFields, dialect=Portable, name="transpose"):
     perms: I32Array
     KERNEL = "transpose"
@@ -277,11 +363,15 @@ class TransposeOp(UnaryFields, dialect=Portable, name="transpose"):
         return None
 
 
+@no_scratch
+@no_macs
 class ConcatOp(ConcatFields, dialect=Portable, name="concat"):
     """Concatenation along `axis` (copies into the output)."""
     KERNEL = "concat"
 
 
+@no_scratch
+@no_macs
 class ConcatTransposedOp(ConcatFields, dialect=Portable, name="concat_transposed"):
     """A concatenation along `axis` whose result is written transposed: each input is copied, read
     in order, to output[offset + sum_d i_d * stride_d]; `layout` holds per input its rank, offset
@@ -327,6 +417,8 @@ class ConcatTransposedOp(ConcatFields, dialect=Portable, name="concat_transposed
         return None
 
 
+@no_scratch
+@no_macs
 class PadOp(UnaryFields, dialect=Portable, name="pad"):
     """Constant padding; `padding` is [before, after] per axis."""
     padding: I32Array
@@ -339,6 +431,8 @@ class PadOp(UnaryFields, dialect=Portable, name="pad"):
         return None
 
 
+@no_scratch
+@no_macs
 class SliceOp(UnaryFields, dialect=Portable, name="slice"):
     """The output's shape, read from `start` of the input."""
     start: I32Array
@@ -351,16 +445,22 @@ class SliceOp(UnaryFields, dialect=Portable, name="slice"):
         return None
 
 
+@no_scratch
+@no_macs
 class TileOp(UnaryFields, dialect=Portable, name="tile"):
     """Repeats the input to the output's shape."""
     KERNEL = "tile"
 
 
+@no_scratch
+@no_macs
 class ReverseOp(UnaryFields, dialect=Portable, name="reverse"):
     axis: ir.IntegerAttr
     KERNEL = "reverse"
 
 
+@no_scratch
+@no_macs
 class SoftmaxOp(KernelOp, dialect=Portable, name="softmax"):
     """arm_softmax_s8's integers over consecutive rows of `row_size` int8 values, from the
     exponential and row-sum tables (256 int32 each, indexed by max - x); output 1/256, -128."""
@@ -382,6 +482,8 @@ class SoftmaxOp(KernelOp, dialect=Portable, name="softmax"):
         return None
 
 
+@no_scratch
+@no_macs
 class Softmax16Op(KernelOp, dialect=Portable, name="softmax_s16"):
     """The frontend's int16 softmax over consecutive rows of `row_size` values, fused: the
     exponential from a 513-point interpolated int16 table of max - x, then a rounded division
@@ -402,12 +504,16 @@ class Softmax16Op(KernelOp, dialect=Portable, name="softmax_s16"):
         return None
 
 
+@no_scratch
+@no_macs
 class Softmax16LutOp(Softmax16Fields, dialect=Portable, name="softmax_s16_lut"):
     """arm_softmax_s16's integers over consecutive rows of `row_size` int16 values (the frontend's
     CMSIS form; cmsis_softmax.py), for builds without CMSIS-NN; output 1/32768, 0."""
     KERNEL = "softmax_s16_lut"
 
 
+@no_scratch
+@no_macs
 class HypotOp(KernelOp, dialect=Portable, name="hypot"):
     """The frontend's integer hypot(a, b) (a magnitude; frontend/lowering/elementwise.py), fused:
     a and b int8 / int16 of one shape with their zero points, the square-root table (513 int16),
@@ -438,12 +544,18 @@ class HypotOp(KernelOp, dialect=Portable, name="hypot"):
         return None
 
 
+@no_scratch
 class LstmOp(LstmFields, dialect=Portable, name="lstm"):
     """mcu_lstm_step_s8: one LSTM time step, the integers arm_lstm_unidirectional_s8 computes
     (kernel_op.LstmFields), for builds without CMSIS-NN."""
     KERNEL = "mcu_lstm_step_s8"
 
+    def macs(self) -> int:
+        return lstm_macs(self)
 
+
+@no_scratch
+@no_macs
 class NormOp(KernelOp, dialect=Portable, name="norm"):
     """The frontend's integer LayerNorm / RMSNorm / GroupNorm (int8, int16 or int32 input; int8 or
     int16 output), fused. The input is viewed as batch x spatial x groups x group_size; each
@@ -488,6 +600,8 @@ class NormOp(KernelOp, dialect=Portable, name="norm"):
             return "s0 must be in [0, 31] and s1 in [0, 63]"
 
 
+@no_scratch
+@no_macs
 class GatherOp(KernelOp, dialect=Portable, name="gather"):
     """tosa.gather: values [N, K, C], int32 indices [N, W] -> [N, W, C]."""
     values: Operand[ir.RankedTensorType]
@@ -496,6 +610,8 @@ class GatherOp(KernelOp, dialect=Portable, name="gather"):
     KERNEL = "gather"
 
 
+@no_scratch
+@no_macs
 class ScatterOp(KernelOp, dialect=Portable, name="scatter"):
     """tosa.scatter: values_in [N, K, C] with the rows of int32 indices [N, W] replaced by input
     [N, W, C] -> [N, K, C]."""
@@ -506,6 +622,8 @@ class ScatterOp(KernelOp, dialect=Portable, name="scatter"):
     KERNEL = "scatter"
 
 
+@no_scratch
+@no_macs
 class ResizeOp(UnaryFields, dialect=Portable, name="resize"):
     """tosa.resize of NHWC: scale [y_n, y_d, x_n, x_d], offset [y, x], border [y, x]."""
     scale: I32Array
@@ -516,12 +634,16 @@ class ResizeOp(UnaryFields, dialect=Portable, name="resize"):
     KERNEL = "resize"
 
 
+@no_scratch
+@no_macs
 class ReduceOp(UnaryFields, dialect=Portable, name="reduce"):
     kind: ReduceKind
     axis: ir.IntegerAttr
     KERNEL = "reduce"
 
 
+@no_scratch
+@no_macs
 class ArgmaxOp(UnaryFields, dialect=Portable, name="argmax"):
     axis: ir.IntegerAttr
     KERNEL = "argmax"

@@ -10,9 +10,9 @@ the kernel never overwrites an input byte it still needs when
 where write_end(q) is the end of the output bytes of pixels 0..q, need_start(p) the first input
 byte read by any pixel >= p, and G the most output pixels a kernel step computes together (it may
 read all of them before writing any, or interleave: the bound holds for any order inside a step).
-Any larger D is safe too. Which kernels qualify, and with which G, is the table in
-`access_group` below, read from the kernel sources (CMSIS-NN commit 99f736a, lib/portable);
-an unknown kernel gets no overlap.
+Any larger D is safe too. Which kernels qualify, and with which G, each kernel op states
+(`overlap_step(core)`, read from the kernel sources: CMSIS-NN commit 99f736a, lib/portable);
+a kernel op that states none gets no overlap.
 """
 
 from __future__ import annotations
@@ -23,22 +23,12 @@ import random
 import numpy as np
 
 from .._mlir import ir
-from ..dialects import cmsisnn, portable
+from ..dialects import cmsisnn
 from ..dialects.kernel_op import enum_attr
 from ..ir.types import BYTES as DTYPE_BYTES
 from ..target import cmsis_padding
 
-# Convolutions whose window geometry the overlap model reads.
-_CONVS = (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, portable.Conv2DOp, portable.DepthwiseConv2DOp)
-
 ALIGN = 16
-
-# arm_depthwise_conv_s8_opt on MVE runs the whole image once per block of this many channels.
-CH_IN_BLOCK_MVE = 124
-# Same arguments as arm_convolve_wrapper_s8, no scratch; writes one output row per call.
-ROW_BY_ROW_1X1 = "arm_convolve_1x1_s8"
-# Output pixels one kernel step may compute together (MVE: 4, DSP: 2; 4 bounds both).
-STEP_PIXELS = 4
 
 
 def _align(n: int) -> int:
@@ -110,9 +100,8 @@ def _ints(attr) -> list[int]:
 
 
 def geometry(op) -> ConvGeometry | None:
-    """The window geometry of a conv / depthwise kernel op (CMSIS-NN or portable), else None."""
-    if not isinstance(op, _CONVS):
-        return None
+    """The window geometry of an NHWC window kernel op (operands input, filter [O, H, W, I] or
+    [1, H, W, C]; attributes stride, padding, dilation), None unless input and output are 4-D."""
     inp, out = op.operands[0], op.results[0]
     in_shape, out_shape = _shape(inp), _shape(out)
     if len(in_shape) != 4 or len(out_shape) != 4:
@@ -124,72 +113,12 @@ def geometry(op) -> ConvGeometry | None:
                         stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], **sizes)
 
 
-def access_group(op, path: str) -> int | None:
-    """Output pixels one step of the exact kernel this op calls on `path` may handle; None if
-    the kernel does not compute its output in raster order (or is not modelled)."""
-    if isinstance(op, (portable.Conv2DOp, portable.DepthwiseConv2DOp)):
-        # lib/portable/nn.c: mcu_conv2d_* and mcu_depthwise_conv2d_* loop n, oy, ox, oc and read
-        # only the window of the pixel they write.
-        return 1 if geometry(op) is not None else None
-    if not isinstance(op, (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp)):
-        return None
-    kernel = op.function_name()
-    in_shape, out_shape, f = _shape(op.operands[0]), _shape(op.results[0]), _shape(op.operands[1])
-    stride, pad, dil = (_ints(op.attributes[k]) for k in ("stride", "padding", "dilation"))
-    if kernel.endswith("_s16"):
-        return None  # not modelled
-    if isinstance(op, cmsisnn.DepthwiseConvOp):
-        if kernel == "arm_depthwise_conv_s8":
-            return STEP_PIXELS  # called directly (prefer=memory): raster order, one pixel a step (4 is safe)
-        if kernel != "arm_depthwise_conv_wrapper_s8":
-            return None
-        if path == "mve" and in_shape[3] == 1 and out_shape[3] > 1:
-            return None  # the wrapper turns it into a convolution
-        ch_mult = int(ir.IntegerAttr(op.attributes["ch_mult"]).value)
-        takes_opt = ch_mult == 1 and in_shape[0] == 1 and dil == [1, 1]
-        if path == "mve" and takes_opt and in_shape[3] > CH_IN_BLOCK_MVE:
-            return None  # arm_depthwise_conv_s8_opt (MVE) sweeps the image once per channel block
-        # arm_depthwise_conv_3x3_s8, arm_depthwise_conv_s8_opt (DSP: one pixel; MVE: im2col of
-        # up to 4 pixels, counted across rows) and arm_depthwise_conv_s8 all go in raster order.
-        return STEP_PIXELS
-    groups = in_shape[3] != f[3]
-    if groups:
-        return None  # arm_convolve_s8 sweeps the image once per group
-    if kernel == "arm_convolve_s8":
-        return STEP_PIXELS  # im2col of 4 (MVE) / 2 (DSP) pixels, then their outputs
-    if kernel == ROW_BY_ROW_1X1:
-        # One arm_nn_mat_mult_nt_t_s8 call per output row: a row is the step.
-        return max(out_shape[2], STEP_PIXELS)
-    if kernel != "arm_convolve_wrapper_s8":
-        return None
-    is_1x1 = pad[0] == 0 and pad[1] == 0 and f[1] == 1 and f[2] == 1 and dil == [1, 1]
-    if is_1x1 and stride == [1, 1]:
-        # arm_convolve_1x1_s8_fast -> arm_nn_mat_mult_nt_t_s8: on MVE 4 rows (pixels) at a
-        # time; on DSP / C its outer loop runs over output-channel pairs, so every pixel is read
-        # again after the first outputs are written: no overlap there.
-        return STEP_PIXELS if path == "mve" else None
-    if is_1x1:  # the wrapper calls arm_convolve_1x1_s8
-        return max(out_shape[2], STEP_PIXELS)
-    is_1xn = in_shape[1] == 1 and dil[1] == 1 and f[1] == 1 and (stride[1] * in_shape[3]) % 4 == 0
-    if is_1xn:
-        if path != "mve":
-            return STEP_PIXELS  # arm_convolve_1_x_n_s8 calls arm_convolve_s8 there
-        # MVE: the left-padded pixels as one step (their windows copied to the buffer first),
-        # the unpadded ones 4 rows per step, then the right-padded ones as one step.
-        pad_w, stride_w, k_w, out_w = pad[1], stride[1], f[2], out_shape[2]
-        asym = ((out_w - 1) * stride_w + k_w - in_shape[2]) % 2
-        right = max(1, (pad_w + asym + stride_w - 1) // stride_w) if pad_w + asym else 0
-        left = max(1, (pad_w + stride_w - 1) // stride_w) if pad_w else 0
-        return max(STEP_PIXELS, left, right)
-    return STEP_PIXELS  # arm_convolve_s8
-
-
-def op_overlap_distance(op, path: str) -> int | None:
-    """Aligned D for this kernel op on `path`, or None when its output may not overlap its input
+def op_overlap_distance(op, core) -> int | None:
+    """Aligned D for this kernel op on `core`, or None when its output may not overlap its input
     (unknown access order, or no saving over separate buffers)."""
-    g = geometry(op)
-    group = access_group(op, path) if g is not None else None
-    if group is None:
+    group = op.overlap_step(core)
+    g = geometry(op) if group is not None else None
+    if g is None:
         return None
     d = _align(overlap_distance(g, group))
     if d >= _align(g.output_bytes):
@@ -292,9 +221,9 @@ def overlap_bound(buffers: list, pairs: dict, n_times: int) -> int:
                 for t in range(n_times)), default=0)
 
 
-def _whole_image_1x1(op, path: str) -> bool:
+def _whole_image_1x1(op, core) -> bool:
     """A 1x1 stride-1 s8 conv the wrapper sends to arm_convolve_1x1_s8_fast on the DSP / C path."""
-    if not isinstance(op, cmsisnn.ConvOp) or path == "mve" or op.function_name() != "arm_convolve_wrapper_s8":
+    if not isinstance(op, cmsisnn.ConvOp) or core.has_mve or op.function_name() != "arm_convolve_wrapper_s8":
         return False
     f, in_shape = _shape(op.operands[1]), _shape(op.operands[0])
     return (f[1], f[2]) == (1, 1) and in_shape[3] == f[3] and \
@@ -303,14 +232,12 @@ def _whole_image_1x1(op, path: str) -> bool:
 
 
 def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_offset: dict,
-               path: str) -> dict:
+               core) -> dict:
     """(id(output buffer), id(input buffer)) -> D for every kernel op whose arena output may
     overlap its arena input: the input (all its views) dies at that op and the output's buffer
     starts there."""
     pairs = {}
     for i, op in enumerate(ops):
-        if not isinstance(op, _CONVS):
-            continue
         if not op.operands:
             continue
         src, out = op.operands[0], op.results[0]
@@ -328,12 +255,12 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
             continue
         if any(operand == src for operand in list(op.operands)[1:]):
             continue
-        d = op_overlap_distance(op, path)
-        if d is None and _whole_image_1x1(op, path):
+        d = op_overlap_distance(op, core)
+        if d is None and _whole_image_1x1(op, core):
             # arm_convolve_1x1_s8_fast sweeps the whole image per channel pair on this path;
             # arm_convolve_1x1_s8 runs the same matrix product one output row at a time.
             op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "1x1")
-            d = None if cmsis_padding.op_problem(op, path) else op_overlap_distance(op, path)
+            d = None if cmsis_padding.op_problem(op, core.cmsis_path) else op_overlap_distance(op, core)
             if d is None:
                 op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "wrapper")
         if d is not None:

@@ -9,7 +9,7 @@ import numpy as np
 from .._mlir import ir
 from ..dialects import cmsisnn, portable
 from ..dialects.kernel_op import KernelOp, enum_attr
-from ..target import cmsis_buffers
+from ..target import cores
 from . import memory_overlap
 from .base import ModulePass
 from ..ir.types import BYTES as DTYPE_BYTES
@@ -18,13 +18,6 @@ from ..ir import attributes as mcu_attrs
 from ..ir.locations import layer_name
 
 ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
-
-# Portable kernels that read element i before writing element i of an equal-sized output, so the
-# output may take the input's place when the input dies there.
-_IN_PLACE = (portable.ClampOp, portable.RescaleOp, portable.TableRescaleOp, portable.UnaryOp, portable.CastOp,
-             portable.ElementwiseAddOp, portable.ElementwiseMulOp, portable.BinaryOp)
-# ... which holds for these only when the shapes agree (they broadcast otherwise).
-_IN_PLACE_SAME_SHAPE = (cmsisnn.AddOp, cmsisnn.MulOp, portable.BinaryOp)
 
 
 def value_bytes(value) -> int:
@@ -39,34 +32,6 @@ def _align(n: int) -> int:
 
 def kernel_ops(block) -> list:
     return [op for op in block.operations if isinstance(op, KernelOp)]
-
-
-def scratch_bytes(op, path: str) -> int:
-    """The scratch buffer the CMSIS-NN call needs on this core path (0 for portable kernels)."""
-    if isinstance(op, (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp)):
-        in_shape, f, out_shape = op.shape(0), op.shape(1), op.shape(0, result=True)
-        stride, pad, dil = op.ints("stride"), op.ints("padding")[:2], op.ints("dilation")
-        kernel = op.function_name()
-        if op.type_suffix() == "s16":
-            if isinstance(op, cmsisnn.ConvOp):
-                return cmsis_buffers.conv_wrapper_s16(path, in_shape[3], f[1], f[2])
-            return cmsis_buffers.depthwise_wrapper_s16(path, op.int("ch_mult"), dil, in_shape[3], f[1], f[2])
-        if isinstance(op, cmsisnn.ConvOp):
-            return cmsis_buffers.conv_wrapper_s8(path, kernel, stride, pad, dil, in_shape, f, out_shape)
-        if kernel == "arm_depthwise_conv_s8":
-            return 0  # called directly, not through the wrapper: no scratch
-        return cmsis_buffers.depthwise_wrapper_s8(path, stride, pad, dil, in_shape, f, out_shape)
-    if isinstance(op, cmsisnn.AvgPoolOp):
-        channels = op.shape(0)[-1]
-        if op.type_suffix() == "s16":
-            return cmsis_buffers.avgpool_s16(path, channels)
-        return cmsis_buffers.avgpool_s8(path, channels)
-    if isinstance(op, cmsisnn.BatchMatmulOp):
-        return cmsis_buffers.batch_matmul_s8(path, op.shape(1)[1]) if op.type_suffix() == "s8" else 0
-    if isinstance(op, cmsisnn.LstmOp):
-        return cmsis_buffers.lstm_scratch_bytes(*op.shape(1))
-    # Fully connected on MVE reads kernel sums that are precomputed into flash: no scratch.
-    return 0
 
 
 def _contiguous_slice_offset(op) -> int | None:
@@ -125,12 +90,6 @@ class _Buffer:
     end: int
     offset: int = -1
 
-
-def _scratch_free_variant(op):
-    """The algorithm of the same call with the same integers and no scratch (prefer=memory)."""
-    if isinstance(op, cmsisnn.DepthwiseConvOp) and op.function_name() == "arm_depthwise_conv_wrapper_s8":
-        return "generic"
-    return None
 
 RANDOM_ORDERS = 64  # extra seeded orders tried on top of the sorted ones (deterministic)
 
@@ -198,11 +157,11 @@ class PlanMemory(ModulePass):
         if target not in CORE_PATH:
             self.emit_error(module, f"unknown target '{target}' (targets: {', '.join(CORE_PATH)})")
             return
-        path = CORE_PATH[target]
+        core = cores.core(target)
         arena = lower = overlap_lower = 0
         peak = None
         for fn in self.functions(module):
-            a, lb, olb, fn_peak = self._plan_function(fn, path)
+            a, lb, olb, fn_peak = self._plan_function(fn, core)
             if a >= arena:
                 peak = fn_peak
             arena, lower, overlap_lower = max(arena, a), max(lower, lb), max(overlap_lower, olb)
@@ -221,7 +180,7 @@ class PlanMemory(ModulePass):
                             f"output and scratch and the tensors kept for later layers take {live} bytes there")
             self.emit_error(where, message)
 
-    def _plan_function(self, fn, path: str) -> tuple[int, int, int]:
+    def _plan_function(self, fn, core) -> tuple[int, int, int]:
         block = fn.regions[0].blocks[0]
         ops = kernel_ops(block)
         index = {r: i for i, op in enumerate(ops) for r in op.results}
@@ -319,13 +278,13 @@ class PlanMemory(ModulePass):
             """Places the tensors and the scratch buffers the current kernels need."""
             scratch = {}
             for i, op in enumerate(ops):
-                size = scratch_bytes(op, path)
+                size = op.scratch_bytes(core)
                 if size:
                     scratch[i] = _Buffer(size, i, i)
             every = buffers + list(scratch.values())
             lower = max((sum(b.size for b in every if b.start <= t <= b.end)
                          for t in range(n_ops + 1)), default=0)
-            pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, path) \
+            pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, core) \
                 if self.overlap else {}
             overlap_lower = memory_overlap.overlap_bound(every, pairs, n_ops + 1)
             if pairs:
@@ -375,13 +334,13 @@ class PlanMemory(ModulePass):
             return max(b.offset + _align(b.size) for b in live) == arena
 
         changed = False
-        candidates = [i for i in scratch if _scratch_free_variant(ops[i]) is not None]
+        candidates = [i for i in scratch if ops[i].scratch_free_algorithm() is not None]
         for i in sorted(candidates, key=lambda i: (-scratch[i].size, i)):
             op = ops[i]
             if not at_peak(i):
                 continue
             kept = op.attributes["algorithm"]
-            op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, _scratch_free_variant(op))
+            op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, op.scratch_free_algorithm())
             trial, _, _, trial_scratch = plan()
             if trial < arena:
                 arena, scratch, changed = trial, trial_scratch, True
@@ -392,10 +351,7 @@ class PlanMemory(ModulePass):
 
     @staticmethod
     def _in_place(op, src, g, ops, index) -> bool:
-        # arm_elementwise_{add,mul}_s8/_s16 read each block of both inputs (1, 4 or 16 elements
-        # on the C, DSP and MVE paths) before writing it: input 1 may be the output.
-        table_s8 = isinstance(op, portable.TableOp) and op.kernel_name() == "table_s8"
-        if not (isinstance(op, _IN_PLACE + _IN_PLACE_SAME_SHAPE) or table_s8):
+        if not op.writes_in_place():
             return False
         if g["input"] is not None:
             return False
@@ -414,7 +370,4 @@ class PlanMemory(ModulePass):
                     return False
                 if owner.results and owner.results[0] in index and index[owner.results[0]] > here:
                     return False
-        if isinstance(op, _IN_PLACE_SAME_SHAPE) and list(ir.RankedTensorType(src.type).shape) != \
-                list(ir.RankedTensorType(op.results[0].type).shape):
-            return False
         return True

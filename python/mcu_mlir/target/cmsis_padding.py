@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .cmsis_buffers import DW_ONE_INPUT_CH_THRESHOLD
+from ..dialects.cmsisnn import DW_ONE_INPUT_CH_THRESHOLD
 
 # Functions that clip every window to the input on all sides.
 CLIPPING = frozenset({

@@ -22,7 +22,6 @@ from . import cmsis_padding
 from .cores import CMSIS_PATH
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
-from .macs import kernel_macs
 from ..ir import attributes as mcu_attrs, types
 
 
@@ -532,7 +531,7 @@ def model_report(module) -> dict:
         if mcu_attrs.KERNEL_SUMS in op.attributes:
             weights += 4 * len(_ints(op.attributes[mcu_attrs.KERNEL_SUMS]))
         entry = {"name": _layer_name(op), "tosa_op": _source_op(op), "kernel": _kernel_name(op),
-                 "weights_bytes": w, "macs": kernel_macs(op),
+                 "weights_bytes": w, "macs": op.macs(),
                  "arena_offset": _int(op, mcu_attrs.OFFSET) if mcu_attrs.STORAGE in op.attributes and
                  _str(op, mcu_attrs.STORAGE) == "arena" else None}
         if mcu_attrs.FALLBACK in op.attributes:
