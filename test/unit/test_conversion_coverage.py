@@ -22,8 +22,8 @@ def _texts():
 
 def test_every_pattern_root_is_converted_in_a_lit_test():
     code, _ = _texts()
-    missing = sorted({name for name, root, _ in patterns() if f"{root.OPERATION_NAME} " not in code
-                      and f'"{root.OPERATION_NAME}"' not in code})
+    missing = sorted({p.name for p in patterns() if f"{p.root.OPERATION_NAME} " not in code
+                      and f'"{p.root.OPERATION_NAME}"' not in code})
     assert not missing, f"patterns whose TOSA op no Conversion lit test converts: {missing}"
 
 

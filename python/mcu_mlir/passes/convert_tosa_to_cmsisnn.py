@@ -10,30 +10,20 @@ from ..dialects.kernel_op import KernelOp
 from .base import ModulePass
 from .conversion import FAMILIES
 from ..ir.resources import clear_resource_cache
-from .conversion.common import CORE_PATH, Rewriter
+from .conversion.common import CORE_PATH, Pattern, Phase, Rewriter
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir import attributes as mcu_attrs
-
-# Patterns that absorb several TOSA ops into one kernel call. They run first, over the whole
-# function: a unit's root (e.g. tosa.add) may come after ops it absorbs (its input rescales),
-# which the one-op patterns would otherwise take first.
-# Patterns whose units contain other units (an LSTM step's matmuls, rescales, products): before them.
-OUTER_PATTERNS = frozenset({"lstm-s8"})
-UNIT_PATTERNS = frozenset({"grouped-conv2d", "conv2d", "depthwise-conv2d", "matmul", "avg-pool2d", "max-pool2d",
-                           "add-s8", "mul-s8", "table-s16-rescale", "table-s8-rescale-s16", "log-softmax", "softmax-s16-cmsis",
-                           "softmax-s16-lut", "softmax-s16", "softmax-table", "softmax-s8", "norm", "hypot",
-                           "concat-transposed"})
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
 LEGAL_OPS = (tosa.ConstOp, tosa.ConstShapeOp)
 
 
-def patterns() -> list[tuple[str, type, object]]:
-    """(name, root op class, function) of every family, in priority order (fused units first)."""
+def patterns() -> list[Pattern]:
+    """Every family's patterns (name, root op class, function, phase), in priority order."""
     out = []
     for family in FAMILIES:
         module = importlib.import_module(f"{__package__}.conversion.{family}")
-        out.extend(module.PATTERNS)
+        out.extend(Pattern(*row) for row in module.PATTERNS)
     return out
 
 
@@ -84,17 +74,14 @@ class ConvertTosaToCmsisNN(ModulePass):
         state = Rewriter(self.target, self.backend, frozenset(self.disabled_patterns))
         module.attributes[mcu_attrs.TARGET] = ir.StringAttr.get(self.target)
         module.attributes[mcu_attrs.BACKEND] = ir.StringAttr.get(self.backend)
-        table = [p for p in patterns() if p[0] not in state.disabled]
-        for kind in (OUTER_PATTERNS, UNIT_PATTERNS, None):
-            if kind is OUTER_PATTERNS and not self._has(module, tosa.GatherOp):
+        table = [p for p in patterns() if p.name not in state.disabled]
+        for phase in (Phase.OUTER, Phase.UNIT, Phase.ONE_OP):  # conversion.common.Phase says why
+            if phase is Phase.OUTER and not self._has(module, tosa.GatherOp):
                 continue  # an LSTM step looks up its activations; a run of the driver also drops dead ops
-            if kind is None:
-                phase = [p for p in table if p[0] not in UNIT_PATTERNS | OUTER_PATTERNS]
-            else:
-                phase = [p for p in table if p[0] in kind]
+            rows = [p for p in table if p.phase is phase]
             ps = RewritePatternSet()
-            for priority, (_, root, fn) in enumerate(phase):
-                ps.add(root, _pattern(fn, state), benefit=len(phase) - priority)
+            for priority, p in enumerate(rows):
+                ps.add(p.root, _pattern(p.fn, state), benefit=len(rows) - priority)
             apply_patterns(module, ps)
         for fn in self.functions(module):
             block = fn.regions[0].blocks[0]

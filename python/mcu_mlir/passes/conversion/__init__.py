@@ -1,6 +1,7 @@
 """TOSA -> cmsisnn patterns, one module per op family.
 
-Each module lists `PATTERNS`: (pattern name, root TOSA op, function(op, rewriter) -> bool). A
+Each module lists `PATTERNS`: (pattern name, root TOSA op, function(op, rewriter) -> bool[, phase]),
+the phase (common.Phase) UNIT or OUTER for a pattern that absorbs several ops. A
 function returns NO_MATCH (False) when it leaves the op alone and CONVERTED after rewriting it.
 """
 

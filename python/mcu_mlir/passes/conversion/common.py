@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -17,6 +19,28 @@ from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 
 NO_MATCH = False  # a pattern returns this when the op is not its business
 CONVERTED = True
+
+
+class Phase(enum.Enum):
+    """When the conversion applies a pattern. A unit absorbs several TOSA ops into one kernel
+    call; units run first, over the whole function, because a unit's root (e.g. tosa.add) may
+    come after ops it absorbs (its input rescales), which the one-op patterns would otherwise
+    take first. Outer units contain other units (an LSTM step's matmuls, rescales, products)
+    and run before them."""
+    OUTER = "outer"
+    UNIT = "unit"
+    ONE_OP = "one-op"
+
+
+OUTER, UNIT = Phase.OUTER, Phase.UNIT
+
+
+class Pattern(NamedTuple):
+    """A row of a family's `PATTERNS`: (name, root op class, function[, phase])."""
+    name: str
+    root: type
+    fn: Callable
+    phase: Phase = Phase.ONE_OP
 
 # Integer element types a kernel can take (-> the runtime's enum), and their storage bytes.
 DTYPES = types.RUNTIME

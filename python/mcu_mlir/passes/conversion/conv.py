@@ -10,7 +10,7 @@ from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ...ir import attributes as mcu_attrs
 from ...target import cmsis_padding
-from .common import (CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
+from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
                      shape, tensor_type, users)
 
@@ -458,9 +458,9 @@ def convert_conv3d(op, rw):
 
 
 PATTERNS = [
-    ("grouped-conv2d", tosa.Conv2DOp, convert_grouped_conv2d),
-    ("conv2d", tosa.Conv2DOp, convert_conv2d),
-    ("depthwise-conv2d", tosa.DepthwiseConv2DOp, convert_depthwise_conv2d),
+    ("grouped-conv2d", tosa.Conv2DOp, convert_grouped_conv2d, UNIT),
+    ("conv2d", tosa.Conv2DOp, convert_conv2d, UNIT),
+    ("depthwise-conv2d", tosa.DepthwiseConv2DOp, convert_depthwise_conv2d, UNIT),
     ("transpose-conv2d", tosa.TransposeConv2DOp, convert_transpose_conv2d),
     ("conv3d", tosa.Conv3DOp, convert_conv3d),
 ]

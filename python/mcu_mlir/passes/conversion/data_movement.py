@@ -10,7 +10,7 @@ from ...dialects import cmsisnn, portable
 from ...dialects.kernel_op import GROUPS
 from ...transposes import is_data_moving
 from ..layout.channel_permutation import chain_index
-from .common import (CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, producer, shape,
+from .common import (UNIT, CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, producer, shape,
                      str_attr, users)
 
 
@@ -242,7 +242,7 @@ def convert_resize(op, rw):
 
 
 PATTERNS = [
-    ("concat-transposed", tosa.TransposeOp, convert_concat_transposed),
+    ("concat-transposed", tosa.TransposeOp, convert_concat_transposed, UNIT),
     ("reshape", tosa.ReshapeOp, convert_reshape),
     ("identity", tosa.IdentityOp, convert_reshape),
     ("transpose", tosa.TransposeOp, convert_transpose),

@@ -9,7 +9,7 @@ import numpy as np
 from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
-from .common import (CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem, follow_requant_tail,
+from .common import (UNIT, CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, producer, read_rescale, shape, single_user,
                      tosa_class)
 
@@ -389,8 +389,8 @@ def convert_table(op, rw):
 
 
 PATTERNS = [
-    ("add-s8", tosa.AddOp, convert_add_unit),
-    ("mul-s8", tosa.MulOp, convert_mul_unit),
+    ("add-s8", tosa.AddOp, convert_add_unit, UNIT),
+    ("mul-s8", tosa.MulOp, convert_mul_unit, UNIT),
     *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_binary) for n in _BINARY],
     *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_unary) for n in _UNARY],
     ("select", tosa.SelectOp, convert_select),
@@ -398,8 +398,8 @@ PATTERNS = [
     ("rescale", tosa.RescaleOp, convert_rescale),
     ("clamp", tosa.ClampOp, convert_clamp),
     ("cast", tosa.CastOp, convert_cast),
-    ("table-s16-rescale", tosa.TableOp, convert_table_s16_unit),
-    ("table-s8-rescale-s16", tosa.TableOp, convert_table_s8_rescale_s16),
+    ("table-s16-rescale", tosa.TableOp, convert_table_s16_unit, UNIT),
+    ("table-s8-rescale-s16", tosa.TableOp, convert_table_s8_rescale_s16, UNIT),
     ("table", tosa.TableOp, convert_table),
 ]
 

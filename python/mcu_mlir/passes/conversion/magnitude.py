@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..._mlir import ir, tosa
 from ...dialects import portable
 from . import dag_pattern as dag
-from .common import CONVERTED, NO_MATCH, elem, make_op, read_rescale, shape
+from .common import UNIT, CONVERTED, NO_MATCH, elem, make_op, read_rescale, shape
 
 
 def _plain_rescale(op) -> bool:
@@ -74,4 +74,4 @@ def convert_hypot(op, rw):
     return CONVERTED
 
 
-PATTERNS = [("hypot", tosa.RescaleOp, convert_hypot)]
+PATTERNS = [("hypot", tosa.RescaleOp, convert_hypot, UNIT)]

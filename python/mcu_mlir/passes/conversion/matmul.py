@@ -9,7 +9,7 @@ from ...dialects import cmsisnn, portable
 from ..base import PassError
 from ...ir.constants import make_shape
 from ..layout.channel_permutation import chain_index
-from .common import (CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
+from .common import (UNIT, CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, per_channel_params,
                      producer, shape, single_user, tensor_type)
 
@@ -226,5 +226,5 @@ def _params(a_zp, b_zp, out_offset, act, mult, shift):
             "multiplier": mult, "shift": shift, "activation": act}
 
 
-PATTERNS = [("matmul", tosa.MatMulOp, convert_matmul)]
+PATTERNS = [("matmul", tosa.MatMulOp, convert_matmul, UNIT)]
 

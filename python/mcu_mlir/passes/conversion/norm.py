@@ -22,8 +22,8 @@ import numpy as np
 
 from ..._mlir import ir, tosa
 from ...dialects import portable
-from .common import (CONVERTED, NO_MATCH, clamp_bounds, const_array, elem, make_const, make_op, producer, read_rescale,
-                     shape, single_user, users, LIMITS)
+from .common import (UNIT, CONVERTED, NO_MATCH, clamp_bounds, const_array, elem, make_const, make_op, producer,
+                     read_rescale, shape, single_user, users, LIMITS)
 from .dag_pattern import rounds, strip_views
 
 
@@ -265,4 +265,4 @@ def convert_norm(op, rw):
     return CONVERTED
 
 
-PATTERNS = [("norm", tosa.TableOp, convert_norm)]
+PATTERNS = [("norm", tosa.TableOp, convert_norm, UNIT)]

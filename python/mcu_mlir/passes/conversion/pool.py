@@ -6,7 +6,7 @@ from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ...ir import attributes as mcu_attrs
 from ..base import PassError
-from .common import (LIMITS, CONVERTED, clamp_bounds, const_scalar, elem, fused_location, i64_array,
+from .common import (UNIT, LIMITS, CONVERTED, clamp_bounds, const_scalar, elem, fused_location, i64_array,
                      make_op, single_user)
 
 _LIMITS = LIMITS
@@ -70,6 +70,6 @@ def convert_max_pool2d(op, rw):
 
 
 PATTERNS = [
-    ("avg-pool2d", tosa.AvgPool2dOp, convert_avg_pool2d),
-    ("max-pool2d", tosa.MaxPool2dOp, convert_max_pool2d),
+    ("avg-pool2d", tosa.AvgPool2dOp, convert_avg_pool2d, UNIT),
+    ("max-pool2d", tosa.MaxPool2dOp, convert_max_pool2d, UNIT),
 ]

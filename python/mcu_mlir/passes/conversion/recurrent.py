@@ -17,7 +17,7 @@ from ..._mlir import ir, tosa
 from ... import cmsis_lstm
 from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
-from .common import CONVERTED, NO_MATCH, clamp_bounds, elem, fused_location, make_const, make_op, read_rescale, \
+from .common import OUTER, CONVERTED, NO_MATCH, clamp_bounds, elem, fused_location, make_const, make_op, read_rescale, \
     shape, users
 
 ANY = dag.Const(lambda a: True)
@@ -222,4 +222,4 @@ def convert_lstm(op, rw):
     return CONVERTED
 
 
-PATTERNS = [("lstm-s8", tosa.RescaleOp, convert_lstm)]
+PATTERNS = [("lstm-s8", tosa.RescaleOp, convert_lstm, OUTER)]

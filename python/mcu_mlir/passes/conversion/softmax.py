@@ -24,7 +24,7 @@ from ... import cmsis_softmax
 from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
 from ...ir.constants import make_shape
-from .common import (CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op,
+from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op,
                      producer, read_rescale, shape, users)
 
 
@@ -513,9 +513,9 @@ def convert_softmax16_lut(op, rw):
     return _convert_softmax16_cmsis(op, rw, portable.Softmax16LutOp)
 
 
-PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax),
-            ("softmax-s16-cmsis", tosa.RescaleOp, convert_softmax16_cmsis),
-            ("softmax-s16-lut", tosa.RescaleOp, convert_softmax16_lut),
-            ("softmax-s16", tosa.RescaleOp, convert_softmax_s16),
-            ("softmax-table", tosa.RescaleOp, convert_softmax_table),
-            ("softmax-s8", tosa.RescaleOp, convert_softmax)]
+PATTERNS = [("log-softmax", tosa.ReduceMaxOp, convert_log_softmax, UNIT),
+            ("softmax-s16-cmsis", tosa.RescaleOp, convert_softmax16_cmsis, UNIT),
+            ("softmax-s16-lut", tosa.RescaleOp, convert_softmax16_lut, UNIT),
+            ("softmax-s16", tosa.RescaleOp, convert_softmax_s16, UNIT),
+            ("softmax-table", tosa.RescaleOp, convert_softmax_table, UNIT),
+            ("softmax-s8", tosa.RescaleOp, convert_softmax, UNIT)]
