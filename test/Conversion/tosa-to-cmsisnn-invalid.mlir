@@ -169,3 +169,21 @@ func.func @avg_pool$zero_point_not_constant(%a: tensor<1x4x4x1xi8>, %z: tensor<1
   %0 = tosa.avg_pool2d %a, %z, %z {acc_type = i32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x4x1xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x1xi8>
   return %0 : tensor<1x2x2x1xi8>
 }
+
+// -----
+
+// int4 weights have a kernel only as arm_fully_connected_s4, which requantizes per tensor.
+func.func @conv2d$int4_weights_per_channel(%x: tensor<1x1x1x4xi8>) -> tensor<1x1x1x2xi8> {
+  %w = "tosa.const"() <{values = dense<[[[[1, -2, 3, -4]]], [[[5, 6, -7, 0]]]]> : tensor<2x1x1x4xi4>}> : () -> tensor<2x1x1x4xi4>
+  %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi4>}> : () -> tensor<1xi4>
+  // expected-error @below {{'tosa.conv2d' on i8 x i4 has no kernel (int8 or int16 activations, int8 weights)}}
+  %acc = tosa.conv2d %x, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x4xi8>, tensor<2x1x1x4xi4>, tensor<2xi32>, tensor<1xi8>, tensor<1xi4>) -> tensor<1x1x1x2xi32>
+  %m = "tosa.const"() <{values = dense<[1518500250, 1073741824]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %s = "tosa.const"() <{values = dense<[34, 33]> : tensor<2xi8>}> : () -> tensor<2xi8>
+  %rzp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %m, %s, %rzp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x1x1x2xi32>, tensor<2xi32>, tensor<2xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x1x2xi8>
+  return %r : tensor<1x1x1x2xi8>
+}

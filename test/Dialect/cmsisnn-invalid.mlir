@@ -119,3 +119,11 @@ func.func @softmax_s16_overflowing_shift(%x: tensor<2x4xi16>, %e: tensor<513xi16
   %0 = "cmsisnn.softmax_s16"(%x, %e, %r) {num_rows = 2 : i32, row_size = 4 : i32, mult = 1717986918 : i32, shift = 16 : i32} : (tensor<2x4xi16>, tensor<513xi16>, tensor<513xi16>) -> tensor<2x4xi16>
   return %0 : tensor<2x4xi16>
 }
+
+// -----
+
+func.func @fully_connected_s4_unpacked(%a: tensor<2x5xi8>, %w: tensor<15xi8>, %b: tensor<3xi32>) -> tensor<2x3xi8> {
+  // expected-error @below {{'cmsisnn.fully_connected_s4' op needs the 3 x 5 int4 weights packed in 8 bytes}}
+  %0 = "cmsisnn.fully_connected_s4"(%a, %w, %b) {input_offset = 3 : i32, output_offset = -1 : i32, multiplier = 1073741824 : i32, shift = -3 : i32, activation = array<i32: -128, 127>} : (tensor<2x5xi8>, tensor<15xi8>, tensor<3xi32>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}

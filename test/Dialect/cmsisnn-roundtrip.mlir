@@ -75,3 +75,13 @@ func.func @softmax_s16(%x: tensor<2x4xi16>, %e: tensor<513xi16>, %r: tensor<513x
   %0 = "cmsisnn.softmax_s16"(%x, %e, %r) {num_rows = 2 : i32, row_size = 4 : i32, mult = 1717986918 : i32, shift = 1 : i32} : (tensor<2x4xi16>, tensor<513xi16>, tensor<513xi16>) -> tensor<2x4xi16>
   return %0 : tensor<2x4xi16>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @fully_connected_s4
+// CHECK: "cmsisnn.fully_connected_s4"
+// CHECK-SAME: (tensor<2x5xi8>, tensor<8xi8>, tensor<3xi32>) -> tensor<2x3xi8>
+func.func @fully_connected_s4(%a: tensor<2x5xi8>, %w: tensor<8xi8>, %b: tensor<3xi32>) -> tensor<2x3xi8> {
+  %0 = "cmsisnn.fully_connected_s4"(%a, %w, %b) {input_offset = 3 : i32, output_offset = -1 : i32, multiplier = 1073741824 : i32, shift = -3 : i32, activation = array<i32: -128, 127>} : (tensor<2x5xi8>, tensor<8xi8>, tensor<3xi32>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}

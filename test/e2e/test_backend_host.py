@@ -726,3 +726,51 @@ def test_int16_table_activations_compile_and_match_reference(tmp_path):
     got = _build_outdir(tmp_path / "out", q, len(expected))
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(np.frombuffer(g, dtype=e.dtype).reshape(e.shape), e)
+
+
+# -- int4 weights: arm_fully_connected_s4 ---------------------------------------------------------
+
+def fc_s4_graph(rng, n=2, h=1, w=1, k=7, o=5, clamp=True):
+    """TOSA's form of a fully connected layer with int4 weights: a 1x1 conv2d of int8 by int4
+    (zero points -9 and 0), a per-tensor rescale, a clamp. TOSA's int4 is [-7, 7]
+    (tosa_reference_model refuses -8)."""
+    weights = rng.integers(-7, 8, (o, 1, 1, k))
+    body = (const("w", weights, "i4") + const("b", rng.integers(-300, 300, o), "i32")
+            + zp("izp", -9) + zp("wzp", 0, "i4"))
+    acc_ty, out_ty = f"tensor<{n}x{h}x{w}x{o}xi32>", f"tensor<{n}x{h}x{w}x{o}xi8>"
+    body += ("  %acc = tosa.conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, "
+             "pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : "
+             f"(tensor<{n}x{h}x{w}x{k}xi8>, tensor<{o}x1x1x{k}xi4>, tensor<{o}xi32>, tensor<1xi8>, tensor<1xi4>) "
+             f"-> {acc_ty}\n")
+    body += rescale_consts("r", rng.integers(1 << 30, (1 << 31) - 1, 1), rng.integers(33, 36, 1), 0, 4)
+    body += rescale("r", "acc", acc_ty, out_ty, 1)
+    last = "r"
+    if clamp:
+        body += f"  %cl = tosa.clamp %r {{min_val = -100 : i8, max_val = 90 : i8}} : ({out_ty}) -> {out_ty}\n"
+        last = "cl"
+    return func([f"tensor<{n}x{h}x{w}x{k}xi8>"], [out_ty], body, [last]), [rand_i8(rng, (n, h, w, k))]
+
+
+S4_CASES = {
+    "odd-weight-count": dict(k=7, o=5),          # 35 int4 weights: the last byte holds one
+    "rows-of-pixels": dict(n=1, h=3, w=2, k=16, o=8),  # every pixel a row of the fully connected call
+    "no-clamp": dict(k=32, o=3, clamp=False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(S4_CASES))
+def test_cmsis_nn_int4_fully_connected_matches_reference(case, tmp_path, cmsis_nn_lib):
+    lib, include = cmsis_nn_lib
+    text, inputs = fc_s4_graph(np.random.default_rng(RNG_SEED), **S4_CASES[case])
+    expected = run_reference(text, inputs)
+    got, report, files = compile_and_run(text, inputs, tmp_path, backend="cmsis-nn", target="cortex-m3",
+                                         extra_sources=[lib], extra_includes=[include],
+                                         defines=["MCU_DEBUG_SCRATCH"])
+    assert [op["kernel"] for op in report["ops"]] == ["arm_fully_connected_s4"]
+    np.testing.assert_array_equal(got[0], expected[0].reshape(got[0].shape).astype(got[0].dtype))
+
+
+def test_int4_weights_without_cmsis_nn_are_refused_by_name(tmp_path):
+    text, inputs = fc_s4_graph(np.random.default_rng(RNG_SEED))
+    with pytest.raises(Exception, match=r"tosa\.conv2d.*i4"):
+        compile_and_run(text, inputs, tmp_path)

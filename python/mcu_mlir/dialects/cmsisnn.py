@@ -280,6 +280,41 @@ class FullyConnectedOp(WeightedFields, dialect=CmsisNN, name="fully_connected"):
         return numel(self.operation.results[0].type) * self.shape(1)[1]
 
 
+@no_scratch
+class FullyConnectedS4Op(WeightedFields, dialect=CmsisNN, name="fully_connected_s4"):
+    """arm_fully_connected_s4: int8 input [..., K] (rows of K), int4 weights [O, K] packed two per
+    byte (element 2j in the low nibble of byte j, rows not padded: ceil(O x K / 2) bytes), int32
+    bias [O]; int8 output [..., O], requantized per tensor. The weights are symmetric (no filter
+    offset)."""
+    input_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    multiplier: ir.IntegerAttr
+    shift: ir.IntegerAttr
+    activation: I32Array
+    LENGTHS = {"activation": 2}
+
+    def depth_and_outputs(self) -> tuple[int, int]:
+        return self.shape(0)[-1], self.shape(0, result=True)[-1]
+
+    def check(self):
+        k, o = self.depth_and_outputs()
+        if (self.elem(0), self.elem(1), self.elem(0, result=True)) != ("i8", "i8", "i8"):
+            return "takes int8 input and packed weights, returns int8"
+        if numel(self.operation.operands[1].type) != (o * k + 1) // 2:
+            return f"needs the {o} x {k} int4 weights packed in {(o * k + 1) // 2} bytes"
+        if numel(self.operation.operands[2].type) != o:
+            return f"needs {o} bias values"
+        if numel(self.operation.operands[0].type) // k != numel(self.operation.results[0].type) // o:
+            return "needs as many input rows (of K) as output rows (of O)"
+        return None
+
+    def function_name(self) -> str:
+        return "arm_fully_connected_s4"
+
+    def macs(self) -> int:
+        return numel(self.operation.results[0].type) * self.shape(0)[-1]
+
+
 class BatchMatmulOp(KernelOp, dialect=CmsisNN, name="batch_matmul"):
     """arm_batch_matmul_s8 / _s16: lhs [B, M, K] times the transpose of rhs_t [B, N, K] (both
     activations), requantized per tensor: output [B, M, N]. int16: offsets 0, the multiplier in

@@ -92,6 +92,10 @@ def attr_array(attr, ty: ir.RankedTensorType, module_op=None) -> np.ndarray:
     et = str(ty.element_type)
     if et == "i48":
         return parse_dense_text(str(attr), shp, 48)
+    if et == "i4" and str(attr).startswith("dense<"):
+        # numpy has no int4: read the text (in hex, one element a byte, the value in its low nibble).
+        raw = parse_dense_text(str(attr), shp, 8)
+        return (((raw & 0xF) ^ 8) - 8).astype(np.int8)
     if isinstance(attr, ir.DenseElementsAttr) or isinstance(attr, ir.DenseIntElementsAttr):
         if attr.is_splat:
             value = np.array(attr).reshape(-1)[0] if et != "index" else int(attr.get_splat_value().value)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from .base import ModulePass
 
 _SUPPORTED = ("i1", "i8", "i16", "i32", "i48", "i64", "f16", "f32", "bf16")
+# Element types only a constant may have: int4 weights (and their zero point), which kernels read
+# packed; no kernel takes or returns an int4 activation.
+_CONSTANT_ONLY = ("i4",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,12 +32,13 @@ class VerifyStaticShapes(ModulePass):
             fn.walk(self._check_op)
 
     def _check_op(self, op):
+        constant = isinstance(op.opview, tosa.ConstOp)
         for i, result in enumerate(op.results):
-            if self._check(op, result.type, f"result #{i} of '{op.name}'"):
+            if self._check(op, result.type, f"result #{i} of '{op.name}'", constant):
                 break
         return ir.WalkResult.ADVANCE
 
-    def _check(self, op, ty, what: str) -> bool:
+    def _check(self, op, ty, what: str, constant: bool = False) -> bool:
         if not isinstance(ty, ir.RankedTensorType):
             if isinstance(ty, ir.ShapedType):
                 self.emit_error(op, f"{what} has unranked type {ty}; a static rank and shape are needed")
@@ -45,7 +49,7 @@ class VerifyStaticShapes(ModulePass):
             self.emit_error(op, f"{what} has dynamic shape {dims}; export the model with static shapes")
             return True
         elem = str(ty.element_type)
-        if elem not in self.element_types:
+        if elem not in self.element_types and not (constant and elem in _CONSTANT_ONLY):
             self.emit_error(op, f"{what} has unsupported element type {elem} "
                                 f"(supported: {', '.join(self.element_types)})")
             return True

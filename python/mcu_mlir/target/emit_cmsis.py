@@ -128,6 +128,23 @@ def fully_connected(em, i, op):
         _weighted_call(em, i, op, fn, "int8_t")]
 
 
+def fully_connected_s4(em, i, op):
+    depth, out_c = op.depth_and_outputs()
+    batches = int(np.prod(_shape(op.operands[0]), dtype=np.int64)) // depth
+    act = op.ints("activation")
+    return [_ctx(em, i, op),
+            f"const cmsis_nn_fc_params layer{i}_params = {{.input_offset = {op.int('input_offset')}, "
+            f".filter_offset = 0, .output_offset = {op.int('output_offset')}, "
+            f".activation = {{.min = {act[0]}, .max = {act[1]}}}}};",
+            f"const cmsis_nn_per_tensor_quant_params layer{i}_quant = "
+            f"{{.multiplier = {op.int('multiplier')}, .shift = {op.int('shift')}}};",
+            _dims(f"layer{i}_input_dims", [batches, 1, 1, depth]),
+            _dims(f"layer{i}_filter_dims", [depth, 1, 1, out_c]),
+            _dims(f"layer{i}_bias_dims", [1, 1, 1, out_c]),
+            _dims(f"layer{i}_output_dims", [batches, 1, 1, out_c]),
+            _weighted_call(em, i, op, op.function_name(), "int8_t")]
+
+
 def batch_matmul(em, i, op):
     (b, m, k), (_, n, _) = _shape(op.operands[0]), _shape(op.operands[1])
     act = op.ints("activation")
@@ -299,7 +316,8 @@ def lstm(em, i, op):
 
 EMITTERS = {
     cmsisnn.ConvOp: conv, cmsisnn.DepthwiseConvOp: depthwise_conv,
-    cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.BatchMatmulOp: batch_matmul,
+    cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.FullyConnectedS4Op: fully_connected_s4,
+    cmsisnn.BatchMatmulOp: batch_matmul,
     cmsisnn.SoftmaxOp: softmax, cmsisnn.Softmax16Op: softmax_s16, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
     cmsisnn.AddOp: add, cmsisnn.MulOp: mul, cmsisnn.TransposeOp: transpose, cmsisnn.PadOp: pad,
     cmsisnn.ConcatOp: concat, cmsisnn.LstmOp: lstm,

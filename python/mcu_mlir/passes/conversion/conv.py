@@ -1,5 +1,6 @@
 """Convolutions: conv2d / depthwise_conv2d (+ rescale + clamp as one kernel call), transpose_conv2d,
-conv3d (raw accumulators; the rescale after them is its own kernel)."""
+conv3d (raw accumulators; the rescale after them is its own kernel), and the 1x1 conv2d with int4
+weights that stands for a fully connected layer (arm_fully_connected_s4)."""
 
 from __future__ import annotations
 
@@ -120,6 +121,45 @@ def _trailing_slice_source(op, rw, inp, w_shape, out_shape, pad, stride, dilatio
         if (is_1x1 and stride == [1, 1]) or (is_1xn and not is_1x1):
             return None
     return source, slices
+
+
+def pack_int4(values: np.ndarray) -> np.ndarray:
+    """CMSIS-NN's packing of int4 weights: consecutive elements in pairs, the first in the low
+    nibble ([1, 2, 3, 4] -> [0x21, 0x43]); an odd count leaves the last high nibble 0."""
+    flat = np.asarray(values, np.int64).reshape(-1)
+    if flat.size % 2:
+        flat = np.append(flat, 0)
+    return ((flat[0::2] & 0xF) | ((flat[1::2] & 0xF) << 4)).astype(np.uint8).view(np.int8)
+
+
+def convert_fully_connected_s4(op, rw):
+    """A 1x1, stride 1, unpadded conv2d of int8 by int4 weights (TOSA's form of a fully connected
+    layer with int4 weights) with a per-tensor rescale to int8 (+ clamp): arm_fully_connected_s4
+    over its rows of C."""
+    inp, weight, bias, izp_v, wzp_v = op.operands
+    if not rw.use_cmsis or elem(inp) != "i8" or elem(weight) != "i4":
+        return NO_MATCH
+    pad, stride, dilation = _window(op)
+    out_c, k_h, k_w, depth = shape(weight)
+    w, wzp, izp = const_array(weight), const_scalar(wzp_v), const_scalar(izp_v)
+    if w is None or wzp != 0 or izp is None or const_array(bias) is None or \
+            (k_h, k_w) != (1, 1) or any(pad) or stride != [1, 1] or dilation != [1, 1] or not -128 <= izp <= 127:
+        return NO_MATCH
+    tail = follow_requant_tail(op)
+    b = np.abs(np.asarray(const_array(bias), np.int64)).reshape(-1)
+    bound = int((np.abs(w).reshape(out_c, -1).sum(axis=1) * max(127 - izp, izp + 128) + b).max())
+    if tail is None or tail[0].per_channel or not tail[0].requantize_exact(max_abs_input=bound):
+        return NO_MATCH
+    rs, last, act = tail
+    ops = [op, rs.op] + ([last] if last is not rs.op else [])
+    bias = _bias_per_channel(op, bias, out_c)
+    packed = make_const(pack_int4(w.reshape(out_c, depth)), op, op.location)
+    attrs = {"input_offset": -izp, "output_offset": rs.output_zp, "multiplier": rs.multiplier[0],
+             "shift": rs.cmsis_shifts()[0], "activation": act}
+    new = make_op(cmsisnn.FullyConnectedS4Op, [inp, packed, bias], last.results[0].type, attrs, before=op,
+                  loc=fused_location(ops), source_op="+".join(o.operation.name for o in ops))
+    rw.replace(ops, last, new)
+    return CONVERTED
 
 
 def convert_conv2d(op, rw):
@@ -458,6 +498,7 @@ def convert_conv3d(op, rw):
 
 
 PATTERNS = [
+    ("fully-connected-s4", tosa.Conv2DOp, convert_fully_connected_s4, UNIT),
     ("grouped-conv2d", tosa.Conv2DOp, convert_grouped_conv2d, UNIT),
     ("conv2d", tosa.Conv2DOp, convert_conv2d, UNIT),
     ("depthwise-conv2d", tosa.DepthwiseConv2DOp, convert_depthwise_conv2d, UNIT),
