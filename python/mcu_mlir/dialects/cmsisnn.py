@@ -214,6 +214,17 @@ class ConvOp(ConvFields, dialect=CmsisNN, name="conv"):
     def overlap_step(self, core):
         return conv_overlap_step(self, core)
 
+    def overlap_algorithm(self, core):
+        # On the DSP / C paths the wrapper sends a 1x1 stride-1 conv to arm_convolve_1x1_s8_fast,
+        # which sweeps the whole image per channel pair; arm_convolve_1x1_s8 runs the same matrix
+        # product one output row at a time.
+        f, in_shape = self.shape(1), self.shape(0)
+        whole_image_1x1 = (f[1], f[2]) == (1, 1) and in_shape[3] == f[3] and self.ints("padding") == [0, 0, 0, 0] \
+            and self.ints("stride") == [1, 1] and self.ints("dilation") == [1, 1]
+        if core.has_mve or self.function_name() != "arm_convolve_wrapper_s8" or not whole_image_1x1:
+            return None
+        return "1x1"
+
 
 class DepthwiseConvOp(ConvFields, dialect=CmsisNN, name="depthwise_conv"):
     """arm_depthwise_conv_*: input NHWC, filter 1 x H x W x (C * ch_mult), bias."""

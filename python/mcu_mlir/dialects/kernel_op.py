@@ -118,6 +118,11 @@ class KernelOp(Operation):
         None (the default) when its output may not overlap its input."""
         return None
 
+    def overlap_algorithm(self, core) -> str | None:
+        """The `algorithm` of the same call, same integers, whose output may overlap its input on
+        `core` where the current one's may not; None (the default) when there is none."""
+        return None
+
     def scratch_free_algorithm(self) -> str | None:
         """The `algorithm` of the same call, same integers and no scratch buffer, if another
         than the current one (prefer=memory); None when there is none."""

@@ -221,16 +221,6 @@ def overlap_bound(buffers: list, pairs: dict, n_times: int) -> int:
                 for t in range(n_times)), default=0)
 
 
-def _whole_image_1x1(op, core) -> bool:
-    """A 1x1 stride-1 s8 conv the wrapper sends to arm_convolve_1x1_s8_fast on the DSP / C path."""
-    if not isinstance(op, cmsisnn.ConvOp) or core.has_mve or op.function_name() != "arm_convolve_wrapper_s8":
-        return False
-    f, in_shape = _shape(op.operands[1]), _shape(op.operands[0])
-    return (f[1], f[2]) == (1, 1) and in_shape[3] == f[3] and \
-        _ints(op.attributes["padding"]) == [0, 0, 0, 0] and \
-        _ints(op.attributes["stride"]) == [1, 1] and _ints(op.attributes["dilation"]) == [1, 1]
-
-
 def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_offset: dict,
                core) -> dict:
     """(id(output buffer), id(input buffer)) -> D for every kernel op whose arena output may
@@ -256,13 +246,13 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
         if any(operand == src for operand in list(op.operands)[1:]):
             continue
         d = op_overlap_distance(op, core)
-        if d is None and _whole_image_1x1(op, core):
-            # arm_convolve_1x1_s8_fast sweeps the whole image per channel pair on this path;
-            # arm_convolve_1x1_s8 runs the same matrix product one output row at a time.
-            op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "1x1")
+        overlapping = op.overlap_algorithm(core) if d is None else None
+        if overlapping is not None:
+            kept = op.attributes["algorithm"]
+            op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, overlapping)
             d = None if cmsis_padding.op_problem(op, core.cmsis_path) else op_overlap_distance(op, core)
             if d is None:
-                op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, "wrapper")
+                op.attributes["algorithm"] = kept
         if d is not None:
             pairs[(id(bout), id(bin_))] = d
     return pairs
