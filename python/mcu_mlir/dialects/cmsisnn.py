@@ -8,7 +8,10 @@ carries the scalar parameters of the call as typed attributes, in CMSIS-NN's con
 
 Which `arm_*` function an op calls follows from the op, its element types and, for the
 convolutions, the `algorithm` the conversion or the memory planner chose (`function_name`).
-Calls into the project's own C kernels are the `portable` dialect.
+Each op also answers what the memory planner and the report ask about that function: its scratch
+buffer per core (CMSIS-NN's `*_get_buffer_size`, ported below), its MACs, whether it writes in
+place or over its input (kernel_op.KernelOp). Calls into the project's own C kernels are the
+`portable` dialect.
 """
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
