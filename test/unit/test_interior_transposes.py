@@ -3,8 +3,11 @@ model inputs and outputs (through reshapes and slices)."""
 
 from __future__ import annotations
 
+from mcu_mlir import _mlir
 from mcu_mlir._mlir import ir
-from mcu_mlir.transposes import count_data_moving_transposes
+from mcu_mlir.dialects import load_all
+from mcu_mlir.pipeline import run_pipeline
+from mcu_mlir.transposes import count_data_moving_transposes, count_transpose_kernels
 
 TEXT = """
 func.func @main(%arg0: tensor<1x3x8x8xi8>) -> tensor<1x192xi8> {
@@ -28,3 +31,16 @@ def test_interior_leaves_out_the_boundary_conversions():
     module = ir.Module.parse(TEXT, ir.Context())
     assert count_data_moving_transposes(module) == 3
     assert count_data_moving_transposes(module, interior_only=True) == 1
+
+
+def test_kernel_count_leaves_out_the_boundary_conversions_through_kernel_views():
+    """After conversion the boundary's views are a portable.slice and a cmsisnn.reshape."""
+    ctx = _mlir.new_context()
+    load_all(ctx)
+    with ctx, ir.Location.unknown():
+        module = ir.Module.parse(TEXT)
+        run_pipeline(module, "mcu-convert-tosa-to-cmsisnn")
+        kernels = [op.operation.name for op in module.body.operations[0].regions[0].blocks[0].operations]
+        assert {"portable.slice", "cmsisnn.reshape"} <= set(kernels)
+        assert count_transpose_kernels(module) == 3
+        assert count_transpose_kernels(module, interior_only=True) == 1

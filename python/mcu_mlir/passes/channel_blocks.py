@@ -14,7 +14,8 @@ import dataclasses
 import numpy as np
 
 from .._mlir import ir, tosa
-from .conversion.common import const_array, elem, make_const, op_name, producer, read_rescale, users
+from .conversion.common import const_array, make_const, op_name, read_rescale
+from ..ir.values import elem, producer, users
 
 # Per-element ops that commute with a channel block (per-tensor parameters).
 PER_ELEMENT = (tosa.TableOp, tosa.ClampOp)

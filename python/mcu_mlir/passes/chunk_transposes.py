@@ -17,7 +17,8 @@ import numpy as np
 
 from .._mlir import ir, tosa
 from .base import ModulePass
-from .conversion.common import const_ints, producer, shape, users
+from .conversion.common import const_ints
+from ..ir.values import producer, shape, users
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir.constants import make_shape
 from .layout.channel_permutation import chain_index

@@ -6,13 +6,14 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir, tosa
+from .._mlir import func, ir, tosa
 from .base import ModulePass
 from .layout.assign import Problem
 from .layout.channel_permutation import fold_channel_permutations, fold_permutations_through_depthwise
 from ..ir.constants import ConstantData, make_constant, shape_values
 from .layout.roles import is_constant
 from .layout.views import simplify_reshapes, sink_reshapes
+from ..ir import roles
 from ..ir.ops import isa
 
 
@@ -87,7 +88,7 @@ def _called_functions(module) -> set[str]:
     names = set()
 
     def visit(op):
-        if op.name == "func.call":
+        if isa(op, func.CallOp):
             names.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
         return ir.WalkResult.ADVANCE
 
@@ -100,8 +101,7 @@ def fold_constant_views(fn, consts: ConstantData) -> int:
     by constants; returns how many."""
     folded = 0
     for op in list(fn.regions[0].blocks[0].operations):
-        name = op.operation.name
-        if name not in ("tosa.transpose", "tosa.reshape", "tosa.slice") or not is_constant(op.operands[0]):
+        if not isa(op, *roles.VIEWS, *roles.SLICES) or not is_constant(op.operands[0]):
             continue
         out = op.results[0]
         if not isinstance(out.type, ir.RankedTensorType) or not out.type.has_static_shape:
@@ -109,9 +109,9 @@ def fold_constant_views(fn, consts: ConstantData) -> int:
         data = consts.array(op.operands[0])
         if data is None:
             continue
-        if name == "tosa.transpose":
+        if isa(op, tosa.TransposeOp):
             data = data.transpose(tuple(op.attributes["perms"]))
-        elif name == "tosa.slice":
+        elif isa(op, tosa.SliceOp):
             start, size = shape_values(op.operands[1]), shape_values(op.operands[2])
             if start is None or size is None:
                 continue

@@ -9,7 +9,8 @@ import numpy as np
 from .._mlir import ir, tosa
 from .base import ModulePass
 from .channel_blocks import build_block, erase_layer, read_layer
-from .conversion.common import const_ints, op_name, shape, users
+from .conversion.common import const_ints, op_name
+from ..ir.values import shape, users
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir.constants import make_shape
 from ..ir.resources import clear_resource_cache

@@ -13,8 +13,8 @@ from .base import ModulePass
 from .layout import perms as P
 from .layout.const_eval import evaluate
 from ..ir.constants import ConstantData, make_shape
-from .layout.roles import LAYOUT_SENSITIVE
-from ..ir.ops import isa
+from ..ir.roles import LAYOUT_SENSITIVE
+from ..ir.ops import create, isa
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,9 +52,9 @@ class NhwcCanonicalize(ModulePass):
     def _check(self, fn) -> bool:
         ok = True
         for op in fn.regions[0].blocks[0].operations:
-            name = op.operation.name
-            if name not in LAYOUT_SENSITIVE and name != "tosa.transpose":
+            if not isa(op, *LAYOUT_SENSITIVE, tosa.TransposeOp):
                 continue
+            name = op.operation.name
             for v in list(op.operands[:1]) + list(op.results[:1]):
                 ty = v.type
                 if not isinstance(ty, ir.RankedTensorType) or not ty.has_static_shape:
@@ -82,13 +82,11 @@ def compose_transposes(fn) -> int:
             if perm == P.identity(len(perm)):
                 new = x
             elif not P.moves_data(shape, perm):
-                new = ir.Operation.create("tosa.reshape", results=[y.type],
-                                          operands=[x, make_shape(list(y.type.shape), loc=loc)],
-                                          loc=loc).results[0]
+                new = create(tosa.ReshapeOp, results=[y.type],
+                             operands=[x, make_shape(list(y.type.shape), loc=loc)], loc=loc).results[0]
             elif x != op.operands[0]:
-                new = ir.Operation.create("tosa.transpose", results=[y.type], operands=[x],
-                                          attributes={"perms": ir.DenseI32ArrayAttr.get(list(perm))},
-                                          loc=loc).results[0]
+                new = create(tosa.TransposeOp, results=[y.type], operands=[x],
+                             attributes={"perms": ir.DenseI32ArrayAttr.get(list(perm))}, loc=loc).results[0]
             else:
                 continue
         y.replace_all_uses_with(new)
@@ -149,8 +147,8 @@ def gather_to_resize(op, consts) -> bool:
     with ir.InsertionPoint(uses[0].owner), op.location as loc:
         nhwc = _transpose(x, (0, 2, 3, 1), loc)
         out_type = ir.RankedTensorType.get([ys[0], ys[2], ys[3], ys[1]], elem)
-        resized = ir.Operation.create(
-            "tosa.resize", results=[out_type],
+        resized = create(
+            tosa.ResizeOp, results=[out_type],
             operands=[nhwc, make_shape([hp[0], hp[1], wp[0], wp[1]], loc=loc),
                       make_shape([hp[2], wp[2]], loc=loc), make_shape([hp[3], wp[3]], loc=loc)],
             attributes={"mode": ir.Attribute.parse("#tosa.resize_mode<NEAREST_NEIGHBOR>")}, loc=loc)
@@ -165,7 +163,6 @@ def gather_to_resize(op, consts) -> bool:
 
 def _transpose(value, perm, loc):
     shape = [value.type.shape[d] for d in perm]
-    return ir.Operation.create("tosa.transpose",
-                               results=[ir.RankedTensorType.get(shape, value.type.element_type)],
-                               operands=[value], attributes={"perms": ir.DenseI32ArrayAttr.get(list(perm))},
-                               loc=loc).results[0]
+    return create(tosa.TransposeOp, results=[ir.RankedTensorType.get(shape, value.type.element_type)],
+                  operands=[value], attributes={"perms": ir.DenseI32ArrayAttr.get(list(perm))},
+                  loc=loc).results[0]

@@ -8,10 +8,10 @@ import numpy as np
 
 from .._mlir import ir
 from .base import ModulePass
-from .conversion.common import const_ints, elem, i64_array, numel, op_name, shape, users
+from .conversion.common import const_ints, i64_array, op_name
+from ..ir.values import elem, nbytes, numel, shape, users
 from ..ir import attributes as mcu_attrs
 from ..ir.locations import layer_name
-from ..ir.types import BYTES as DTYPE_BYTES
 
 ROW = 1  # NHWC: the row axis of every tensor inside a patched stage
 
@@ -32,12 +32,8 @@ def _const(value) -> bool:
     return not isinstance(owner, ir.Block) and op_name(owner) in _CONSTANTS
 
 
-def _nbytes(value) -> int:
-    return numel(value) * DTYPE_BYTES.get(elem(value), 4)
-
-
 def _bytes_per_row(value) -> int:
-    return _nbytes(value) // shape(value)[ROW]
+    return nbytes(value) // shape(value)[ROW]
 
 
 @dataclasses.dataclass
@@ -249,7 +245,7 @@ def _step_list(block, stage: _Stage | None, plan_ranges=None) -> list[dict]:
 
     stage_ops = {n.op for n in stage.nodes} if stage else set()
     if stage is not None:
-        t_size = _nbytes(stage.out)
+        t_size = nbytes(stage.out)
         copied = set()
         for b, (rows, reads) in enumerate(plan_ranges):
             for k, node in enumerate(stage.nodes):
@@ -264,7 +260,7 @@ def _step_list(block, stage: _Stage | None, plan_ranges=None) -> list[dict]:
                                 lo_v, hi_v = rows[v]
                                 copied.add(copy)
                                 steps.append({"out": copy, "reads": [], "in_place": None,
-                                              "size": _nbytes(v) // shape(v)[node.in_axis] * (hi_v - lo_v)})
+                                              "size": nbytes(v) // shape(v)[node.in_axis] * (hi_v - lo_v)})
                             in_keys.append(copy)
                         continue
                     in_keys.append((v, b))
@@ -281,7 +277,7 @@ def _step_list(block, stage: _Stage | None, plan_ranges=None) -> list[dict]:
             if _const(v) or isinstance(v.owner, ir.Block):
                 continue
             in_keys.append(("T",) if stage is not None and v == stage.out else v)
-        size = 0 if op.results and op.results[0] in returned else sum(_nbytes(r) for r in op.results)
+        size = 0 if op.results and op.results[0] in returned else sum(nbytes(r) for r in op.results)
         same = bool(op.operands) and not _const(op.operands[0]) and op.results and \
             list(shape(op.operands[0])) == list(shape(op.results[0]))
         add(op.results[0] if op.results else None, op, size, in_keys, same)

@@ -13,6 +13,7 @@ from ...dialects.kernel_op import GROUPS, enum_attr
 from ..base import PassError
 from ...ir import attributes as mcu_attrs, types
 from ...ir.constants import const_array
+from ...ir.values import elem, numel, producer, shape, tensor_type, users  # noqa: F401  (the patterns' readers)
 from ...target.cores import CMSIS_PATH
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
@@ -104,33 +105,8 @@ def tosa_class(name: str):
 
 # -- reading the IR ---------------------------------------------------------------------------
 
-def tensor_type(value) -> ir.RankedTensorType:
-    return ir.RankedTensorType(value.type)
-
-
-def shape(value) -> list[int]:
-    return list(tensor_type(value).shape)
-
-
-def elem(value) -> str:
-    return str(tensor_type(value).element_type)
-
-
-def numel(value) -> int:
-    return int(np.prod(shape(value), dtype=np.int64))
-
-
-def producer(value):
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner
-
-
 def op_name(op) -> str:
     return op.operation.name
-
-
-def users(value) -> list:
-    return [u.owner for u in value.uses]
 
 
 def single_user(op, cls=None):

@@ -18,7 +18,7 @@ from ... import cmsis_lstm
 from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
 from .common import OUTER, CONVERTED, NO_MATCH, clamp_bounds, elem, fused_location, make_const, make_op, read_rescale, \
-    shape, users
+    numel, shape, users
 
 ANY = dag.Const(lambda a: True)
 ZERO = dag.scalar(0)
@@ -130,10 +130,6 @@ def _gate_params(m, g):
             "xzp": xzp, "mx": gx, "mh": gh}
 
 
-def _numel(value) -> int:
-    return int(np.prod(shape(value), dtype=np.int64))
-
-
 def _view(value, dims, loc, before):
     """`value` seen as `dims` (a cmsisnn.reshape: no code), or itself when it has that shape."""
     if shape(value) == dims:
@@ -150,10 +146,10 @@ def convert_lstm(op, rw):
         return NO_MATCH
     x, h, cell = m.values["$x"], m.values["$h"], m.values.get("$c")
     inputs, hidden = np.asarray(m.consts["i_wx"]).shape[1:]
-    rows = _numel(h) // hidden
+    rows = numel(h) // hidden
     if elem(x) != "i8" or elem(h) != "i8" or (cell is not None and elem(cell) != "i16") or \
-            _numel(op.results[0]) != rows * hidden or _numel(m.ops["c_next"].results[0]) != rows * hidden or \
-            _numel(x) != rows * inputs or (cell is not None and _numel(cell) != rows * hidden):
+            numel(op.results[0]) != rows * hidden or numel(m.ops["c_next"].results[0]) != rows * hidden or \
+            numel(x) != rows * inputs or (cell is not None and numel(cell) != rows * hidden):
         return NO_MATCH
     gates = {name: _gate_params(m, g) for name, g in GATE_PREFIX.items() if g + "wx" in m.consts}
     if any(p is None for p in gates.values()) or len({p["xzp"] for p in gates.values()}) != 1:

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..._mlir import ir, tosa
+from ..._mlir import func, ir, tosa
 from . import perms as P
 from ...ir.constants import ConstantData, make_constant, make_shape, shape_values
 from .roles import AXIS_OPS, SHAPE_OPERANDS, channel_pinned, data_operands, is_constant, ranked_shape
 from ...ir import attributes as mcu_attrs
-from ...ir.ops import isa
+from ...ir import roles
+from ...ir.ops import create, isa, op_class
 
 _ONE_TRANSPOSE = 1 << 40  # cost of one transpose; element counts break ties
 
@@ -129,14 +130,13 @@ class Problem:
         self.layout = [P.identity(r) for r in self.rank]
 
         for op in block.operations:
-            name = op.operation.name
-            if name in ("tosa.const", "tosa.const_shape") or op.operation in self.lookup_in \
+            if isa(op, *roles.CONSTANT) or op.operation in self.lookup_in \
                     or op.operation in self.lookup_out:
                 continue
-            if name in ("tosa.transpose", "tosa.reshape") and op.operands[0] in self.region_of \
+            if isa(op, *roles.VIEWS) and op.operands[0] in self.region_of \
                     and op.results[0] in self.region_of:
                 x, y = op.operands[0], op.results[0]
-                perm = tuple(op.attributes["perms"]) if name == "tosa.transpose" else None
+                perm = tuple(op.attributes["perms"]) if isa(op, tosa.TransposeOp) else None
                 self.edges.append(_Edge(op, x, y, perm, self.region_of[x], self.region_of[y]))
                 if perm is None:
                     matmul = _flatten_into_constant_matmul(op)
@@ -145,7 +145,7 @@ class Problem:
                 continue
             if data_operands(op) is not None:
                 continue
-            allowed = self._boundary_layouts if name == "func.return" else None
+            allowed = self._boundary_layouts if isa(op, func.ReturnOp) else None
             for v in op.operands:
                 if v in self.region_of:
                     rank = len(v.type.shape)
@@ -329,11 +329,10 @@ def _flatten_into_constant_matmul(reshape):
         if len(uses) != 1:
             return None
         user = uses[0].owner
-        name = user.operation.name
-        if name == "tosa.reshape":
+        if isa(user, tosa.ReshapeOp):
             value = user.results[0]
             continue
-        if name not in ("tosa.matmul",) or uses[0].operand_number != 0:
+        if not isa(user, tosa.MatMulOp) or uses[0].operand_number != 0:
             return None
         a, b = user.operands[0], user.operands[1]
         if not is_constant(b) or len(b.type.shape) != 3 or b.type.shape[0] != 1:
@@ -394,8 +393,7 @@ class _Rewriter:
         block = p.fn.regions[0].blocks[0]
         self._rewrite_signature(block)
         for op in list(block.operations):
-            name = op.operation.name
-            if name in ("tosa.const", "tosa.const_shape"):
+            if isa(op, *roles.CONSTANT):
                 continue
             with ir.InsertionPoint(op), op.location as loc:
                 if op.operation in p.lookup_in:
@@ -408,9 +406,9 @@ class _Rewriter:
                     layout = self._region_layout(y)
                     self.stored[y] = (_reshape(op.operands[0], P.physical_shape(self.shape(y), layout), loc), layout)
                     self.dead.append(op)
-                elif name == "tosa.transpose" and op.results[0] in p.region_of:
+                elif isa(op, tosa.TransposeOp) and op.results[0] in p.region_of:
                     self._transpose(op, loc)
-                elif name == "tosa.reshape" and op.results[0] in p.region_of:
+                elif isa(op, tosa.ReshapeOp) and op.results[0] in p.region_of:
                     self._reshape(op, loc)
                 elif data_operands(op) is not None and op.results[0] in p.region_of:
                     self._agnostic(op, loc)
@@ -488,14 +486,14 @@ class _Rewriter:
         layout = self._region_layout(out)
         rank = len(layout)
         data = set(data_operands(op))
-        name = op.operation.name
+        cls = op_class(op)
         operands = []
         for i, v in enumerate(op.operands):
             if i in data:
                 operands.append(self.value_in(v, layout, loc))
-            elif i in SHAPE_OPERANDS.get(name, {}):
+            elif i in SHAPE_OPERANDS.get(cls, {}):
                 vals = shape_values(v)
-                if SHAPE_OPERANDS[name][i] == "pairs":
+                if SHAPE_OPERANDS[cls][i] == "pairs":
                     vals = [x for d in layout for x in vals[2 * d: 2 * d + 2]]
                 else:
                     vals = [vals[d] for d in layout]
@@ -509,16 +507,16 @@ class _Rewriter:
             self.stored[out] = (out, layout)
             return
         attrs = {k: op.attributes[k] for k in op.attributes}
-        if name in AXIS_OPS:
+        if cls in AXIS_OPS:
             axis = ir.IntegerAttr(attrs["axis"]).value
             attrs["axis"] = ir.IntegerAttr.get(ir.IntegerAttr(attrs["axis"]).type, P.inverse(layout)[axis])
         new_type = _tensor_type(P.physical_shape(tuple(out.type.shape), layout), out.type)
-        new = ir.Operation.create(name, results=[new_type], operands=operands, attributes=attrs, loc=loc)
+        new = create(cls, results=[new_type], operands=operands, attributes=attrs, loc=loc)
         self.stored[out] = (new.results[0], layout)
         self.dead.append(op)
 
     def _fixed(self, op, loc):
-        is_return = op.operation.name == "func.return"
+        is_return = isa(op, func.ReturnOp)
         if is_return:
             self.result_layouts = [False] * len(op.operands)
         for i, v in enumerate(op.operands):
@@ -569,13 +567,13 @@ class _Rewriter:
 def _transpose(value, perm, loc, source_shape=None):
     shape = P.physical_shape(source_shape or tuple(value.type.shape), perm)
     attrs = {"perms": ir.DenseI32ArrayAttr.get(list(perm))}
-    return ir.Operation.create("tosa.transpose", results=[_tensor_type(shape, value.type)],
-                               operands=[value], attributes=attrs, loc=loc).results[0]
+    return create(tosa.TransposeOp, results=[_tensor_type(shape, value.type)], operands=[value],
+                  attributes=attrs, loc=loc).results[0]
 
 
 def _reshape(value, shape, loc):
-    return ir.Operation.create("tosa.reshape", results=[_tensor_type(shape, value.type)],
-                               operands=[value, make_shape(list(shape), loc=loc)], loc=loc).results[0]
+    return create(tosa.ReshapeOp, results=[_tensor_type(shape, value.type)],
+                  operands=[value, make_shape(list(shape), loc=loc)], loc=loc).results[0]
 
 
 def update_function_type(fn, io_marks: dict) -> None:

@@ -16,13 +16,14 @@ import numpy as np
 
 from ..._mlir import ir, tosa
 from ...ir.constants import ConstantData, make_constant
-from .roles import is_constant, is_static_tensor
+from .roles import is_constant
+from ...ir import roles
 from ...ir.ops import isa
+from ...ir.values import is_static_tensor
 
-_VIEWS = ("tosa.reshape", "tosa.transpose")
 # Ops whose operand 0 is an NHWC input and operand 1 constant weights with input channels last
 # (OHWI); depthwise weights pair input and output channels, so they do not qualify.
-_CONSUMERS = ("tosa.conv2d",)
+_CONSUMERS = (tosa.Conv2DOp,)
 
 
 def _view_chain(value) -> list:
@@ -30,7 +31,7 @@ def _view_chain(value) -> list:
     chain = []
     while True:
         owner = value.owner
-        if isinstance(owner, ir.Block) or owner.operation.name not in _VIEWS:
+        if isinstance(owner, ir.Block) or not isa(owner, *roles.VIEWS):
             return chain[::-1]
         chain.append(owner)
         value = owner.operands[0]
@@ -102,7 +103,7 @@ def fold_permutations_through_depthwise(fn, consts: ConstantData) -> int:
     permutation into its weights' input channels. Returns how many depthwise convs were rewired."""
     folded = 0
     for dw in list(fn.regions[0].blocks[0].operations):
-        if dw.operation.name != "tosa.depthwise_conv2d":
+        if not isa(dw, tosa.DepthwiseConv2DOp):
             continue
         weights, bias = consts.array(dw.operands[1]), consts.array(dw.operands[2])
         if weights is None or bias is None or weights.shape[-1] != 1 or bias.size != weights.shape[-2]:
@@ -112,14 +113,14 @@ def fold_permutations_through_depthwise(fn, consts: ConstantData) -> int:
             continue
         src, perm = found
         rescale = _single_user(dw.results[0])
-        if rescale is None or rescale.operation.name != "tosa.rescale":
+        if rescale is None or not isa(rescale, tosa.RescaleOp):
             continue
         tail = rescale
         nxt = _single_user(tail.results[0])
-        if nxt is not None and nxt.operation.name == "tosa.clamp":
+        if nxt is not None and isa(nxt, tosa.ClampOp):
             tail = nxt
         readers = [u.owner for u in tail.results[0].uses]
-        if not readers or any(r.operation.name not in _CONSUMERS or r.operands[0] != tail.results[0]
+        if not readers or any(not isa(r, *_CONSUMERS) or r.operands[0] != tail.results[0]
                               or consts.array(r.operands[1]) is None for r in readers):
             continue
         mult, shift = consts.array(rescale.operands[1]), consts.array(rescale.operands[2])
@@ -146,7 +147,7 @@ def fold_channel_permutations(fn, consts: ConstantData) -> int:
     weights left unused are for simplify_reshapes to drop."""
     folded = 0
     for op in list(fn.regions[0].blocks[0].operations):
-        if op.operation.name not in _CONSUMERS or not is_constant(op.operands[1]):
+        if not isa(op, *_CONSUMERS) or not is_constant(op.operands[1]):
             continue
         weights = consts.array(op.operands[1])
         found = None if weights is None else _gather_source(_view_chain(op.operands[0]), weights.shape[-1])

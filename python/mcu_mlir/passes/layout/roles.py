@@ -10,47 +10,29 @@ regions) computes in the fixed layout TOSA defines for it.
 from __future__ import annotations
 
 from ..._mlir import ir, tosa
+from ...ir import roles
 from ...ir.constants import shape_values
-from ...ir.ops import isa
+from ...ir.ops import isa, op_class
+from ...ir.values import is_static_tensor, ranked_shape  # noqa: F401  (read by the layout modules)
 
+# Elementwise ops with operands that are not data (shifts, zero points, tables) -> their data operands.
+_PARAMETERISED = {tosa.MulOp: (0, 1), tosa.NegateOp: (0,), tosa.TableOp: (0,), tosa.RescaleOp: (0,),
+                  tosa.ClampOp: (0,)}
 # All tensor operands are data.
-_ELEMENTWISE = frozenset("tosa." + n for n in (
-    "abs add arithmetic_right_shift bitwise_and bitwise_not bitwise_or bitwise_xor cast ceil clz cos "
-    "equal erf exp floor greater greater_equal identity intdiv log logical_and logical_left_shift "
-    "logical_not logical_or logical_right_shift logical_xor maximum minimum pow reciprocal rsqrt "
-    "select sigmoid sin sub tanh").split())
+_ALL_DATA = (roles.ELEMENTWISE - set(_PARAMETERISED)) | {tosa.ConcatOp}
 
-# op -> indices of the data operands (the others are zero points, shifts, tables, shapes).
-_DATA_OPERANDS = {
-    "tosa.mul": (0, 1), "tosa.negate": (0,), "tosa.table": (0,), "tosa.rescale": (0,),
-    "tosa.clamp": (0,), "tosa.pad": (0,), "tosa.slice": (0,), "tosa.tile": (0,), "tosa.reverse": (0,),
-    "tosa.reduce_all": (0,), "tosa.reduce_any": (0,), "tosa.reduce_max": (0,), "tosa.reduce_min": (0,),
-    "tosa.reduce_product": (0,), "tosa.reduce_sum": (0,),
-}
+# op class -> indices of the data operands (the others are zero points, shifts, tables, shapes).
+_DATA_OPERANDS = {**_PARAMETERISED, tosa.PadOp: (0,), tosa.SliceOp: (0,), tosa.TileOp: (0,),
+                  tosa.ReverseOp: (0,), **{cls: (0,) for cls in roles.REDUCTION}}
 
 # ops whose `axis` attribute names a data dim
-AXIS_OPS = frozenset(("tosa.concat", "tosa.reverse", "tosa.reduce_all", "tosa.reduce_any",
-                      "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_product", "tosa.reduce_sum"))
+AXIS_OPS = roles.AXIS_ATTRIBUTE
 
-# op -> {operand index: "dims" (one value per dim) | "pairs" (two values per dim)}
-SHAPE_OPERANDS = {"tosa.slice": {1: "dims", 2: "dims"}, "tosa.pad": {1: "pairs"}, "tosa.tile": {1: "dims"}}
+# op class -> {operand index: "dims" (one value per dim) | "pairs" (two values per dim)}
+SHAPE_OPERANDS = {tosa.SliceOp: {1: "dims", 2: "dims"}, tosa.PadOp: {1: "pairs"}, tosa.TileOp: {1: "dims"}}
 
 # ops that compute in NHWC (or another fixed layout) by TOSA's definition
-LAYOUT_SENSITIVE = frozenset("tosa." + n for n in (
-    "conv2d conv3d depthwise_conv2d transpose_conv2d max_pool2d avg_pool2d max_pool2d_adaptive "
-    "avg_pool2d_adaptive resize matmul matmul_t gather scatter fft2d rfft2d argmax").split())
-
-
-def ranked_shape(value) -> tuple[int, ...] | None:
-    ty = value.type
-    if not isinstance(ty, ir.RankedTensorType):
-        return None
-    return tuple(ty.shape)
-
-
-def is_static_tensor(value) -> bool:
-    ty = value.type
-    return isinstance(ty, ir.RankedTensorType) and ty.has_static_shape
+LAYOUT_SENSITIVE = roles.LAYOUT_SENSITIVE
 
 
 def is_constant(value) -> bool:
@@ -60,11 +42,11 @@ def is_constant(value) -> bool:
 
 def data_operands(op) -> tuple[int, ...] | None:
     """Indices of the data operands if `op` is layout-agnostic (in the form seen), else None."""
-    name = op.operation.name
-    if name in _ELEMENTWISE or name == "tosa.concat":
+    cls = op_class(op)
+    if cls in _ALL_DATA:
         idx = tuple(range(len(op.operands)))
-    elif name in _DATA_OPERANDS:
-        idx = _DATA_OPERANDS[name]
+    elif cls in _DATA_OPERANDS:
+        idx = _DATA_OPERANDS[cls]
     else:
         return None
     if len(op.results) != 1 or len(op.regions) != 0:
@@ -82,11 +64,11 @@ def data_operands(op) -> tuple[int, ...] | None:
             return None
     # The rescale of a matmul's accumulator stays with the matmul: a transpose there would move
     # 32-bit values and keep the kernel from requantizing its own output.
-    if name == "tosa.rescale":
+    if cls is tosa.RescaleOp:
         src = op.operands[0].owner
         if not isinstance(src, ir.Block) and isa(src, tosa.MatMulOp):
             return None
-    for i in SHAPE_OPERANDS.get(name, {}):
+    for i in SHAPE_OPERANDS.get(cls, {}):
         if shape_values(op.operands[i]) is None:
             return None
     return idx

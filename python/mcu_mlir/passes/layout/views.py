@@ -14,7 +14,7 @@ import numpy as np
 from ..._mlir import ir, tosa
 from ...ir.constants import ConstantData, make_constant, make_shape, shape_values
 from .roles import AXIS_OPS, SHAPE_OPERANDS, channel_pinned, data_operands, is_constant
-from ...ir.ops import isa
+from ...ir.ops import create, isa, op_class
 
 
 def _reshape_source(v):
@@ -55,10 +55,10 @@ def sink_reshapes(fn, consts: ConstantData) -> int:
 
 def _sink_one(op, consts) -> bool:
     idx = data_operands(op)
-    name = op.operation.name
-    if idx is None or name in AXIS_OPS:
+    cls = op_class(op)
+    if idx is None or cls in AXIS_OPS:
         return False
-    if name in SHAPE_OPERANDS and name != "tosa.slice":
+    if cls in SHAPE_OPERANDS and cls is not tosa.SliceOp:
         return False
     out = op.results[0]
     out_shape = tuple(out.type.shape)
@@ -75,7 +75,7 @@ def _sink_one(op, consts) -> bool:
             source_shape = tuple(src.type.shape)
         elif tuple(src.type.shape) != source_shape:
             return False
-        if name != "tosa.slice" and tuple(v.type.shape) != out_shape:
+        if cls is not tosa.SliceOp and tuple(v.type.shape) != out_shape:
             return False  # a broadcast operand: its reshape would not be the same
         sources[i] = src
     if source_shape is None:
@@ -85,7 +85,7 @@ def _sink_one(op, consts) -> bool:
         return False  # a per-channel rescale moves only where the channels stay innermost
     new_out_shape = source_shape
     new_shape_operands = {}
-    if name == "tosa.slice":
+    if cls is tosa.SliceOp:
         dims = _unit_dims_map(source_shape, in_shape)
         start, size = shape_values(op.operands[1]), shape_values(op.operands[2])
         if dims is None:
@@ -124,10 +124,9 @@ def _sink_one(op, consts) -> bool:
             operands[i] = make_shape(vals, loc=loc)
         attrs = {k: op.attributes[k] for k in op.attributes}
         new_type = ir.RankedTensorType.get(list(new_out_shape), out.type.element_type)
-        new = ir.Operation.create(name, results=[new_type], operands=operands, attributes=attrs, loc=loc)
-        back = ir.Operation.create("tosa.reshape", results=[out.type],
-                                   operands=[new.results[0], make_shape(list(out_shape), loc=loc)],
-                                   loc=loc).results[0]
+        new = create(cls, results=[new_type], operands=operands, attributes=attrs, loc=loc)
+        back = create(tosa.ReshapeOp, results=[out.type],
+                      operands=[new.results[0], make_shape(list(out_shape), loc=loc)], loc=loc).results[0]
     out.replace_all_uses_with(back)
     op.operation.erase()
     return True
