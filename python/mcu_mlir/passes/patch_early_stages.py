@@ -6,30 +6,32 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import func, ir, tosa
 from .base import ModulePass
-from .conversion.common import const_ints, i64_array, op_name
+from .conversion.common import const_ints, i64_array
+from ..ir import roles
+from ..ir.ops import create, isa, op_class
 from ..ir.values import elem, nbytes, numel, shape, users
 from ..ir import attributes as mcu_attrs
 from ..ir.locations import layer_name
 
 ROW = 1  # NHWC: the row axis of every tensor inside a patched stage
 
-# Ops whose output rows [lo, hi) read input rows through a window (kernel, stride, dilation, top pad).
-_WINDOW = ("tosa.conv2d", "tosa.depthwise_conv2d", "tosa.avg_pool2d", "tosa.max_pool2d")
-# Ops whose output row i reads row i of each activation operand.
-_ROWWISE = ("tosa.rescale", "tosa.clamp", "tosa.table", "tosa.cast", "tosa.add", "tosa.sub", "tosa.mul",
-            "tosa.maximum", "tosa.minimum", "tosa.select", "tosa.equal", "tosa.greater", "tosa.greater_equal",
-            "tosa.abs", "tosa.negate", "tosa.arithmetic_right_shift", "tosa.logical_left_shift",
-            "tosa.logical_right_shift", "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.intdiv")
+# Ops whose output row i reads row i of each activation operand: the integer elementwise ops but
+# the bit-counting and logical ones and identity (which a stage does not take).
+_ROWWISE = roles.INTEGER_ELEMENTWISE - {tosa.BitwiseNotOp, tosa.ClzOp, tosa.LogicalNotOp, tosa.LogicalAndOp,
+                                        tosa.LogicalOrOp, tosa.LogicalXorOp, tosa.IdentityOp}
 # Kernels that compute their int32 accumulator internally: a rescale right after them is fused.
-_ACCUMULATING = _WINDOW + ("tosa.matmul", "tosa.fully_connected", "tosa.transpose_conv2d")
-_CONSTANTS = ("tosa.const", "tosa.const_shape")
+_ACCUMULATING = roles.WINDOWED | {tosa.MatMulOp, tosa.TransposeConv2DOp}
 
 
 def _const(value) -> bool:
-    owner = value.owner
-    return not isinstance(owner, ir.Block) and op_name(owner) in _CONSTANTS
+    return isa(value.owner, *roles.CONSTANT)
+
+
+def _is_code(op) -> bool:
+    """An op that becomes a kernel call (not a constant, not the return)."""
+    return not isa(op, *roles.CONSTANT, func.ReturnOp)
 
 
 def _bytes_per_row(value) -> int:
@@ -65,9 +67,9 @@ class _Node:
 # layer and in bands (median error 6 % for convs, 9 % for depthwise convs; multiply-accumulates alone
 # are off by 70 %: a conv over few input channels costs many instructions per MAC, and a depthwise
 # call costs ~3,500 instructions before its first output). The band plan's budget is counted in them.
-_PER_ELEMENT = {"tosa.add": (100, 13.75), "tosa.sub": (100, 13.75), "tosa.mul": (300, 7.0),
-                "tosa.transpose": (174, 4.08), "tosa.table": (300, 2.0), "tosa.slice": (300, 2.0),
-                "tosa.pad": (300, 2.0), "tosa.concat": (300, 1.0)}
+_PER_ELEMENT = {tosa.AddOp: (100, 13.75), tosa.SubOp: (100, 13.75), tosa.MulOp: (300, 7.0),
+                tosa.TransposeOp: (174, 4.08), tosa.TableOp: (300, 2.0), tosa.SliceOp: (300, 2.0),
+                tosa.PadOp: (300, 2.0), tosa.ConcatOp: (300, 1.0)}
 _CALL, _OTHER = 300.0, 4.0  # any other kernel
 # Band plans measured under QEMU cost up to 1.2x the extra instructions estimated for them (each
 # layer's error adds up over the bands): the budget holds the estimate times this.
@@ -80,55 +82,55 @@ def _chunks(n: int) -> int:
 
 def instructions(op, out_elements: int) -> float:
     """Estimated instructions of `op` computing `out_elements` output elements."""
-    name = op_name(op)
-    if name == "tosa.conv2d":
+    cls = op_class(op)
+    if cls is tosa.Conv2DOp:
         w = shape(op.operands[1])
         return 434 + out_elements * (15.2 + 2.78 * _chunks(w[1] * w[2] * w[3]))
-    if name == "tosa.depthwise_conv2d":
+    if cls is tosa.DepthwiseConv2DOp:
         w = shape(op.operands[1])
         return 3475 + out_elements * (2.0 + 19.2 * _chunks(w[0] * w[1]))
-    if name in ("tosa.avg_pool2d", "tosa.max_pool2d"):
+    if cls in (tosa.AvgPool2dOp, tosa.MaxPool2dOp):
         k = i64_array(op, "kernel")
         return _CALL + out_elements * (2.0 + k[0] * k[1])
-    if name in ("tosa.matmul", "tosa.fully_connected"):
+    if cls is tosa.MatMulOp:
         return _CALL + out_elements * shape(op.operands[0])[-1] * 0.6
-    if name in ("tosa.rescale", "tosa.clamp") and not _const(op.operands[0]) and \
-            (elem(op.operands[0]) in ("i32", "i48") or op_name(op.operands[0].owner) == "tosa.rescale"
+    if cls in (tosa.RescaleOp, tosa.ClampOp) and not _const(op.operands[0]) and \
+            (elem(op.operands[0]) in ("i32", "i48") or isa(op.operands[0].owner, tosa.RescaleOp)
              if not isinstance(op.operands[0].owner, ir.Block) else False):
         return 0.0  # the requantization (and clamp) inside the kernel before it
-    call, per = _PER_ELEMENT.get(name, (_CALL, _OTHER))
+    call, per = _PER_ELEMENT.get(cls, (_CALL, _OTHER))
     return call + out_elements * per
 
 
 def _node(op) -> _Node | None:
     """The op as a patchable node, or None when its output rows do not depend on input rows alone."""
-    name = op_name(op)
+    cls = op_class(op)
     if len(op.results) != 1 or len(shape(op.results[0])) != 4 or shape(op.results[0])[0] != 1:
         return None
     out = shape(op.results[0])
     acts = [i for i, v in enumerate(op.operands) if not _const(v)]
     if not acts:
         return None
-    if name in _WINDOW:
-        if name in ("tosa.conv2d", "tosa.depthwise_conv2d"):
+    if cls in roles.WINDOWED:
+        if cls in (tosa.Conv2DOp, tosa.DepthwiseConv2DOp):
             w = shape(op.operands[1])
-            k, d = (w[1] if name == "tosa.conv2d" else w[0]), i64_array(op, "dilation")[0]
+            k, d = (w[1] if cls is tosa.Conv2DOp else w[0]), i64_array(op, "dilation")[0]
         else:
             k, d = i64_array(op, "kernel")[0], 1
         if acts != [0]:
             return None
         return _Node(op, acts, ROW, (k, i64_array(op, "stride")[0], d, i64_array(op, "pad")[0]))
-    if name == "tosa.pad":
+    if cls is tosa.PadOp:
         pad = const_ints(op.operands[1])
         if pad is None or acts != [0]:
             return None
         return _Node(op, acts, ROW, (1, 1, 1, int(pad[2 * ROW])))
-    if name == "tosa.transpose":
+    if cls is tosa.TransposeOp:
         perms = [int(p) for p in ir.DenseI32ArrayAttr(op.attributes["perms"])]
         if perms[0] != 0:
             return None
         return _Node(op, acts, perms[ROW], None)
-    if name in _ROWWISE:
+    if cls in _ROWWISE:
         # Constants broadcast over rows; activations have the output's rows.
         for i, v in enumerate(op.operands):
             dims = shape(v)
@@ -151,7 +153,7 @@ class _Stage:
 
 def _stages(block) -> list[_Stage]:
     """Every patchable prefix of the block whose ops are read from after it through one tensor."""
-    ops = [op for op in block.operations if op_name(op) not in _CONSTANTS]
+    ops = [op for op in block.operations if not isa(op, *roles.CONSTANT)]
     stages, nodes, inputs, inside = [], [], {}, set()
     for op in ops:
         node = _node(op)
@@ -174,7 +176,7 @@ def _stages(block) -> list[_Stage]:
         crossing = [n.result for n in nodes if any(isinstance(u, ir.Block) or u not in member
                                                    for u in users(n.result))]
         if len(crossing) == 1 and crossing[0] == node.result and elem(node.result) in ("i8", "i16") \
-                and all(op_name(u) != "func.return" for u in users(node.result)):
+                and not any(isa(u, func.ReturnOp) for u in users(node.result)):
             stages.append(_Stage(list(nodes), node.result, dict(inputs)))
     return stages
 
@@ -224,8 +226,8 @@ def _step_list(block, stage: _Stage | None, plan_ranges=None) -> list[dict]:
     """The function as abstract steps (what each kernel writes and reads), patched or not, for the
     live-set estimate: an accumulator that a rescale consumes is fused into its kernel, and an
     elementwise op writes over a dying input of its size, as the planner does."""
-    ops = [op for op in block.operations if op_name(op) not in _CONSTANTS and op_name(op) != "func.return"]
-    ret = [op for op in block.operations if op_name(op) == "func.return"]
+    ops = [op for op in block.operations if _is_code(op)]
+    ret = [op for op in block.operations if isa(op, func.ReturnOp)]
     returned = set(ret[0].operands) if ret else set()
     steps = []
     reads_of = {}  # key -> the keys a read of it means (fused accumulators read their kernel's inputs)
@@ -235,13 +237,13 @@ def _step_list(block, stage: _Stage | None, plan_ranges=None) -> list[dict]:
 
     def add(out_key, op, size, in_keys, rowwise):
         in_keys = [k for key in in_keys for k in key_reads(key)]
-        name = op_name(op)
-        if name in _ACCUMULATING and elem(op.results[0]) in ("i32", "i48") and \
-                all(op_name(u) == "tosa.rescale" for u in users(op.results[0]) if not isinstance(u, ir.Block)):
+        cls = op_class(op)
+        if cls in _ACCUMULATING and elem(op.results[0]) in ("i32", "i48") and \
+                all(isa(u, tosa.RescaleOp) for u in users(op.results[0]) if not isinstance(u, ir.Block)):
             reads_of[out_key] = in_keys
             return
         steps.append({"out": out_key, "size": size, "reads": in_keys,
-                      "in_place": in_keys[0] if rowwise and name in _ROWWISE and in_keys else None})
+                      "in_place": in_keys[0] if rowwise and cls in _ROWWISE and in_keys else None})
 
     stage_ops = {n.op for n in stage.nodes} if stage else set()
     if stage is not None:
@@ -320,7 +322,7 @@ def total_cost(block) -> float:
     """Estimated instructions of the whole function, the overhead's denominator."""
     cost = 0.0
     for op in block.operations:
-        if op_name(op) in _CONSTANTS or op_name(op) == "func.return" or not op.results \
+        if not _is_code(op) or not op.results \
                 or not isinstance(op.results[0].type, ir.RankedTensorType):
             continue
         cost += instructions(op, numel(op.results[0]))
@@ -351,7 +353,7 @@ def choose(block, max_overhead: float, bands: int = 0) -> tuple[int, _Plan | Non
             for v, axis in stage.inputs.items():
                 if axis != ROW:  # each band of an input read along another axis is a copied slice
                     per_row = numel(v) // shape(v)[axis]
-                    call, per = _PER_ELEMENT["tosa.slice"]
+                    call, per = _PER_ELEMENT[tosa.SliceOp]
                     cost += sum(call + per * per_row * (r[0][v][1] - r[0][v][0]) for r in ranges)
             if not bands and (cost - stage_cost) * _MARGIN * 100.0 > max_overhead * total:
                 continue
@@ -366,8 +368,8 @@ def choose(block, max_overhead: float, bands: int = 0) -> tuple[int, _Plan | Non
 def _shape_const(dims, before) -> ir.Value:
     attr = ir.DenseElementsAttr.get(np.asarray(dims, dtype=np.int64),
                                     type=ir.RankedTensorType.get([len(dims)], ir.IndexType.get()))
-    return ir.Operation.create("tosa.const_shape", results=[ir.Type.parse(f"!tosa.shape<{len(dims)}>")],
-                               attributes={"values": attr}, ip=ir.InsertionPoint(before)).results[0]
+    return create(tosa.ConstShapeOp, results=[ir.Type.parse(f"!tosa.shape<{len(dims)}>")],
+                  attributes={"values": attr}, ip=ir.InsertionPoint(before)).results[0]
 
 
 def _with_rows(value_type, axis: int, rows: int) -> ir.RankedTensorType:
@@ -385,9 +387,9 @@ def _slice_rows(value, axis: int, start: int, rows: int, before, loc) -> ir.Valu
     begin[axis] = start
     size = list(shape(value))
     size[axis] = rows
-    return ir.Operation.create("tosa.slice", results=[_with_rows(value.type, axis, rows)],
-                               operands=[value, _shape_const(begin, before), _shape_const(size, before)],
-                               loc=loc, ip=ir.InsertionPoint(before)).results[0]
+    return create(tosa.SliceOp, results=[_with_rows(value.type, axis, rows)],
+                  operands=[value, _shape_const(begin, before), _shape_const(size, before)],
+                  loc=loc, ip=ir.InsertionPoint(before)).results[0]
 
 
 def rewrite(plan: _Plan) -> None:
@@ -421,21 +423,21 @@ def rewrite(plan: _Plan) -> None:
                 need_lo, need_hi = node.need(lo, hi)
                 a, bb = reads[(k, node.acts[0])]
                 top, bottom = a - need_lo, need_hi - bb
-                if op_name(op) == "tosa.pad":
+                if isa(op, tosa.PadOp):
                     pad = const_ints(op.operands[1])
                     pad[2 * ROW], pad[2 * ROW + 1] = top, bottom
                     operands[1] = _shape_const(pad, anchor)
                 else:
                     pad = i64_array(op, "pad")
                     attrs["pad"] = ir.DenseI64ArrayAttr.get([top, bottom, pad[2], pad[3]])
-            new = ir.Operation.create(op_name(op), results=[_with_rows(node.result.type, ROW, hi - lo)],
-                                      operands=operands, attributes=attrs, loc=band_location(op.location, b, n),
-                                      ip=ir.InsertionPoint(anchor))
+            new = create(op_class(op), results=[_with_rows(node.result.type, ROW, hi - lo)],
+                         operands=operands, attributes=attrs, loc=band_location(op.location, b, n),
+                         ip=ir.InsertionPoint(anchor))
             band_value[node.result] = new.results[0]
         outs.append(band_value[stage.out])
-    concat = ir.Operation.create("tosa.concat", results=[stage.out.type], operands=outs,
-                                 attributes={"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), ROW)},
-                                 loc=last.location, ip=ir.InsertionPoint(anchor))
+    concat = create(tosa.ConcatOp, results=[stage.out.type], operands=outs,
+                    attributes={"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), ROW)},
+                    loc=last.location, ip=ir.InsertionPoint(anchor))
     stage.out.replace_all_uses_with(concat.results[0])
     for node in reversed(stage.nodes):
         node.op.operation.erase()

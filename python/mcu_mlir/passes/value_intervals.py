@@ -7,7 +7,9 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
+from ..ir.ops import isa
+from ..ir.values import element_type, rank as _rank  # noqa: F401  (read by the rules)
 
 # An interval per element of a tensor's last axis (length 1: the same for every element). Bounds are
 # numpy object arrays of Python ints, so that no product or sum of bounds can overflow.
@@ -50,11 +52,6 @@ class Interval:
         return Interval.of(np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi))
 
 
-def _elem(value) -> ir.Type | None:
-    ty = value.type
-    return ty.element_type if isinstance(ty, ir.ShapedType) else None
-
-
 def _type_range(ty) -> tuple[int, int] | None:
     """The signed range of an integer (or index) type; None for a float or other type."""
     if isinstance(ty, ir.IndexType):
@@ -68,7 +65,7 @@ def _type_range(ty) -> tuple[int, int] | None:
 
 
 def _bits(value) -> int:
-    return ir.IntegerType(_elem(value)).width
+    return ir.IntegerType(element_type(value)).width
 
 
 def _last_dim(value) -> int | None:
@@ -76,11 +73,6 @@ def _last_dim(value) -> int | None:
     if isinstance(ty, ir.RankedTensorType) and ty.rank and ty.has_static_shape:
         return ty.shape[-1]
     return None
-
-
-def _rank(value) -> int | None:
-    ty = value.type
-    return ty.rank if isinstance(ty, ir.RankedTensorType) else None
 
 
 def _ints(attr) -> list[int]:
@@ -116,7 +108,7 @@ class _Unproven(Exception):
 def _unit_reshapes(value):
     """The value a chain of reshapes that only add or drop unit dimensions reads (the same elements in
     the same order), else the value itself."""
-    while getattr(value.owner, "name", None) == "tosa.reshape":
+    while isa(value.owner, tosa.ReshapeOp):
         source = value.owner.operands[0]
         if not (isinstance(source.type, ir.RankedTensorType) and isinstance(value.type, ir.RankedTensorType)
                 and [n for n in source.type.shape if n != 1] == [n for n in value.type.shape if n != 1]):
@@ -139,4 +131,22 @@ def _describe(value) -> str:
 _LAZY = object()     # a constant's range is computed when first read
 
 # Ops whose result keeps a value's `attains` fact: each element in the same row-major place.
-_KEEP_ATTAINS = frozenset({"tosa.sub", "tosa.reshape", "tosa.cast", "tosa.identity", "tosa.gather"})
+_KEEP_ATTAINS = frozenset({tosa.SubOp, tosa.ReshapeOp, tosa.CastOp, tosa.IdentityOp, tosa.GatherOp})
+
+
+def rule(*classes):
+    """Marks a method of the analysis as the rule for ops of these classes."""
+    def mark(method):
+        method.op_classes = getattr(method, "op_classes", ()) + classes
+        return method
+    return mark
+
+
+def rules_of(analysis: type) -> dict[type, str]:
+    """op class -> the name of the method of `analysis` (or of a base) marked as its rule."""
+    table = {}
+    for klass in reversed(analysis.__mro__):
+        for name, method in vars(klass).items():
+            for op_class in getattr(method, "op_classes", ()):
+                table[op_class] = name
+    return table

@@ -7,20 +7,22 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
+from ..ir.ops import isa
 from ..ir.constants import const_array, shape_values
-from .value_intervals import Interval, _LAZY, _Unproven, _attr_int, _bits, _elem, _ints, _last_dim, _rank, _type_range
+from .value_intervals import Interval, _LAZY, _Unproven, _attr_int, _bits, _ints, _last_dim, _rank, _type_range, element_type, rule
 
 
 class ElementwiseRules:
     """Constants, data movement, comparisons and elementwise arithmetic: one `_tosa_<op>` method each."""
 
     # -- constants and data movement --------------------------------------------------------------
+    @rule(tosa.ConstOp)
     def _tosa_const(self, op):
         return _LAZY
 
     def _const_range(self, res):
-        if _type_range(_elem(res)) is None:
+        if _type_range(element_type(res)) is None:
             return None
         arr = const_array(res)
         if arr is None or arr.size == 0:
@@ -38,6 +40,7 @@ class ElementwiseRules:
             return r.whole()
         return r
 
+    @rule(tosa.ReshapeOp)
     def _tosa_reshape(self, op):
         r = self._r(op.operands[0])
         if len(r.lo) > 1:
@@ -47,11 +50,13 @@ class ElementwiseRules:
             return r if same else r.whole()
         return r
 
+    @rule(tosa.TransposeOp)
     def _tosa_transpose(self, op):
         perms = _ints(op.attributes["perms"])
         r = self._r(op.operands[0])
         return r if perms and perms[-1] == len(perms) - 1 else r.whole()
 
+    @rule(tosa.SliceOp)
     def _tosa_slice(self, op):
         r = self._r(op.operands[0])
         if len(r.lo) == 1:
@@ -62,6 +67,7 @@ class ElementwiseRules:
         n = size[-1] if size[-1] >= 0 else len(r.lo) - start[-1]
         return Interval.of(r.lo[start[-1]:start[-1] + n], r.hi[start[-1]:start[-1] + n])
 
+    @rule(tosa.PadOp)
     def _tosa_pad(self, op):
         r = self._r(op.operands[0])
         pad = shape_values(op.operands[1])
@@ -73,6 +79,7 @@ class ElementwiseRules:
             r = r.whole()
         return r.union(padded)
 
+    @rule(tosa.ConcatOp)
     def _tosa_concat(self, op):
         axis = _attr_int(op, "axis")
         parts = [self._r(v) for v in op.operands]
@@ -89,6 +96,7 @@ class ElementwiseRules:
             out = out.union(p)
         return out
 
+    @rule(tosa.TileOp)
     def _tosa_tile(self, op):
         r = self._r(op.operands[0])
         n = _last_dim(op.results[0])
@@ -96,6 +104,7 @@ class ElementwiseRules:
             return Interval.of(np.tile(r.lo, n // len(r.lo)), np.tile(r.hi, n // len(r.lo)))
         return r.whole() if len(r.lo) > 1 else r
 
+    @rule(tosa.ReverseOp)
     def _tosa_reverse(self, op):
         r = self._r(op.operands[0])
         rank = _rank(op.results[0])
@@ -103,23 +112,23 @@ class ElementwiseRules:
             return Interval.of(r.lo[::-1], r.hi[::-1])
         return r
 
+    @rule(tosa.IdentityOp, tosa.MaxPool2dOp)
     def _passthrough(self, op):
         return self._same_last_axis(op, op.operands[0])
 
-    _tosa_identity = _passthrough
-    _tosa_max_pool2d = _passthrough
-
+    @rule(tosa.ResizeOp)
     def _tosa_resize(self, op):
         mode = str(op.attributes["mode"]) if "mode" in op.attributes else ""
         if "NEAREST" in mode:
             return self._same_last_axis(op, op.operands[0])
         scale = shape_values(op.operands[1])
-        if scale is None or _elem(op.operands[0]) == _elem(op.results[0]):
+        if scale is None or element_type(op.operands[0]) == element_type(op.results[0]):
             return None
         # Bilinear on integers: four non-negative weights that sum to scale_y_n * scale_x_n.
         r = self._same_last_axis(op, op.operands[0])
         return Interval.of(r.lo * (scale[0] * scale[2]), r.hi * (scale[0] * scale[2]))
 
+    @rule(tosa.GatherOp)
     def _tosa_gather(self, op):
         k = op.operands[0].type.shape[1] if isinstance(op.operands[0].type, ir.RankedTensorType) else None
         idx = self._r(op.operands[1])
@@ -134,6 +143,7 @@ class ElementwiseRules:
             out = dataclasses.replace(out, attains=(shape, axis, int(values[0, v, 0])))
         return out
 
+    @rule(tosa.SelectOp)
     def _tosa_select(self, op):
         pred = self._r(op.operands[0])
         if pred.min == pred.max == 1:
@@ -142,7 +152,7 @@ class ElementwiseRules:
             return self._r(op.operands[2])
         a, b = self._r(op.operands[1]), self._r(op.operands[2])
         eq = op.operands[0].owner
-        if getattr(eq, "name", None) == "tosa.equal":
+        if isa(eq, tosa.EqualOp):
             # select(x == k, a, x): where x is taken it is not k (a divisor's 0 replaced).
             for x, k in ((eq.operands[0], eq.operands[1]), (eq.operands[1], eq.operands[0])):
                 known = self._r(k)
@@ -154,11 +164,13 @@ class ElementwiseRules:
             a, b = a.whole(), b.whole()
         return a.union(b)
 
+    @rule(tosa.ArgMaxOp)
     def _tosa_argmax(self, op):
         ty = op.operands[0].type
         axis = _attr_int(op, "axis")
         return Interval.of(0, max(ty.shape[axis] - 1, 0)) if isinstance(ty, ir.RankedTensorType) else None
 
+    @rule(tosa.LogicalAndOp, tosa.LogicalOrOp, tosa.LogicalXorOp, tosa.LogicalNotOp)
     def _boolean(self, op):
         return Interval.of(0, 1)
 
@@ -168,18 +180,21 @@ class ElementwiseRules:
             return Interval.of(1, 1)
         return Interval.of(0, 0) if fails(a, b) else Interval.of(0, 1)
 
+    @rule(tosa.GreaterOp)
     def _tosa_greater(self, op):
         return self._compare(op, lambda a, b: a.min > b.max, lambda a, b: a.max <= b.min)
 
+    @rule(tosa.GreaterEqualOp)
     def _tosa_greater_equal(self, op):
         return self._compare(op, lambda a, b: a.min >= b.max, lambda a, b: a.max < b.min)
 
+    @rule(tosa.EqualOp)
     def _tosa_equal(self, op):
         return self._compare(op, lambda a, b: a.min == a.max == b.min == b.max,
                              lambda a, b: a.max < b.min or b.max < a.min)
-    _tosa_logical_and = _tosa_logical_or = _tosa_logical_xor = _tosa_logical_not = _boolean
 
     # -- elementwise arithmetic -------------------------------------------------------------------
+    @rule(tosa.ClampOp)
     def _tosa_clamp(self, op):
         r = self._r(op.operands[0])
         lo, hi = _attr_int(op, "min_val"), _attr_int(op, "max_val")
@@ -191,20 +206,24 @@ class ElementwiseRules:
             a, b = a.whole(), b.whole()
         return a, b
 
+    @rule(tosa.MaximumOp)
     def _tosa_maximum(self, op):
         a, b = self._pair(op)
         return Interval.of(np.maximum(a.lo, b.lo), np.maximum(a.hi, b.hi))
 
+    @rule(tosa.MinimumOp)
     def _tosa_minimum(self, op):
         a, b = self._pair(op)
         return Interval.of(np.minimum(a.lo, b.lo), np.minimum(a.hi, b.hi))
 
+    @rule(tosa.AddOp)
     def _tosa_add(self, op):
         a, b = self._pair(op)
         lo, hi = a.lo + b.lo, a.hi + b.hi
         self._fits(lo, hi, op.results[0], "the sum")
         return Interval.of(lo, hi)
 
+    @rule(tosa.SubOp)
     def _tosa_sub(self, op):
         spread = self._minus_extreme(op)
         if spread is not None:
@@ -219,19 +238,19 @@ class ElementwiseRules:
         first, second = op.operands[0], op.operands[1]
         for reduced, plain, sign in ((first, second, 1), (second, first, -1)):
             owner = reduced.owner
-            name = getattr(owner, "name", None) if not isinstance(owner, ir.Block) else None
-            if name not in ("tosa.reduce_max", "tosa.reduce_min") or owner.operands[0] != plain:
+            if not isa(owner, tosa.ReduceMaxOp, tosa.ReduceMinOp) or owner.operands[0] != plain:
                 continue
             x = self._r(plain)
             width = x.max - x.min
             # sign 1: reduced - x; with max that is >= 0, with min <= 0.
-            positive = (name == "tosa.reduce_max") == (sign == 1)
+            positive = isa(owner, tosa.ReduceMaxOp) == (sign == 1)
             shape = tuple(plain.type.shape)
             axis = _attr_int(owner, "axis")
             spread = Interval.of(0, width) if positive else Interval.of(-width, 0)
             return dataclasses.replace(spread, attains=(shape, axis, 0))
         return None
 
+    @rule(tosa.MulOp)
     def _tosa_mul(self, op):
         if op.operands[0] == op.operands[1]:          # a square
             a = self._r(op.operands[0])
@@ -243,7 +262,7 @@ class ElementwiseRules:
                     rnd = 1 << (shift - 1)
                     lo = np.array([(int(x) + rnd) >> shift for x in lo], dtype=object)
                     hi = np.array([(int(x) + rnd) >> shift for x in hi], dtype=object)
-                r = _type_range(_elem(op.results[0]))
+                r = _type_range(element_type(op.results[0]))
                 if int(np.max(hi)) <= r[1]:
                     return Interval.of(lo, hi)
                 if shift:
@@ -264,11 +283,12 @@ class ElementwiseRules:
             hi = np.array([(int(x) + rnd) >> shift for x in hi], dtype=object)
             self._fits(lo, hi, op.results[0], f"the product rounded by 2**-{shift}")
             return Interval.of(lo, hi)
-        r = _type_range(_elem(op.results[0]))
+        r = _type_range(element_type(op.results[0]))
         if int(np.min(lo)) < r[0] or int(np.max(hi)) > r[1]:
             return None        # the low bits of the product (no REQUIRE): any value of the type
         return Interval.of(lo, hi)
 
+    @rule(tosa.NegateOp)
     def _tosa_negate(self, op):
         r = self._r(op.operands[0])
         izp = self._scalar(op.operands[1]) if len(op.operands) > 1 else 0
@@ -282,9 +302,10 @@ class ElementwiseRules:
                             f"past the accumulator ([{acc[0]}, {acc[1]}]): apply_sub_s REQUIREs it to fit")
         return Interval.of(lo, hi)
 
+    @rule(tosa.AbsOp)
     def _tosa_abs(self, op):
         r = self._r(op.operands[0])
-        tmin = _type_range(_elem(op.operands[0]))[0]
+        tmin = _type_range(element_type(op.operands[0]))[0]
         if r.min <= tmin:
             raise _Unproven(f"its input reaches {r.min}, the type's minimum, whose negation does not fit "
                             "(apply_sub_s REQUIREs it)")
@@ -292,13 +313,14 @@ class ElementwiseRules:
         hi = np.maximum(np.abs(r.lo), np.abs(r.hi))
         return Interval.of(lo, hi)
 
+    @rule(tosa.IntDivOp)
     def _tosa_intdiv(self, op):
         a, b = self._pair(op)
         spans = b.min <= 0 <= b.max
         if spans and not self._nonzero(op.operands[1]):
             raise _Unproven(f"its divisor reaches [{b.min}, {b.max}], which holds 0 (INTDIV REQUIREs "
                             "divisor != 0)")
-        tmin = _type_range(_elem(op.operands[0]))[0]
+        tmin = _type_range(element_type(op.operands[0]))[0]
         if a.min <= tmin and b.min <= -1 <= b.max:
             raise _Unproven(f"{tmin} / -1 does not fit (INTDIV REQUIREs the quotient to)")
         if spans:           # |divisor| >= 1
@@ -315,10 +337,10 @@ class ElementwiseRules:
     def _nonzero(self, value) -> bool:
         """select(x == 0, c, x) with c never 0: a divisor whose zeros were replaced."""
         sel = value.owner
-        if getattr(sel, "name", None) != "tosa.select":
+        if not isa(sel, tosa.SelectOp):
             return False
         eq = sel.operands[0].owner
-        if getattr(eq, "name", None) != "tosa.equal":
+        if not isa(eq, tosa.EqualOp):
             return False
         c = self._r(sel.operands[1])
         if c.min <= 0 <= c.max:
@@ -337,6 +359,7 @@ class ElementwiseRules:
                             f"0 <= shift <= {bits - 1}")
         return s
 
+    @rule(tosa.ArithmeticRightShiftOp)
     def _tosa_arithmetic_right_shift(self, op):
         a = self._r(op.operands[0])
         s = self._shift_amount(op, "ARITHMETIC_RIGHT_SHIFT").whole()
@@ -346,12 +369,13 @@ class ElementwiseRules:
             hi = hi + 1
         return Interval.of(lo, hi)
 
+    @rule(tosa.LogicalLeftShiftOp)
     def _tosa_logical_left_shift(self, op):
         a = self._r(op.operands[0])
         s = self._shift_amount(op, "LOGICAL_LEFT_SHIFT").whole()
         lo = np.minimum(a.lo << s.min, a.lo << s.max)
         hi = np.maximum(a.hi << s.min, a.hi << s.max)
-        r = _type_range(_elem(op.results[0]))
+        r = _type_range(element_type(op.results[0]))
         if int(np.min(lo)) < r[0] or int(np.max(hi)) > r[1]:
             span = 1 << _bits(op.operands[0])
             if s.min == s.max and int(np.max(hi - lo)) < span:
@@ -374,15 +398,16 @@ class ElementwiseRules:
         if self._r(x).min < 0:
             return None
         owner = s.owner
-        if getattr(owner, "name", None) == "tosa.bitwise_and" and self._r(owner.operands[0]).min >= 0:
+        if isa(owner, tosa.BitwiseAndOp) and self._r(owner.operands[0]).min >= 0:
             owner = owner.operands[0].owner      # y & m <= y for y >= 0
-        if getattr(owner, "name", None) != "tosa.sub":
+        if not isa(owner, tosa.SubOp):
             return None
         clz, c = owner.operands[0].owner, self._scalar(owner.operands[1])
-        if getattr(clz, "name", None) != "tosa.clz" or clz.operands[0] != x or c is None or c < 0:
+        if not isa(clz, tosa.ClzOp) or clz.operands[0] != x or c is None or c < 0:
             return None
         return c
 
+    @rule(tosa.LogicalRightShiftOp)
     def _tosa_logical_right_shift(self, op):
         a = self._r(op.operands[0])
         s = self._shift_amount(op, "LOGICAL_RIGHT_SHIFT").whole()
@@ -392,6 +417,7 @@ class ElementwiseRules:
             return Interval.of(0, ((1 << _bits(op.operands[0])) - 1) >> s.min)
         return None
 
+    @rule(tosa.ClzOp)
     def _tosa_clz(self, op):
         a = self._r(op.operands[0]).whole()
         bits = _bits(op.operands[0])
@@ -399,6 +425,7 @@ class ElementwiseRules:
             return Interval.of(0, bits if a.max >= 0 else 0)
         return Interval.of(bits - a.max.bit_length(), bits - a.min.bit_length())
 
+    @rule(tosa.BitwiseAndOp)
     def _tosa_bitwise_and(self, op):
         a, b = self._r(op.operands[0]).whole(), self._r(op.operands[1]).whole()
         for x, m in ((a, b), (b, a)):
@@ -411,15 +438,17 @@ class ElementwiseRules:
         his = [x.max for x in (a, b) if x.min >= 0]
         return Interval.of(0, min(his)) if his else None
 
+    @rule(tosa.CastOp)
     def _tosa_cast(self, op):
         r = self._r(op.operands[0])
-        out = _type_range(_elem(op.results[0]))
+        out = _type_range(element_type(op.results[0]))
         if out is None:
             return None
         if r.min < out[0] or r.max > out[1]:
             return None        # truncated (no REQUIRE): any value of the type
-        return r if _type_range(_elem(op.operands[0])) is not None else None
+        return r if _type_range(element_type(op.operands[0])) is not None else None
 
+    @rule(tosa.TableOp)
     def _tosa_table(self, op):
         table = const_array(op.operands[1])
         r = self._r(op.operands[0]).whole()

@@ -7,11 +7,13 @@ import math
 
 import numpy as np
 
-from .._mlir import ir
+from .._mlir import ir, tosa
+from ..ir import roles
+from ..ir.ops import isa, op_class
 from ..ir.constants import const_array
 from .base import ModulePass
 from .value_range_rules import ElementwiseRules
-from .value_intervals import (Interval, _KEEP_ATTAINS, _LAZY, _Unproven, _attr_int, _bits, _describe, _elem, _ints, _join, _last_dim, _pow2, _rank, _scale32, _type_range, _unit_reshapes)
+from .value_intervals import (Interval, _KEEP_ATTAINS, _LAZY, _Unproven, _attr_int, _bits, _describe, _ints, _join, _last_dim, _pow2, _rank, _scale32, _type_range, _unit_reshapes, element_type, rule, rules_of)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,7 +78,7 @@ class RangeAnalysis(ElementwiseRules):
         """[(op, message)] for each op whose REQUIRE the intervals do not prove, in order."""
         block = fn.regions[0].blocks[0]
         for arg in block.arguments:
-            r = _type_range(_elem(arg))
+            r = _type_range(element_type(arg))
             if r is not None:
                 self.ranges[arg] = Interval.of(*r)
         for op in block.operations:
@@ -84,12 +86,17 @@ class RangeAnalysis(ElementwiseRules):
         return self.unproven
 
     # -- driving ----------------------------------------------------------------------------------
+    def _rule(self, op):
+        """The method computing `op`'s result intervals (a method marked `@rule`), None if it has none."""
+        name = _RULES.get(op_class(op))
+        return None if name is None else getattr(self, name)
+
     def _visit(self, op) -> None:
         name = op.operation.name
-        handler = getattr(self, "_" + name.replace(".", "_"), None)
+        handler = self._rule(op)
         out = None
-        integer = all(_type_range(_elem(v)) is not None or not isinstance(v.type, ir.ShapedType)
-                      or isinstance(_elem(v), ir.IndexType) for v in list(op.operands) + list(op.results))
+        integer = all(_type_range(element_type(v)) is not None or not isinstance(v.type, ir.ShapedType)
+                      or isinstance(element_type(v), ir.IndexType) for v in list(op.operands) + list(op.results))
         if handler is not None and integer and all(self._known(v) for v in op.operands):
             try:
                 out = handler(op)
@@ -106,13 +113,13 @@ class RangeAnalysis(ElementwiseRules):
 
     def _store(self, op, out) -> None:
         for i, res in enumerate(op.results):
-            r = _type_range(_elem(res))
+            r = _type_range(element_type(res))
             if r is None:
                 continue
             got = out[i] if isinstance(out, list) else out if i == 0 else None
             if got is None:
                 got = Interval.of(*r)
-            if got.attains is not None and op.operation.name not in _KEEP_ATTAINS:
+            if got.attains is not None and op_class(op) not in _KEEP_ATTAINS:
                 got = dataclasses.replace(got, attains=None)    # the op may move or drop elements
             self.ranges[res] = got.clip(*r) if got.min < r[0] or got.max > r[1] else got
 
@@ -122,25 +129,19 @@ class RangeAnalysis(ElementwiseRules):
     # is not proven, the elementwise chain that computes it from one earlier value (the pivot) is
     # evaluated again on pieces of the pivot's interval, halving a piece while it fails: each element's
     # pivot lies in one piece, so the union of the pieces' results bounds the op soundly.
-    _ELEMENTWISE = frozenset({
-        "tosa.add", "tosa.sub", "tosa.mul", "tosa.abs", "tosa.negate", "tosa.select", "tosa.greater",
-        "tosa.greater_equal", "tosa.equal", "tosa.minimum", "tosa.maximum", "tosa.clamp", "tosa.cast",
-        "tosa.arithmetic_right_shift", "tosa.logical_left_shift", "tosa.logical_right_shift", "tosa.clz",
-        "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor", "tosa.intdiv", "tosa.rescale", "tosa.table",
-        "tosa.logical_and", "tosa.logical_or", "tosa.logical_not"})
+    _ELEMENTWISE = roles.INTEGER_ELEMENTWISE - {tosa.BitwiseNotOp, tosa.LogicalXorOp, tosa.IdentityOp}
     MAX_CONE = 96          # ops between the pivot and the op
     MAX_PIECES = 1024      # evaluations of that chain per op
 
     def _variable(self, value) -> bool:
         owner = value.owner
-        return not isinstance(owner, ir.Block) and getattr(owner, "name", None) not in ("tosa.const", "tosa.const_shape") \
-            or isinstance(owner, ir.Block)
+        return not isa(owner, *roles.CONSTANT)
 
     def _cone(self, op):
         """(pivot, ops in order) for the farthest value that every non-constant input of `op` comes from
         through elementwise ops of the pivot's shape; None if there is none."""
         shape = tuple(op.results[0].type.shape) if isinstance(op.results[0].type, ir.RankedTensorType) else None
-        frontier = {v for v in op.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+        frontier = {v for v in op.operands if self._variable(v) and _type_range(element_type(v)) is not None}
         cone, best = [op], None
         while frontier and len(cone) <= self.MAX_CONE:
             if any(not isinstance(v.type, ir.RankedTensorType) or tuple(v.type.shape) != shape for v in frontier):
@@ -151,10 +152,10 @@ class RangeAnalysis(ElementwiseRules):
                     best = (pivot, list(reversed(cone)))
             latest = max(frontier, key=lambda v: self.order.get(v, -1))
             owner = latest.owner
-            if isinstance(owner, ir.Block) or owner.name not in self._ELEMENTWISE:
+            if op_class(owner) not in self._ELEMENTWISE:
                 break
             frontier.discard(latest)
-            frontier |= {v for v in owner.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+            frontier |= {v for v in owner.operands if self._variable(v) and _type_range(element_type(v)) is not None}
             if owner not in cone:
                 cone.append(owner)
         return best
@@ -171,13 +172,13 @@ class RangeAnalysis(ElementwiseRules):
                 continue
             visited.add(v)
             owner = v.owner
-            if owner.name == "tosa.reduce_sum":
+            if isa(owner, tosa.ReduceSumOp):
                 sq = _unit_reshapes(owner.operands[0]).owner
-                shift = self._scalar(sq.operands[2]) if getattr(sq, "name", None) == "tosa.mul" else None
+                shift = self._scalar(sq.operands[2]) if isa(sq, tosa.MulOp) else None
                 if shift is not None and sq.operands[0] == sq.operands[1] and 0 <= shift <= 62:
                     found = (v, sq.operands[0], _attr_int(owner, "axis"), shift)
                     break
-            elif owner.name in self._ELEMENTWISE:
+            elif op_class(owner) in self._ELEMENTWISE:
                 queue += list(owner.operands)
         if found is None:
             return None
@@ -188,7 +189,7 @@ class RangeAnalysis(ElementwiseRules):
         full = tuple(summed.type.shape)
         row = tuple(1 if i == axis else n for i, n in enumerate(full))
         base = _unit_reshapes(d)
-        frontier = {v for v in op.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+        frontier = {v for v in op.operands if self._variable(v) and _type_range(element_type(v)) is not None}
         cone = [op]
 
         def leaf(v):
@@ -199,10 +200,10 @@ class RangeAnalysis(ElementwiseRules):
                 return None
             latest = max((v for v in frontier if not leaf(v)), key=lambda v: self.order.get(v, -1))
             owner = latest.owner
-            if isinstance(owner, ir.Block) or owner.name not in self._ELEMENTWISE or len(cone) > self.MAX_CONE:
+            if op_class(owner) not in self._ELEMENTWISE or len(cone) > self.MAX_CONE:
                 return None
             frontier.discard(latest)
-            frontier |= {v for v in owner.operands if self._variable(v) and _type_range(_elem(v)) is not None}
+            frontier |= {v for v in owner.operands if self._variable(v) and _type_range(element_type(v)) is not None}
             if owner not in cone:
                 cone.append(owner)
         leaves = [v for v in frontier if v != total]
@@ -253,8 +254,8 @@ class RangeAnalysis(ElementwiseRules):
                     self.ranges[bounded] = Interval.of(lo_d, hi_d)
                 try:
                     for o in cone[:-1]:
-                        self._store(o, getattr(self, "_" + o.name.replace(".", "_"))(o))
-                    got = getattr(self, "_" + op.operation.name.replace(".", "_"))(op)
+                        self._store(o, self._rule(o)(o))
+                    got = self._rule(op)(op)
                 except _Unproven as e:
                     if lo == hi:
                         raise _Unproven(f"{e} (where {_describe(pivot)} is {lo})") from None
@@ -273,16 +274,16 @@ class RangeAnalysis(ElementwiseRules):
         return out
 
     def _known(self, value) -> bool:
-        return (_type_range(_elem(value)) is None or value in self.ranges or isinstance(_elem(value), ir.IndexType)
-                or getattr(value.owner, "name", None) == "tosa.const")
+        return (_type_range(element_type(value)) is None or value in self.ranges or isinstance(element_type(value), ir.IndexType)
+                or isa(value.owner, tosa.ConstOp))
 
     def _r(self, value) -> Interval:
         got = self.ranges.get(value)
-        if got is None and getattr(value.owner, "name", None) == "tosa.const":
+        if got is None and isa(value.owner, tosa.ConstOp):
             # Constants are read when an op reads their values' range (weights never are).
             got = self.ranges[value] = self._const_range(value)
         if got is None:
-            r = _type_range(_elem(value))
+            r = _type_range(element_type(value))
             return Interval.of(*(r if r is not None else (0, 0)))
         return got
 
@@ -294,10 +295,10 @@ class RangeAnalysis(ElementwiseRules):
 
     @staticmethod
     def _fits(lo, hi, value, what: str, where: str = "") -> None:
-        r = _type_range(_elem(value))
+        r = _type_range(element_type(value))
         lo_, hi_ = int(np.min(lo)), int(np.max(hi))
         if lo_ < r[0] or hi_ > r[1]:
-            raise _Unproven(f"{what} reaches [{lo_}, {hi_}]{where}, past {_elem(value)} "
+            raise _Unproven(f"{what} reaches [{lo_}, {hi_}]{where}, past {element_type(value)} "
                             f"([{r[0]}, {r[1]}]): the specification REQUIREs it to fit")
 
     # -- reductions -------------------------------------------------------------------------------
@@ -317,6 +318,7 @@ class RangeAnalysis(ElementwiseRules):
         shape, axis, v = r.attains
         return v if shape == tuple(op.operands[0].type.shape) and axis == _attr_int(op, "axis") else None
 
+    @rule(tosa.ReduceSumOp)
     def _tosa_reduce_sum(self, op):
         r, n = self._reduced(op)
         # Every prefix of the sum (apply_add_s checks each) lies between these.
@@ -335,7 +337,7 @@ class RangeAnalysis(ElementwiseRules):
         """A sum of select(mask, a, b) with a constant mask (an attention mask): each row adds t of a and
         n - t of b, t between the fewest and the most the mask's rows hold."""
         sel = op.operands[0].owner
-        if getattr(sel, "name", None) != "tosa.select":
+        if not isa(sel, tosa.SelectOp):
             return None
         mask = const_array(sel.operands[0])
         shape = op.operands[0].type.shape
@@ -347,14 +349,17 @@ class RangeAnalysis(ElementwiseRules):
         tops = [t * a.max + (n - t) * b.max for t in (int(counts.min()), int(counts.max()))]
         return min(ends), max(tops)
 
+    @rule(tosa.ReduceMaxOp)
     def _tosa_reduce_max(self, op):
         r, v = self._reduced(op)[0], self._held(op)
         return r if v is None else Interval.of(np.maximum(r.lo, v), r.hi)
 
+    @rule(tosa.ReduceMinOp)
     def _tosa_reduce_min(self, op):
         r, v = self._reduced(op)[0], self._held(op)
         return r if v is None else Interval.of(r.lo, np.minimum(r.hi, v))
 
+    @rule(tosa.AvgPool2dOp)
     def _tosa_avg_pool2d(self, op):
         r = self._r(op.operands[0])
         izp = self._scalar(op.operands[1])
@@ -372,6 +377,7 @@ class RangeAnalysis(ElementwiseRules):
         return Interval.of(lo + ozp, hi + ozp)
 
     # -- rescale ----------------------------------------------------------------------------------
+    @rule(tosa.RescaleOp)
     def _tosa_rescale(self, op):
         x = self._r(op.operands[0])
         mult, shift = const_array(op.operands[1]), const_array(op.operands[2])
@@ -444,12 +450,12 @@ class RangeAnalysis(ElementwiseRules):
         part_hi = (pos @ np.maximum(xhi, 0) + neg @ np.minimum(xlo, 0)).astype(object)
         part_lo = (pos @ np.minimum(xlo, 0) + neg @ np.maximum(xhi, 0)).astype(object)
         acc = op.results[0]
-        r = _type_range(_elem(acc))
+        r = _type_range(element_type(acc))
         worst = int(np.argmax(np.maximum(part_hi - r[1], r[0] - part_lo)))
         if part_lo[worst] < r[0] or part_hi[worst] > r[1]:
             raise _Unproven(f"its {what} accumulator (output channel {worst}) reaches "
                             f"[{part_lo[worst]}, {part_hi[worst]}] for inputs in [{int(min(xlo))}, {int(max(xhi))}] "
-                            f"after the zero point, past {_elem(acc)}: apply_add_s REQUIREs every partial sum to fit")
+                            f"after the zero point, past {element_type(acc)}: apply_add_s REQUIREs every partial sum to fit")
         return Interval.of(lo, hi)
 
     def _with_bias(self, op, acc: Interval, bias_value) -> Interval:
@@ -458,12 +464,12 @@ class RangeAnalysis(ElementwiseRules):
         blo = np.broadcast_to(b.lo, (n,)) if len(b.lo) in (1, n) else np.full(n, b.min, dtype=object)
         bhi = np.broadcast_to(b.hi, (n,)) if len(b.hi) in (1, n) else np.full(n, b.max, dtype=object)
         lo, hi = acc.lo + blo, acc.hi + bhi
-        r = _type_range(_elem(op.results[0]))
+        r = _type_range(element_type(op.results[0]))
         bad = np.flatnonzero((lo < r[0]) | (hi > r[1]))
         if bad.size:
             c = int(bad[0])
             raise _Unproven(f"its accumulator plus bias (output channel {c}) reaches [{lo[c]}, {hi[c]}], past "
-                            f"{_elem(op.results[0])}: apply_add_s REQUIREs it to fit")
+                            f"{element_type(op.results[0])}: apply_add_s REQUIREs it to fit")
         return Interval.of(lo, hi)
 
     def _conv_input(self, op, zp_index: int, padded: bool) -> Interval | None:
@@ -503,14 +509,15 @@ class RangeAnalysis(ElementwiseRules):
         x = x.whole()
         corners = [x.min * w.min, x.min * w.max, x.max * w.min, x.max * w.max]
         lo, hi = min(min(corners), 0) * terms, max(max(corners), 0) * terms
-        r = _type_range(_elem(op.results[0]))
+        r = _type_range(element_type(op.results[0]))
         if lo < r[0] or hi > r[1]:
             raise _Unproven(f"its {what} accumulator reaches [{lo}, {hi}] ({terms} products of [{x.min}, {x.max}] "
-                            f"and [{w.min}, {w.max}]), past {_elem(op.results[0])}: apply_add_s REQUIREs every "
+                            f"and [{w.min}, {w.max}]), past {element_type(op.results[0])}: apply_add_s REQUIREs every "
                             "partial sum to fit")
         acc = Interval.of(lo, hi)
         return acc if bias_index is None else self._with_bias(op, acc, op.operands[bias_index])
 
+    @rule(tosa.Conv2DOp)
     def _tosa_conv2d(self, op):
         pad = _ints(op.attributes["pad"])
         w = self._weights(op, 1, 4)
@@ -519,6 +526,7 @@ class RangeAnalysis(ElementwiseRules):
             w = w.reshape(w.shape[0], -1, w.shape[-1])
         return self._conv_like(op, w, x, "conv2d", 2)
 
+    @rule(tosa.Conv3DOp)
     def _tosa_conv3d(self, op):
         pad = _ints(op.attributes["pad"])
         w = self._weights(op, 1, 4)
@@ -527,6 +535,7 @@ class RangeAnalysis(ElementwiseRules):
             w = w.reshape(w.shape[0], -1, w.shape[-1])
         return self._conv_like(op, w, x, "conv3d", 2)
 
+    @rule(tosa.TransposeConv2DOp)
     def _tosa_transpose_conv2d(self, op):
         w = self._weights(op, 1, 4)
         x = self._conv_input(op, 3, True)    # output positions no input reaches add nothing
@@ -534,6 +543,7 @@ class RangeAnalysis(ElementwiseRules):
             w = w.reshape(w.shape[0], -1, w.shape[-1])
         return self._conv_like(op, w, x, "transpose_conv2d", 2)
 
+    @rule(tosa.DepthwiseConv2DOp)
     def _tosa_depthwise_conv2d(self, op):
         pad = _ints(op.attributes["pad"])
         w = self._weights(op, 1, 4)
@@ -558,15 +568,16 @@ class RangeAnalysis(ElementwiseRules):
         lo = pos_o * lo_oc + neg_o * hi_oc
         part_hi = pos_o * np.maximum(hi_oc, 0) + neg_o * np.minimum(lo_oc, 0)
         part_lo = pos_o * np.minimum(lo_oc, 0) + neg_o * np.maximum(hi_oc, 0)
-        r = _type_range(_elem(op.results[0]))
+        r = _type_range(element_type(op.results[0]))
         bad = np.flatnonzero((part_lo < r[0]) | (part_hi > r[1]))
         if bad.size:
             k = int(bad[0])
             raise _Unproven(f"its depthwise_conv2d accumulator (output channel {k}) reaches [{part_lo[k]}, "
-                            f"{part_hi[k]}], past {_elem(op.results[0])}: apply_add_s REQUIREs every partial sum "
+                            f"{part_hi[k]}], past {element_type(op.results[0])}: apply_add_s REQUIREs every partial sum "
                             "to fit")
         return self._with_bias(op, Interval.of(lo, hi), op.operands[2])
 
+    @rule(tosa.MatMulOp)
     def _tosa_matmul(self, op):
         a = self._r(op.operands[0]).whole()
         azp, bzp = self._scalar(op.operands[2]), self._scalar(op.operands[3])
@@ -582,3 +593,6 @@ class RangeAnalysis(ElementwiseRules):
         bb = self._r(op.operands[1]).whole().shifted(-bzp)
         c = op.operands[0].type.shape[-1]
         return self._generic_acc(op, a, bb, c, "matmul", None)
+
+
+_RULES = rules_of(RangeAnalysis)
