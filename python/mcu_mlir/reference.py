@@ -72,11 +72,12 @@ def _outputs_are_results(text: str) -> str:
     vals = [v.strip() for v in ret.group("vals").split(",")]
     if not any(v in args for v in vals) and len(set(vals)) == len(vals):
         return text
-    from ._mlir import ir, new_context
+    from ._mlir import func, ir, new_context, tosa
+    from .ir.ops import create, isa
     with new_context() as ctx, ir.Location.unknown(ctx):
         module = ir.Module.parse(text)
         for op in module.body.operations:
-            if op.operation.name != "func.func":
+            if not isa(op, func.FuncOp):
                 continue
             block = op.regions[0].blocks[0]
             ret_op = list(block.operations)[-1]
@@ -85,7 +86,7 @@ def _outputs_are_results(text: str) -> str:
                 for i, v in enumerate(list(ret_op.operands)):
                     key = v.get_name()
                     if isinstance(v.owner, ir.Block) or key in seen:
-                        ident = ir.Operation.create("tosa.identity", results=[v.type], operands=[v])
+                        ident = create(tosa.IdentityOp, results=[v.type], operands=[v])
                         ret_op.operands[i] = ident.result
                     seen.add(key)
             break

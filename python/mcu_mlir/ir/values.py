@@ -63,6 +63,12 @@ def element_type(value) -> ir.Type | None:
     return ty.element_type if isinstance(ty, ir.ShapedType) else None
 
 
+def element_name(value) -> str | None:
+    """The spelling of the element type of any shaped value (unranked too), else None."""
+    ty = element_type(value)
+    return None if ty is None else str(ty)
+
+
 def rank(value) -> int | None:
     ty = value.type
     return ty.rank if isinstance(ty, ir.RankedTensorType) else None

@@ -14,7 +14,8 @@ import dataclasses
 import numpy as np
 
 from .._mlir import ir, tosa
-from .conversion.common import const_array, make_const, op_name, read_rescale
+from .conversion.common import const_array, make_const, read_rescale
+from ..ir.ops import create, op_class
 from ..ir.values import elem, producer, users
 
 # Per-element ops that commute with a channel block (per-tensor parameters).
@@ -28,8 +29,8 @@ def only_user(value):
 
 def copy_op(op, operands, result_type, before):
     attrs = {name: op.attributes[name] for name in op.attributes}
-    return ir.Operation.create(op_name(op), results=[result_type], operands=operands,
-                               attributes=attrs, loc=op.location, ip=ir.InsertionPoint(before))
+    return create(op_class(op), results=[result_type], operands=operands, attributes=attrs, loc=op.location,
+                  ip=ir.InsertionPoint(before))
 
 
 def _const_like(array: np.ndarray, like, before, loc) -> ir.Value:
@@ -39,8 +40,8 @@ def _const_like(array: np.ndarray, like, before, loc) -> ir.Value:
         return make_const(array, before, loc)
     ty = ir.RankedTensorType.get(list(array.shape), et)
     attr = ir.Attribute.parse(f"dense<[{', '.join(str(int(v)) for v in array.reshape(-1))}]> : {ty}")
-    return ir.Operation.create("tosa.const", results=[ty], attributes={"values": attr}, loc=loc,
-                               ip=ir.InsertionPoint(before)).results[0]
+    return create(tosa.ConstOp, results=[ty], attributes={"values": attr}, loc=loc,
+                  ip=ir.InsertionPoint(before)).results[0]
 
 
 def with_channels(value, channels: int):

@@ -18,6 +18,7 @@ import numpy as np
 from .._mlir import ir, tosa
 from .base import ModulePass
 from .conversion.common import const_ints
+from ..ir.ops import create
 from ..ir.values import producer, shape, users
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir.constants import make_shape
@@ -115,21 +116,21 @@ def _rewrite(value, rewriter) -> bool:
     elem = ir.RankedTensorType(value.type).element_type
     loc = first.location
 
-    def create(name, dims, operands, attributes=None):
-        return ir.Operation.create(name, results=[ir.RankedTensorType.get([int(d) for d in dims], elem)],
-                                   operands=operands, attributes=attributes or {}, loc=loc).results[0]
+    def build(cls, dims, operands, attributes=None):
+        return create(cls, results=[ir.RankedTensorType.get([int(d) for d in dims], elem)],
+                      operands=operands, attributes=attributes, loc=loc).results[0]
 
     # Where the chain began: the slices' users may come before the first slice the users list names.
     with ir.InsertionPoint(chain[0]):
-        flat = create("tosa.reshape", q, [source, make_shape(q, loc=loc)])
-        moved = create("tosa.transpose", [q[p] for p in r], [flat], {"perms": ir.DenseI32ArrayAttr.get(r)})
-        chunks = create("tosa.reshape", [k] + chunk_shape, [moved, make_shape([k] + chunk_shape, loc=loc)])
+        flat = build(tosa.ReshapeOp, q, [source, make_shape(q, loc=loc)])
+        moved = build(tosa.TransposeOp, [q[p] for p in r], [flat], {"perms": ir.DenseI32ArrayAttr.get(r)})
+        chunks = build(tosa.ReshapeOp, [k] + chunk_shape, [moved, make_shape([k] + chunk_shape, loc=loc)])
         for s, h in slices:
-            part = create("tosa.slice", [1] + chunk_shape,
-                          [chunks, make_shape([h] + [0] * len(chunk_shape), loc=loc),
-                           make_shape([1] + chunk_shape, loc=loc)])
+            part = build(tosa.SliceOp, [1] + chunk_shape,
+                         [chunks, make_shape([h] + [0] * len(chunk_shape), loc=loc),
+                          make_shape([1] + chunk_shape, loc=loc)])
             s.results[0].replace_all_uses_with(
-                create("tosa.reshape", chunk_shape, [part, make_shape(chunk_shape, loc=loc)]))
+                build(tosa.ReshapeOp, chunk_shape, [part, make_shape(chunk_shape, loc=loc)]))
     for s, _ in slices:
         rewriter.erase_op(s)
     for op in reversed(chain):

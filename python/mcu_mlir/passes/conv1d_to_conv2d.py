@@ -9,15 +9,15 @@ import numpy as np
 from .._mlir import ir, tosa
 from .base import ModulePass
 from ..ir.constants import ConstantData, make_constant, make_shape
-from ..ir.ops import isa
+from ..ir.ops import create, isa, op_class
 
-# op -> (weight operand index or None, weight dims holding (KH, KW))
+# op class -> (weight operand index or None, weight dims holding (KH, KW))
 _ONE_D_CANDIDATES = {
-    "tosa.conv2d": (1, (1, 2)),            # weight OHWI
-    "tosa.depthwise_conv2d": (1, (0, 1)),  # weight HWCM
-    "tosa.transpose_conv2d": (1, (1, 2)),  # weight OHWI
-    "tosa.max_pool2d": (None, None),
-    "tosa.avg_pool2d": (None, None),
+    tosa.Conv2DOp: (1, (1, 2)),            # weight OHWI
+    tosa.DepthwiseConv2DOp: (1, (0, 1)),   # weight HWCM
+    tosa.TransposeConv2DOp: (1, (1, 2)),   # weight OHWI
+    tosa.MaxPool2dOp: (None, None),
+    tosa.AvgPool2dOp: (None, None),
 }
 
 
@@ -44,13 +44,13 @@ class Conv1dToConv2d(ModulePass):
             consts = ConstantData(module)
             for fn in self.functions(module):
                 for op in list(fn.regions[0].blocks[0].operations) if fn.regions[0].blocks else []:
-                    if op.operation.name in _ONE_D_CANDIDATES:
+                    if op_class(op) in _ONE_D_CANDIDATES:
                         self._rewrite(op, consts)
 
     def _rewrite(self, op, consts) -> None:
-        name = op.operation.name
+        name, cls = op.operation.name, op_class(op)
         x, y = op.operands[0], op.results[0]
-        weight_index, kernel_dims = _ONE_D_CANDIDATES[name]
+        weight_index, kernel_dims = _ONE_D_CANDIDATES[cls]
         for v in (x, y):
             if not isinstance(v.type, ir.RankedTensorType) or not v.type.has_static_shape:
                 if isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4 and \
@@ -77,7 +77,7 @@ class Conv1dToConv2d(ModulePass):
             if kernel[0] != 1:
                 return
             attrs["kernel"] = ir.DenseI64ArrayAttr.get([kernel[1], 1])
-        if name == "tosa.transpose_conv2d":
+        if cls is tosa.TransposeConv2DOp:
             out_pad = list(attrs["out_pad"])
             if out_pad[0] or out_pad[1]:
                 return
@@ -100,7 +100,7 @@ class Conv1dToConv2d(ModulePass):
                     make_constant(np.ascontiguousarray(data.reshape(new_wshape)), weight.type, loc=loc)
             yn, _, yw, yc = y.type.shape
             out_type = ir.RankedTensorType.get([yn, yw, 1, yc], y.type.element_type)
-            new = ir.Operation.create(name, results=[out_type], operands=operands, attributes=attrs, loc=loc)
+            new = create(cls, results=[out_type], operands=operands, attributes=attrs, loc=loc)
             result, old = new.results[0], y
         # An accumulator's one rescale moves with the op, so the view back is taken of its result:
         # TOSA reshapes no int48 value, and the backend fuses a rescale that follows its conv directly.
@@ -109,8 +109,8 @@ class Conv1dToConv2d(ModulePass):
             rescale = users[0].owner
             elem = ir.RankedTensorType(rescale.results[0].type).element_type
             with ir.InsertionPoint(rescale), rescale.location:
-                result = ir.Operation.create(
-                    "tosa.rescale", results=[ir.RankedTensorType.get([yn, yw, 1, yc], elem)],
+                result = create(
+                    tosa.RescaleOp, results=[ir.RankedTensorType.get([yn, yw, 1, yc], elem)],
                     operands=[result] + list(rescale.operands)[1:],
                     attributes={k: rescale.attributes[k] for k in rescale.attributes}).results[0]
             old = rescale.results[0]
@@ -127,5 +127,5 @@ class Conv1dToConv2d(ModulePass):
 
 def _reshape(value, shape, loc):
     ty = ir.RankedTensorType.get(list(shape), value.type.element_type)
-    return ir.Operation.create("tosa.reshape", results=[ty], operands=[value, make_shape(list(shape), loc=loc)],
-                               loc=loc).results[0]
+    return create(tosa.ReshapeOp, results=[ty], operands=[value, make_shape(list(shape), loc=loc)],
+                  loc=loc).results[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 
-from .._mlir import ir, tosa
+from .._mlir import func, ir, tosa
 from ..dialects.kernel_op import KernelOp
 from .base import ModulePass
 from .conversion import FAMILIES
@@ -100,7 +100,7 @@ class ConvertTosaToCmsisNN(ModulePass):
     def _check_legal(self, block) -> None:
         for op in block.operations:
             name = op.operation.name
-            if isinstance(op, LEGAL_OPS + (KernelOp,)) or name in ("func.return", "func.func"):
+            if isinstance(op, LEGAL_OPS + (KernelOp, func.ReturnOp, func.FuncOp)):
                 continue
             if name.startswith("tosa."):
                 which = "portable" if self.backend == "portable" else "CMSIS-NN or portable"

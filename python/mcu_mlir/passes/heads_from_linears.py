@@ -6,10 +6,11 @@ import dataclasses
 
 import numpy as np
 
-from .._mlir import ir, tosa
+from .._mlir import func, ir, tosa
 from .base import ModulePass
 from .channel_blocks import build_block, erase_layer, read_layer
-from .conversion.common import const_ints, op_name
+from .conversion.common import const_ints
+from ..ir.ops import create, isa
 from ..ir.values import shape, users
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir.constants import make_shape
@@ -46,7 +47,7 @@ def view_tree(value):
         readers = users(v)
         views = [u for u in readers if isinstance(u, _VIEWS) and u.operands[0] == v]
         if not views:
-            if any(op_name(u) == "func.return" for u in readers):
+            if any(isa(u, func.ReturnOp) for u in readers):
                 return None
             leaves[v] = index
             continue
@@ -77,9 +78,9 @@ def head_blocks(index: np.ndarray, rows: int, n: int, transposed: bool) -> list[
     return firsts
 
 
-def _create(name, dims, elem, operands, loc, attributes=None) -> ir.Value:
-    return ir.Operation.create(name, results=[ir.RankedTensorType.get([int(x) for x in dims], elem)],
-                               operands=operands, attributes=attributes or {}, loc=loc).results[0]
+def _create(cls, dims, elem, operands, loc, attributes=None) -> ir.Value:
+    return create(cls, results=[ir.RankedTensorType.get([int(x) for x in dims], elem)],
+                  operands=operands, attributes=attributes, loc=loc).results[0]
 
 
 def split_heads(op, rewriter):
@@ -133,15 +134,15 @@ def _heads(layer, leaf, firsts, transposed, before) -> None:
     joined = [len(parts) * part_shape[0]] + part_shape[1:]
     with ir.InsertionPoint(before):
         # Each part is one contiguous run of the result: the memory planner writes it there in place.
-        heads = _create("tosa.concat", joined, elem, parts, loc,
+        heads = _create(tosa.ConcatOp, joined, elem, parts, loc,
                         {"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)})
         if transposed:
             rows = int(np.prod(part_shape[:-1], dtype=np.int64))
-            flat = _create("tosa.reshape", [len(parts), rows, d], elem,
+            flat = _create(tosa.ReshapeOp, [len(parts), rows, d], elem,
                            [heads, make_shape([len(parts), rows, d], loc=loc)], loc)
-            heads = _create("tosa.transpose", [len(parts), d, rows], elem, [flat], loc,
+            heads = _create(tosa.TransposeOp, [len(parts), d, rows], elem, [flat], loc,
                             {"perms": ir.DenseI32ArrayAttr.get([0, 2, 1])})
-        view = _create("tosa.reshape", shape(leaf), elem, [heads, make_shape(shape(leaf), loc=loc)], loc)
+        view = _create(tosa.ReshapeOp, shape(leaf), elem, [heads, make_shape(shape(leaf), loc=loc)], loc)
     leaf.replace_all_uses_with(view)
 
 

@@ -6,16 +6,11 @@ import dataclasses
 
 from .._mlir import ir, tosa
 from .base import ModulePass
+from ..ir import roles
 from ..ir.ops import isa
+from ..ir.values import element_name
 
 _FLOAT = ("f16", "f32", "f64", "bf16")
-_ACCUMULATING = {"tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d", "tosa.matmul",
-                 "tosa.conv3d"}
-
-
-def _elem(value) -> str | None:
-    ty = value.type
-    return str(ty.element_type) if isinstance(ty, ir.ShapedType) else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,8 +30,8 @@ class VerifyIntegerTosa(ModulePass):
     def run(self, module: ir.Operation) -> None:
         for fn in self.functions(module):
             for arg in fn.regions[0].blocks[0].arguments:
-                if _elem(arg) in _FLOAT:
-                    self.emit_error(fn, f"argument #{arg.arg_number} is {_elem(arg)}: integer TOSA takes "
+                if element_name(arg) in _FLOAT:
+                    self.emit_error(fn, f"argument #{arg.arg_number} is {element_name(arg)}: integer TOSA takes "
                                         "quantized inputs")
             fn.walk(self._check)
 
@@ -44,18 +39,18 @@ class VerifyIntegerTosa(ModulePass):
         name = op.name
         if name == "func.func" or not name.startswith(("tosa.", "func.return")):
             return ir.WalkResult.ADVANCE
-        floats = [e for e in (_elem(v) for v in list(op.operands) + list(op.results)) if e in _FLOAT]
+        floats = [e for e in (element_name(v) for v in list(op.operands) + list(op.results)) if e in _FLOAT]
         if floats:
             what = "returns" if name == "func.return" else "computes in"
             self.emit_error(op, f"'{name}' {what} {floats[0]}: the model is not fully quantized")
             return ir.WalkResult.ADVANCE
-        if name in _ACCUMULATING:
-            ins, out = _elem(op.operands[0]), _elem(op.results[0])
+        if isa(op, *roles.ACCUMULATING):
+            ins, out = element_name(op.operands[0]), element_name(op.results[0])
             if ins not in ("i8", "i16") or out not in ("i32", "i48"):
                 self.emit_error(op, f"'{name}' takes {ins} and accumulates in {out}; expected i8/i16 "
                                     "inputs and an i32/i48 accumulator")
-        elif name == "tosa.rescale" and self.double_round:
-            ins, out = _elem(op.operands[0]), _elem(op.results[0])
+        elif isa(op, tosa.RescaleOp) and self.double_round:
+            ins, out = element_name(op.operands[0]), element_name(op.results[0])
             mode = op.attributes["rounding_mode"] if "rounding_mode" in op.attributes else None
             scale32 = op.attributes["scale32"] if "scale32" in op.attributes else None
             if (ins == "i32" and out in ("i8", "i16") and "true" in str(scale32)

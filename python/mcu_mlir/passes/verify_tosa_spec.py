@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from .._mlir import ir
+from .._mlir import ir, tosa
 from .base import ModulePass
-
-
-def _shape(value) -> list[int] | None:
-    ty = value.type
-    return list(ty.shape) if isinstance(ty, ir.RankedTensorType) and ty.has_static_shape else None
+from ..ir.ops import isa
+from ..ir.values import static_shape
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,8 +25,8 @@ class VerifyTosaSpec(ModulePass):
             fn.walk(self._check)
 
     def _check(self, op):
-        if op.name == "tosa.resize":
-            ins, out = _shape(op.operands[0]), _shape(op.results[0])
+        if isa(op, tosa.ResizeOp):
+            ins, out = static_shape(op.operands[0]), static_shape(op.results[0])
             if ins is not None and out is not None and len(ins) == len(out) == 4:
                 for axis, what in ((0, "batch"), (3, "channel")):
                     if ins[axis] != out[axis]:

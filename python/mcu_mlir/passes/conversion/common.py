@@ -13,6 +13,7 @@ from ...dialects.kernel_op import GROUPS, enum_attr
 from ..base import PassError
 from ...ir import attributes as mcu_attrs, types
 from ...ir.constants import const_array
+from ...ir.ops import create
 from ...ir.values import elem, numel, producer, shape, tensor_type, users  # noqa: F401  (the patterns' readers)
 from ...target.cores import CMSIS_PATH
 
@@ -94,13 +95,10 @@ class Rewriter:
         self.erase(*[op for op in old_ops if op.operation != last.operation])
 
 
-_TOSA_CLASSES = {cls.OPERATION_NAME: cls for cls in vars(tosa).values()
-                 if isinstance(cls, type) and issubclass(cls, ir.OpView) and hasattr(cls, "OPERATION_NAME")}
-
-
-def tosa_class(name: str):
-    """The op class of a TOSA op name (pattern tables built from name lists)."""
-    return _TOSA_CLASSES[name]
+def pattern_name(cls) -> str:
+    """The name of the one-op pattern of an op class, as `disabled-patterns` takes it: the op's
+    name without its dialect, with dashes (tosa.reduce_sum -> reduce-sum)."""
+    return cls.OPERATION_NAME.split(".", 1)[1].replace("_", "-")
 
 
 # -- reading the IR ---------------------------------------------------------------------------
@@ -169,8 +167,7 @@ def _attr(value):
 def make_const(array: np.ndarray, before, loc) -> ir.Value:
     """A tosa.const holding `array` (signless integers), inserted before `before`."""
     attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array))
-    op = ir.Operation.create("tosa.const", results=[attr.type], attributes={"values": attr},
-                             loc=loc, ip=ir.InsertionPoint(before))
+    op = create(tosa.ConstOp, results=[attr.type], attributes={"values": attr}, loc=loc, ip=ir.InsertionPoint(before))
     return op.results[0]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import PassError
+from ...ir.ops import create
 from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ...ir import attributes as mcu_attrs
@@ -16,7 +17,8 @@ from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_ints, const_s
                      shape, tensor_type, users)
 
 
-def _operands(op, what: str):
+def _operands(op):
+    what = op.operation.name
     inp, weight, bias, izp_v, wzp_v = op.operands
     if elem(inp) not in ("i8", "i16") or elem(weight) != "i8":
         raise PassError(op, f"'{what}' on {elem(inp)} x {elem(weight)} has no kernel "
@@ -53,8 +55,8 @@ def _bias_per_channel(op, bias, channels: int):
     ty = tensor_type(bias)
     full = ir.RankedTensorType.get([channels], ty.element_type)
     attr = ir.DenseElementsAttr.get_splat(full, ir.IntegerAttr.get(ty.element_type, int(values[0])))
-    return ir.Operation.create("tosa.const", results=[full], attributes={"values": attr}, loc=op.location,
-                               ip=ir.InsertionPoint(op)).results[0]
+    return create(tosa.ConstOp, results=[full], attributes={"values": attr}, loc=op.location,
+                  ip=ir.InsertionPoint(op)).results[0]
 
 
 def _window(op):
@@ -171,8 +173,7 @@ def convert_depthwise_conv2d(op, rw):
 
 
 def _convert(op, rw, depthwise: bool):
-    what = "tosa.depthwise_conv2d" if depthwise else "tosa.conv2d"
-    inp, weight, bias, izp, wzp = _operands(op, what)
+    inp, weight, bias, izp, wzp = _operands(op)
     pad, stride, dilation = _window(op)
     in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
     bias = _bias_per_channel(op, bias, out_shape[3])
@@ -362,13 +363,13 @@ def convert_grouped_conv2d(op, rw):
     if sorted(members) != [g * width for g in range(n_groups)]:
         return NO_MATCH
     groups = [members[g * width] for g in range(n_groups)]
-    izp, wzp = _operands(op, "tosa.conv2d")[3:5]
+    izp, wzp = _operands(op)[3:5]
     if wzp != 0:
         return NO_MATCH
     ref_tail = groups[0][2]
     for _, conv, (rs, _, act) in groups:
         if (_window(conv) != window or shape(conv.operands[1]) != w_shape
-                or _operands(conv, "tosa.conv2d")[3:5] != (izp, 0)
+                or _operands(conv)[3:5] != (izp, 0)
                 or rs.output_zp != ref_tail[0].output_zp or act != ref_tail[2]):
             return NO_MATCH
     # Every user of a group's result: the in-order concat along C, or a channel slice.
@@ -402,13 +403,13 @@ def convert_grouped_conv2d(op, rw):
     outer = producer(cut_ops[0].operands[0])
     if shape(source) != in_shape:
         # The cuts were taken of a reshape of `source`: read it as N x H x W x C (a view).
-        shape_v = ir.Operation.create(
-            "tosa.const_shape", results=[ir.Type.parse("!tosa.shape<4>")], loc=loc,
+        shape_v = create(
+            tosa.ConstShapeOp, results=[ir.Type.parse("!tosa.shape<4>")], loc=loc,
             ip=ir.InsertionPoint(first), attributes={"values": ir.DenseElementsAttr.get(
                 np.asarray(in_shape, dtype=np.int64),
                 type=ir.RankedTensorType.get([4], ir.IndexType.get()))}).results[0]
-        source = ir.Operation.create(
-            "tosa.reshape", results=[ir.RankedTensorType.get(in_shape, tensor_type(source).element_type)],
+        source = create(
+            tosa.ReshapeOp, results=[ir.RankedTensorType.get(in_shape, tensor_type(source).element_type)],
             operands=[source, shape_v], loc=loc, ip=ir.InsertionPoint(first)).results[0]
     weight = make_const(np.concatenate([np.asarray(const_array(c.operands[1])) for _, c, _ in groups])
                         .astype(np.int8), first, loc)
@@ -431,14 +432,13 @@ def convert_grouped_conv2d(op, rw):
         start = const_ints(sl.operands[1])
         start[3] += g * w_shape[0]
         shape_ty = sl.operands[1].type
-        start_v = ir.Operation.create(
-            "tosa.const_shape", results=[shape_ty], loc=sl.location, ip=ir.InsertionPoint(sl),
+        start_v = create(
+            tosa.ConstShapeOp, results=[shape_ty], loc=sl.location, ip=ir.InsertionPoint(sl),
             attributes={"values": ir.DenseElementsAttr.get(
                 np.asarray(start, dtype=np.int64), type=ir.RankedTensorType.get(
                     [4], ir.IndexType.get()))}).results[0]
-        moved = ir.Operation.create("tosa.slice", results=[sl.results[0].type],
-                                    operands=[grouped, start_v, sl.operands[2]],
-                                    loc=sl.location, ip=ir.InsertionPoint(sl))
+        moved = create(tosa.SliceOp, results=[sl.results[0].type], operands=[grouped, start_v, sl.operands[2]],
+                       loc=sl.location, ip=ir.InsertionPoint(sl))
         sl.results[0].replace_all_uses_with(moved.results[0])
         rw.erase(sl)
     dead = cut_ops + [o for _, conv, (rs, last, _) in groups
@@ -460,9 +460,10 @@ def _block_position(op) -> int:
     return -1
 
 
-def _raw_accumulator_operands(op, what: str):
+def _raw_accumulator_operands(op):
     """Operands of a convolution computed to raw accumulators by a portable kernel: int8 or int16
     activations, int8 weights, constant weights, bias and zero points (any zero points)."""
+    what = op.operation.name
     inp, weight, bias, izp_v, wzp_v = op.operands
     if elem(inp) not in ("i8", "i16") or elem(weight) != "i8":
         raise PassError(op, f"'{what}' on {elem(inp)} x {elem(weight)} has no kernel "
@@ -476,23 +477,23 @@ def _raw_accumulator_operands(op, what: str):
 
 
 def convert_transpose_conv2d(op, rw):
-    inp, weight, bias, izp, wzp = _raw_accumulator_operands(op, "tosa.transpose_conv2d")
+    inp, weight, bias, izp, wzp = _raw_accumulator_operands(op)
     out_pad, stride = i64_array(op, "out_pad"), i64_array(op, "stride")
     params = {"stride": stride, "out_pad": [out_pad[0], out_pad[2]], "input_zp": izp, "weight_zp": wzp}
     bias = _bias_per_channel(op, bias, shape(op.results[0])[3])
     new = make_op(portable.TransposeConv2DOp, [inp, weight, bias], op.results[0].type, params,
-                  before=op, loc=op.location, source_op="tosa.transpose_conv2d")
+                  before=op, loc=op.location, source_op=op.operation.name)
     rw.replace([op], op, new)
     return CONVERTED
 
 
 def convert_conv3d(op, rw):
-    inp, weight, bias, izp, wzp = _raw_accumulator_operands(op, "tosa.conv3d")
+    inp, weight, bias, izp, wzp = _raw_accumulator_operands(op)
     params = {"stride": i64_array(op, "stride"), "padding": i64_array(op, "pad"),
               "dilation": i64_array(op, "dilation"), "input_zp": izp, "weight_zp": wzp}
     bias = _bias_per_channel(op, bias, shape(op.results[0])[4])
     new = make_op(portable.Conv3DOp, [inp, weight, bias], op.results[0].type, params,
-                  before=op, loc=op.location, source_op="tosa.conv3d")
+                  before=op, loc=op.location, source_op=op.operation.name)
     rw.replace([op], op, new)
     return CONVERTED
 

@@ -75,10 +75,10 @@ def convert_transpose(op, rw):
         dims, moved = [1] * pad + dims, list(range(pad)) + [m + pad for m in moved]
         i8 = ir.RankedTensorType(a.type).element_type
         view = make_op(cmsisnn.ReshapeOp, [a], ir.RankedTensorType.get(dims, i8), {}, before=op, loc=op.location,
-                       source_op="tosa.transpose")
+                       source_op=op.operation.name)
         moved_type = ir.RankedTensorType.get([dims[m] for m in moved], i8)
         t = make_op(cmsisnn.TransposeOp, [view.results[0]], moved_type, {"perms": moved}, before=op,
-                    loc=op.location, source_op="tosa.transpose")
+                    loc=op.location, source_op=op.operation.name)
         return rw.convert(op, cmsisnn.ReshapeOp, [t.results[0]], {})
     _bytes(op, a)
     return rw.convert(op, portable.TransposeOp, [a], {"perms": perms})
@@ -96,7 +96,7 @@ def convert_concat(op, rw):
         dims = shape(head[0])
         dims[axis] = sum(shape(v)[axis] for v in head)
         part = make_op(cls, head, ir.RankedTensorType.get(dims, ir.RankedTensorType(head[0].type).element_type),
-                       {"axis": axis}, before=op, loc=op.location, source_op="tosa.concat")
+                       {"axis": axis}, before=op, loc=op.location, source_op=op.operation.name)
         inputs = [part.results[0]] + inputs[len(head):]
     return rw.convert(op, cls, inputs, {"axis": axis})
 

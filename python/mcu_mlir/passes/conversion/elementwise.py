@@ -10,21 +10,22 @@ from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
 from .common import (UNIT, CONVERTED, DTYPES, NO_MATCH, const_array, const_scalar, elem, follow_requant_tail,
-                     fused_location, make_const, make_op, producer, read_rescale, shape, single_user,
-                     tosa_class)
+                     fused_location, make_const, make_op, pattern_name, producer, read_rescale, shape,
+                     single_user)
+from ...ir.ops import op_class
 
-# TOSA op -> portable.binary / portable.unary kind.
+# TOSA op class -> portable.binary / portable.unary kind.
 _BINARY = {
-    "tosa.add": "add", "tosa.sub": "sub", "tosa.mul": "mul", "tosa.maximum": "maximum",
-    "tosa.minimum": "minimum", "tosa.equal": "equal", "tosa.greater": "greater",
-    "tosa.greater_equal": "greater_equal", "tosa.bitwise_and": "bitwise_and",
-    "tosa.bitwise_or": "bitwise_or", "tosa.bitwise_xor": "bitwise_xor", "tosa.logical_and": "logical_and",
-    "tosa.logical_or": "logical_or", "tosa.logical_xor": "logical_xor",
-    "tosa.logical_left_shift": "shift_left", "tosa.logical_right_shift": "shift_right_logical",
-    "tosa.arithmetic_right_shift": "shift_right", "tosa.intdiv": "intdiv", "tosa.pow": "pow",
+    tosa.AddOp: "add", tosa.SubOp: "sub", tosa.MulOp: "mul", tosa.MaximumOp: "maximum",
+    tosa.MinimumOp: "minimum", tosa.EqualOp: "equal", tosa.GreaterOp: "greater",
+    tosa.GreaterEqualOp: "greater_equal", tosa.BitwiseAndOp: "bitwise_and",
+    tosa.BitwiseOrOp: "bitwise_or", tosa.BitwiseXorOp: "bitwise_xor", tosa.LogicalAndOp: "logical_and",
+    tosa.LogicalOrOp: "logical_or", tosa.LogicalXorOp: "logical_xor",
+    tosa.LogicalLeftShiftOp: "shift_left", tosa.LogicalRightShiftOp: "shift_right_logical",
+    tosa.ArithmeticRightShiftOp: "shift_right", tosa.IntDivOp: "intdiv", tosa.PowOp: "pow",
 }
-_UNARY = {"tosa.abs": "abs", "tosa.negate": "negate", "tosa.bitwise_not": "bitwise_not",
-          "tosa.logical_not": "logical_not", "tosa.clz": "clz"}
+_UNARY = {tosa.AbsOp: "abs", tosa.NegateOp: "negate", tosa.BitwiseNotOp: "bitwise_not",
+          tosa.LogicalNotOp: "logical_not", tosa.ClzOp: "clz"}
 
 
 def _dtype(op, value) -> str:
@@ -241,7 +242,6 @@ def _fused_binary(op, rw, kind, feeder_ops, inputs, rs, last, params, suffix="s8
 # -- one kernel per op ------------------------------------------------------------------------
 
 def convert_binary(op, rw):
-    name = op.operation.name
     a, b = op.operands[0], op.operands[1]
     shift = 0
     if isinstance(op, tosa.MulOp):
@@ -249,7 +249,7 @@ def convert_binary(op, rw):
         if s is None:
             raise PassError(op, "'tosa.mul' needs a constant shift")
         shift = s
-    kind = _BINARY[name]
+    kind = _BINARY[op_class(op)]
     if isinstance(op, tosa.ArithmeticRightShiftOp) and "round" in op.attributes and \
             str(op.attributes["round"]) == "true":
         kind = "shift_right_round"
@@ -259,13 +259,12 @@ def convert_binary(op, rw):
 
 
 def convert_unary(op, rw):
-    name = op.operation.name
     izp = ozp = 0
     if isinstance(op, tosa.NegateOp):
         izp, ozp = const_scalar(op.operands[1]), const_scalar(op.operands[2])
     a = op.operands[0]
     _dtype(op, a)
-    params = {"kind": _UNARY[name], "input_zp": izp or 0, "output_zp": ozp or 0}
+    params = {"kind": _UNARY[op_class(op)], "input_zp": izp or 0, "output_zp": ozp or 0}
     return rw.convert(op, portable.UnaryOp, [a], params)
 
 
@@ -391,8 +390,8 @@ def convert_table(op, rw):
 PATTERNS = [
     ("add-s8", tosa.AddOp, convert_add_unit, UNIT),
     ("mul-s8", tosa.MulOp, convert_mul_unit, UNIT),
-    *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_binary) for n in _BINARY],
-    *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_unary) for n in _UNARY],
+    *[(pattern_name(cls), cls, convert_binary) for cls in _BINARY],
+    *[(pattern_name(cls), cls, convert_unary) for cls in _UNARY],
     ("select", tosa.SelectOp, convert_select),
     ("rescale-s8-s16", tosa.RescaleOp, convert_rescale_s8_s16),
     ("rescale", tosa.RescaleOp, convert_rescale),

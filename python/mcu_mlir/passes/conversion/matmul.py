@@ -8,6 +8,7 @@ from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ..base import PassError
 from ...ir.constants import make_shape
+from ...ir.ops import create
 from ..layout.channel_permutation import chain_index
 from .common import (UNIT, CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, per_channel_params,
@@ -166,8 +167,7 @@ def _view_of(value, before, transposed: bool):
         return source, absorbed
     with ir.InsertionPoint(before), before.location as loc:
         view_type = ir.RankedTensorType.get(target, tensor_type(value).element_type)
-        view = ir.Operation.create("tosa.reshape", results=[view_type],
-                                   operands=[source, make_shape(target, loc=loc)]).results[0]
+        view = create(tosa.ReshapeOp, results=[view_type], operands=[source, make_shape(target, loc=loc)]).results[0]
     return view, absorbed
 
 
@@ -215,8 +215,8 @@ def _batch_matmul(rw, ops, lhs, rhs, dims, final, attrs, before, loc, source):
                   loc=loc, source_op=source)
     if shape(final.results[0]) != dims:
         with ir.InsertionPoint(before), loc:
-            new = ir.Operation.create("tosa.reshape", results=[final.results[0].type],
-                                      operands=[new.results[0], make_shape(shape(final.results[0]), loc=loc)])
+            new = create(tosa.ReshapeOp, results=[final.results[0].type],
+                         operands=[new.results[0], make_shape(shape(final.results[0]), loc=loc)])
     rw.replace(ops, final, new)
     return CONVERTED
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import portable
-from .common import DTYPES, elem, tosa_class
+from .common import DTYPES, elem, pattern_name
+from ...ir.ops import op_class
 
-_REDUCE = ("tosa.reduce_sum", "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_product",
-           "tosa.reduce_all", "tosa.reduce_any")
+# TOSA op class -> portable.reduce kind.
+_REDUCE = {tosa.ReduceSumOp: "sum", tosa.ReduceMaxOp: "max", tosa.ReduceMinOp: "min",
+           tosa.ReduceProductOp: "product", tosa.ReduceAllOp: "all", tosa.ReduceAnyOp: "any"}
 
 
 def convert_reduce(op, rw):
@@ -17,7 +19,7 @@ def convert_reduce(op, rw):
     if et not in DTYPES:
         raise PassError(op, f"'{op.operation.name}' on {et} has no kernel (integer types only)")
     axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
-    kind = op.operation.name[len("tosa.reduce_"):]
+    kind = _REDUCE[op_class(op)]
     return rw.convert(op, portable.ReduceOp, [a], {"kind": kind, "axis": axis})
 
 
@@ -31,6 +33,6 @@ def convert_argmax(op, rw):
 
 
 PATTERNS = [
-    *[(n.split(".")[1].replace("_", "-"), tosa_class(n), convert_reduce) for n in _REDUCE],
+    *[(pattern_name(cls), cls, convert_reduce) for cls in _REDUCE],
     ("argmax", tosa.ArgMaxOp, convert_argmax),
 ]

@@ -24,6 +24,7 @@ from ... import cmsis_softmax
 from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
 from ...ir.constants import make_shape
+from ...ir.ops import create
 from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_ints, elem, make_op,
                      producer, read_rescale, shape, users)
 
@@ -245,22 +246,22 @@ def _on_last_axis(op, x, dims, axis):
     moved_dims = [dims[d] for d in order]
     loc = op.location
 
-    def create(name, dims_out, operands, attributes=None):
-        return ir.Operation.create(name, results=[ir.RankedTensorType.get(dims_out, element)], operands=operands,
-                                   attributes=attributes or {}, loc=loc)
+    def build(cls, dims_out, operands, attributes=None):
+        return create(cls, results=[ir.RankedTensorType.get(dims_out, element)], operands=operands,
+                      attributes=attributes, loc=loc)
 
     def transpose(value, perms, dims_out):
-        return create("tosa.transpose", dims_out, [value], {"perms": ir.DenseI32ArrayAttr.get(perms)})
+        return build(tosa.TransposeOp, dims_out, [value], {"perms": ir.DenseI32ArrayAttr.get(perms)})
 
     with ir.InsertionPoint(op):
-        view = create("tosa.reshape", dims, [x, make_shape(dims, loc=loc)])
+        view = build(tosa.ReshapeOp, dims, [x, make_shape(dims, loc=loc)])
         moved = transpose(view.results[0], order, moved_dims)
 
     def finish(new):
         with ir.InsertionPoint(op):
             back = transpose(new.results[0], [order.index(d) for d in range(len(dims))], dims)
             out = shape(op.results[0])
-            return create("tosa.reshape", out, [back.results[0], make_shape(out, loc=loc)])
+            return build(tosa.ReshapeOp, out, [back.results[0], make_shape(out, loc=loc)])
     return moved.results[0], rows, dims[axis], ir.RankedTensorType.get(moved_dims, element), finish
 
 
