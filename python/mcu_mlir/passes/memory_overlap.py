@@ -23,9 +23,9 @@ import random
 import numpy as np
 
 from .._mlir import ir
+from ..ir.values import elem_bytes as _elem_bytes, i32_array as _ints, shape as _shape
 from ..dialects import cmsisnn
 from ..dialects.kernel_op import enum_attr
-from ..ir.types import BYTES as DTYPE_BYTES
 from ..target import cmsis_padding
 
 ALIGN = 16
@@ -85,18 +85,6 @@ def overlap_distance(g: ConvGeometry, group: int) -> int:
     last_written = np.minimum(np.arange(pixels) + group, pixels)  # pixels 0..p+group-1 written
     write_end = last_written.astype(np.int64) * (g.out_c * g.out_elem_bytes)
     return max(int(np.max(write_end - need_start)), 0)
-
-
-def _shape(value) -> list[int]:
-    return list(ir.RankedTensorType(value.type).shape)
-
-
-def _elem_bytes(value) -> int:
-    return DTYPE_BYTES.get(str(ir.RankedTensorType(value.type).element_type), 4)
-
-
-def _ints(attr) -> list[int]:
-    return [int(x) for x in ir.DenseI32ArrayAttr(attr)]
 
 
 def geometry(op) -> ConvGeometry | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._mlir import ir, tosa
+from ..ir.values import elem as _elem, i32_array as _ints, nbytes as _nbytes, shape as _shape, tensor_type as _type
 from ..dialects import cmsisnn
 from ..dialects.kernel_op import KernelOp, LstmFields
 from ..ir.constants import attr_array, module_of
@@ -23,7 +24,6 @@ from .cores import CMSIS_PATH
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
 from ..ir import attributes as mcu_attrs, types
-
 
 
 # Byte arrays longer than this are written as string literals: compilers parse them an order of
@@ -71,10 +71,6 @@ def _str(op, name):
     return str(op.attributes[name]).strip('"')
 
 
-def _ints(attr):
-    return [int(x) for x in ir.DenseI32ArrayAttr(attr)]
-
-
 def _kernel_name(op) -> str:
     """What the call is, for comments and reports: `arm_*`, `portable:<kernel>` or `view`."""
     if mcu_attrs.VIEW in op.attributes or mcu_attrs.IN_PLACE in op.attributes:
@@ -109,22 +105,6 @@ def _const_producer(value):
     if not isinstance(owner, tosa.ConstOp):
         return None
     return owner
-
-
-def _type(value):
-    return ir.RankedTensorType(value.type)
-
-
-def _shape(value):
-    return list(_type(value).shape)
-
-
-def _elem(value):
-    return str(_type(value).element_type)
-
-
-def _nbytes(value):
-    return int(np.prod(_shape(value), dtype=np.int64)) * types.BYTES.get(_elem(value), 4)
 
 
 # -- the emitter -------------------------------------------------------------------------------

@@ -9,12 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._mlir import ir
+from ..ir.values import shape as _shape
 from ..dialects import cmsisnn
 from ..ir import attributes as mcu_attrs
-
-
-def _shape(value) -> list[int]:
-    return list(ir.RankedTensorType(value.type).shape)
 
 
 def _ctx(em, i, op, buf_expr=None, size=0) -> str:

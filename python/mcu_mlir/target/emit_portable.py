@@ -9,29 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._mlir import ir
+from ..ir.values import elem as _elem, elem_bytes as _elem_bytes, numel as _count, shape as _shape
 from ..dialects import portable
-from ..ir.types import BYTES, RUNTIME
-
-
-def _shape(value) -> list[int]:
-    return list(ir.RankedTensorType(value.type).shape)
-
-
-def _elem(value) -> str:
-    return str(ir.RankedTensorType(value.type).element_type)
-
-
-def _count(value) -> int:
-    return int(np.prod(_shape(value), dtype=np.int64))
+from ..ir.types import RUNTIME
 
 
 def _dtype(value) -> str:
     """The runtime's element-type enum (include/mcu/portable.h)."""
     return RUNTIME[_elem(value)]
-
-
-def _elem_bytes(value) -> int:
-    return BYTES[_elem(value)]
 
 
 def _outer_axis_inner(dims, axis):
