@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._mlir import ir
+from ._mlir import func, ir
 from .ir import attributes as mcu_attrs
+from .ir.ops import isa
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class IOQuant:
 def _entry(module):
     """The entry function of a Module or a builtin.module Operation."""
     body = getattr(module, "operation", module).regions[0].blocks[0]
-    funcs = [op for op in body.operations if op.operation.name == "func.func"]
+    funcs = [op for op in body.operations if isa(op, func.FuncOp)]
     return funcs[0] if len(funcs) == 1 else next(
         (f for f in funcs if ir.StringAttr(f.attributes["sym_name"]).value == "main"), funcs[0] if funcs else None)
 

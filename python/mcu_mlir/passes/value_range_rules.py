@@ -10,7 +10,8 @@ import numpy as np
 from .._mlir import ir, tosa
 from ..ir.ops import isa
 from ..ir.constants import const_array, shape_values
-from .value_intervals import Interval, _LAZY, _Unproven, _attr_int, _bits, _ints, _last_dim, _rank, _type_range, element_type, rule
+from .value_intervals import (Interval, _LAZY, _Unproven, _attr_int, _bits, _ints, _last_dim, _rank, _type_range,
+                              element_type, rule)
 
 
 class ElementwiseRules:

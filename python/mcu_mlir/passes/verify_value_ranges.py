@@ -13,7 +13,8 @@ from ..ir.ops import isa, op_class
 from ..ir.constants import const_array
 from .base import ModulePass
 from .value_range_rules import ElementwiseRules
-from .value_intervals import (Interval, _KEEP_ATTAINS, _LAZY, _Unproven, _attr_int, _bits, _describe, _ints, _join, _last_dim, _pow2, _rank, _scale32, _type_range, _unit_reshapes, element_type, rule, rules_of)
+from .value_intervals import (Interval, _KEEP_ATTAINS, _LAZY, _Unproven, _attr_int, _bits, _describe, _ints, _join,
+                              _last_dim, _pow2, _rank, _scale32, _type_range, _unit_reshapes, element_type, rule, rules_of)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -274,7 +275,8 @@ class RangeAnalysis(ElementwiseRules):
         return out
 
     def _known(self, value) -> bool:
-        return (_type_range(element_type(value)) is None or value in self.ranges or isinstance(element_type(value), ir.IndexType)
+        return (_type_range(element_type(value)) is None or value in self.ranges
+                or isinstance(element_type(value), ir.IndexType)
                 or isa(value.owner, tosa.ConstOp))
 
     def _r(self, value) -> Interval:

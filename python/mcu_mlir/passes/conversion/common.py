@@ -167,7 +167,8 @@ def _attr(value):
 def make_const(array: np.ndarray, before, loc) -> ir.Value:
     """A tosa.const holding `array` (signless integers), inserted before `before`."""
     attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array))
-    op = create(tosa.ConstOp, results=[attr.type], attributes={"values": attr}, loc=loc, ip=ir.InsertionPoint(before))
+    op = create(tosa.ConstOp, results=[attr.type], attributes={"values": attr}, loc=loc,
+                ip=ir.InsertionPoint(before))
     return op.results[0]
 
 

@@ -167,7 +167,8 @@ def _view_of(value, before, transposed: bool):
         return source, absorbed
     with ir.InsertionPoint(before), before.location as loc:
         view_type = ir.RankedTensorType.get(target, tensor_type(value).element_type)
-        view = create(tosa.ReshapeOp, results=[view_type], operands=[source, make_shape(target, loc=loc)]).results[0]
+        view = create(tosa.ReshapeOp, results=[view_type],
+                      operands=[source, make_shape(target, loc=loc)]).results[0]
     return view, absorbed
 
 

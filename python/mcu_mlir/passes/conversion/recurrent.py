@@ -135,7 +135,8 @@ def _view(value, dims, loc, before):
     if shape(value) == dims:
         return value
     ty = ir.RankedTensorType.get(dims, ir.RankedTensorType(value.type).element_type)
-    return make_op(cmsisnn.ReshapeOp, [value], ty, {}, before=before, loc=loc, source_op=tosa.ReshapeOp.OPERATION_NAME).results[0]
+    return make_op(cmsisnn.ReshapeOp, [value], ty, {}, before=before, loc=loc,
+                   source_op=tosa.ReshapeOp.OPERATION_NAME).results[0]
 
 
 def convert_lstm(op, rw):
