@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._mlir import ir
+from .ops import isa
 from .types import BYTES
 
 
@@ -82,6 +83,14 @@ def producer(value):
 
 def users(value) -> list:
     return [u.owner for u in value.uses]
+
+
+def only_user(value, *classes):
+    """The op of the value's only use (of one of `classes`, if given), else None."""
+    us = users(value)
+    if len(us) != 1 or (classes and not isa(us[0], *classes)):
+        return None
+    return us[0]
 
 
 def i32_array(attr) -> list[int]:

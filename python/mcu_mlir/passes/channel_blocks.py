@@ -16,15 +16,10 @@ import numpy as np
 from .._mlir import ir, tosa
 from .conversion.common import const_array, make_const, read_rescale
 from ..ir.ops import create, op_class
-from ..ir.values import elem, producer, users
+from ..ir.values import elem, only_user, producer, users
 
 # Per-element ops that commute with a channel block (per-tensor parameters).
 PER_ELEMENT = (tosa.TableOp, tosa.ClampOp)
-
-
-def only_user(value):
-    us = users(value)
-    return us[0] if len(us) == 1 and not isinstance(us[0], ir.Block) else None
 
 
 def copy_op(op, operands, result_type, before):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from .._mlir import ir
 from ..dialects import cmsisnn, portable
 from ..dialects.kernel_op import KernelOp, enum_attr
@@ -13,17 +11,12 @@ from ..target import cores
 from . import memory_overlap
 from .base import ModulePass
 from ..ir.types import BYTES as DTYPE_BYTES
+from ..ir.values import nbytes as value_bytes
 from .conversion.common import CORE_PATH
 from ..ir import attributes as mcu_attrs
 from ..ir.locations import layer_name
 
 ALIGN = 16  # MVE loads and int32 data want aligned buffers; 16 covers both
-
-
-def value_bytes(value) -> int:
-    ty = ir.RankedTensorType(value.type)
-    n = int(np.prod(ty.shape, dtype=np.int64))
-    return n * DTYPE_BYTES.get(str(ty.element_type), 4)
 
 
 def _align(n: int) -> int:

@@ -8,9 +8,9 @@ from .._mlir import ir, tosa
 from .base import ModulePass
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir.resources import clear_resource_cache
-from .channel_blocks import build_block, erase_layer, only_user, read_layer
+from .channel_blocks import build_block, erase_layer, read_layer
 from .conversion.common import const_ints
-from ..ir.values import producer, shape, users
+from ..ir.values import only_user, producer, shape, users
 
 
 def _channel_cut(slice_op):

@@ -14,7 +14,7 @@ from ..base import PassError
 from ...ir import attributes as mcu_attrs, types
 from ...ir.constants import const_array
 from ...ir.ops import create
-from ...ir.values import elem, numel, producer, shape, tensor_type, users  # noqa: F401  (the patterns' readers)
+from ...ir.values import elem, numel, only_user, producer, shape, tensor_type, users  # noqa: F401  (the patterns' readers)
 from ...target.cores import CMSIS_PATH
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
@@ -109,13 +109,7 @@ def op_name(op) -> str:
 
 def single_user(op, cls=None):
     """The only user of `op`'s single result, if there is exactly one (and it is a `cls`)."""
-    us = users(op.results[0])
-    if len(us) != 1:
-        return None
-    u = us[0]
-    if isinstance(u, ir.Block) or (cls is not None and not isinstance(u, cls)):
-        return None
-    return u
+    return only_user(op.results[0], *(() if cls is None else (cls,)))
 
 
 def const_ints(value) -> list[int] | None:

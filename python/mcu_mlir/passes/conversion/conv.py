@@ -14,7 +14,7 @@ from ...ir import attributes as mcu_attrs
 from ...target import cmsis_padding
 from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
-                     shape, tensor_type, users)
+                     only_user, shape, tensor_type, users)
 
 
 def _operands(op):
@@ -260,11 +260,6 @@ def _channel_slice(value):
     return src, start[3]
 
 
-def _only_user(value, cls):
-    us = users(value)
-    return us[0] if len(us) == 1 and isinstance(us[0], cls) else None
-
-
 def _channel_cut(value):
     """(base, first channel, ops) when `value` (N x H x W x c) holds channels [c0, c0 + c) of
     `base` viewed as N x H x W x C: a slice, possibly between reshapes (a conv1d's channel split
@@ -312,10 +307,10 @@ def _group_candidates(base):
             if isinstance(u, ir.Block) or not isinstance(u, tosa.SliceOp):
                 continue
             v = u.results[0]
-            reshape = _only_user(v, tosa.ReshapeOp)
+            reshape = only_user(v, tosa.ReshapeOp)
             if reshape is not None:
                 v = reshape.results[0]
-            conv = _only_user(v, tosa.Conv2DOp)
+            conv = only_user(v, tosa.Conv2DOp)
             if conv is not None:
                 yield conv
 

@@ -19,7 +19,7 @@ from ...ir.constants import ConstantData, make_constant
 from .roles import is_constant
 from ...ir import roles
 from ...ir.ops import isa
-from ...ir.values import is_static_tensor
+from ...ir.values import is_static_tensor, only_user
 
 # Ops whose operand 0 is an NHWC input and operand 1 constant weights with input channels last
 # (OHWI); depthwise weights pair input and output channels, so they do not qualify.
@@ -91,11 +91,6 @@ def _permuted_constant(op, index: int, consts: ConstantData, order, axis: int = 
     return True
 
 
-def _single_user(value):
-    uses = list(value.uses)
-    return uses[0].owner if len(uses) == 1 else None
-
-
 def fold_permutations_through_depthwise(fn, consts: ConstantData) -> int:
     """A depthwise conv (channel multiplier 1) fed by a channel-reordering view chain, then its
     requantization (and a clamp), read only by convolutions: the depthwise and its rescale run on
@@ -112,11 +107,11 @@ def fold_permutations_through_depthwise(fn, consts: ConstantData) -> int:
         if found is None:
             continue
         src, perm = found
-        rescale = _single_user(dw.results[0])
+        rescale = only_user(dw.results[0])
         if rescale is None or not isa(rescale, tosa.RescaleOp):
             continue
         tail = rescale
-        nxt = _single_user(tail.results[0])
+        nxt = only_user(tail.results[0])
         if nxt is not None and isa(nxt, tosa.ClampOp):
             tail = nxt
         readers = [u.owner for u in tail.results[0].uses]
