@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from .diagnostics import UserError
+from .target import cores
 
 EXTENSIONS = ("tosa-ext-int16", "tosa-ext-doubleround")
 SEED = 42
@@ -182,7 +183,7 @@ def run_test(test_dir: Path | str, work_root: Path | str, *, backend: str = "por
         return Outcome(name, op, "crashed", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
     inputs = [np.load(test_dir / f) for f in desc["ifm_file"]]
     try:
-        if target == "host":
+        if cores.core(target).is_host:
             executable = _build_host(work / "out", work_root, sanitize)
             got = run.run_executable(executable, work / "out", inputs, target="host", timeout=300).outputs_q
         else:   # the firmware's own CMake build, run under QEMU

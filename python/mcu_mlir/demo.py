@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .diagnostics import UserError
+from .options import CompileOptions
 
 
 def _row(name, values, ref=None):
@@ -30,7 +31,7 @@ def _row(name, values, ref=None):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="mcu-demo", description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None, help="zoo model name (default: the zoo's default)")
-    p.add_argument("--target", default="cortex-m55")
+    p.add_argument("--target", default=CompileOptions.target)
     p.add_argument("--backend", default=None, help="cmsis-nn when CMSIS_NN_PATH is set, else portable")
     p.add_argument("-o", "--output-dir", default=None)
     args = p.parse_args(argv)

@@ -479,7 +479,8 @@ def _check_flash(report: dict, options) -> None:
 
 def _flash_report(elf: Path, target: str, report: dict) -> dict:
     """Flash = code + read-only data of the firmware, from the ELF's sections."""
-    size_tool = "size" if target == "host" else "arm-none-eabi-size"
+    from .target import cores
+    size_tool = "size" if cores.core(target).is_host else "arm-none-eabi-size"
     proc = subprocess.run([size_tool, "-A", str(elf)], capture_output=True, text=True)
     if proc.returncode != 0:
         return {}

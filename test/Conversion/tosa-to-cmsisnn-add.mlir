@@ -1,6 +1,6 @@
-// RUN: mcu-opt %s --mcu-convert-tosa-to-cmsisnn=target=cortex-m4 | FileCheck %s
-// RUN: mcu-opt %s '--mcu-convert-tosa-to-cmsisnn=target=cortex-m4 disabled-patterns=add-s8' | FileCheck %s --check-prefix=UNFUSED
-// RUN: mcu-opt %s --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
+// RUN: mcu-opt %s --mcu-attach-target=target=cortex-m4 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
+// RUN: mcu-opt %s --mcu-attach-target=target=cortex-m4 --mcu-convert-tosa-to-cmsisnn=disabled-patterns=add-s8 | FileCheck %s --check-prefix=UNFUSED
+// RUN: mcu-opt %s --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
 
 // The TFLite form of an int8 add (widen with << 20, rescale each operand, add, rescale) is one call.
 // CHECK-LABEL: func.func @add$int8

@@ -1,5 +1,5 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s --check-prefix=MVE
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m4 | FileCheck %s --check-prefix=DSP
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s --check-prefix=MVE
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m4 --mcu-convert-tosa-to-cmsisnn | FileCheck %s --check-prefix=DSP
 
 // A window padded more at the bottom / right than at the top / left (TOSA pad = [top, bottom,
 // left, right]). A CMSIS-NN call gets only {top, left} and the output size; the conversion calls

@@ -1,6 +1,6 @@
-// RUN: mcu-opt %s --split-input-file --mcu-split-sliced-convs --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-split-sliced-convs --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
 // RUN: mcu-opt %s --split-input-file --mcu-split-sliced-convs | FileCheck %s --check-prefix=TOSA
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s --check-prefix=OFF
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s --check-prefix=OFF
 
 // A conv + rescale + table read only through two channel halves: one chain per half, with the
 // weights, bias and per-channel multipliers of its channels; no slice left.

@@ -1,5 +1,5 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
 
 // Patterns of conversion/data_movement.py and conversion/reduction.py.
 

@@ -1,5 +1,5 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
 
 // Patterns of conversion/elementwise.py: the fused int8 / int16 mul unit, one portable.binary per
 // TOSA binary op (broadcasting), portable.unary, select, clamp, cast, rescale, table and the

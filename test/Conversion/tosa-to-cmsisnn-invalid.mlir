@@ -1,4 +1,4 @@
-// RUN: mcu-opt %s --split-input-file --verify-diagnostics --mcu-convert-tosa-to-cmsisnn
+// RUN: mcu-opt %s --split-input-file --verify-diagnostics --mcu-attach-target --mcu-convert-tosa-to-cmsisnn
 
 func.func @float$no_kernel(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @below {{'tosa.sigmoid' has no CMSIS-NN or portable kernel}}

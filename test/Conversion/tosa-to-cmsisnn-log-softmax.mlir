@@ -1,5 +1,5 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s
 
 // The frontend's integer log_softmax over axis 1 (taken from Wav2Letter's output): 21 TOSA ops
 // become one mcu_log_softmax_s8 call with the two tables and the scalar constants as parameters.

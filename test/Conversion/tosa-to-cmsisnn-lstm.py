@@ -2,8 +2,8 @@
 # arm_lstm_unidirectional_s8's arithmetic, and each becomes one cmsisnn.lstm call (the first
 # without a cell state to forget: the zero cell is a constant). With one activation table off by
 # one entry, nothing matches: the steps stay the TOSA ops they are (portable kernels).
-# RUN: %PYTHON %s | mcu-opt --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
-# RUN: %PYTHON %s | mcu-opt --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
+# RUN: %PYTHON %s | mcu-opt --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
+# RUN: %PYTHON %s | mcu-opt --split-input-file --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
 # CHECK-LABEL: func.func @main
 # CHECK-NOT: tosa.gather
 # CHECK: %[[ZERO:[0-9]+]] = "tosa.const"() <{values = dense<0> : tensor<1x5xi16>}>

@@ -1,5 +1,5 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s
 
 // LayerNorm over 8 values (int8; negative gammas): the 30-odd TOSA ops of frontend/lowering/norm.py
 // become one mcu_norm call reading the int8 input (its cast absorbed).

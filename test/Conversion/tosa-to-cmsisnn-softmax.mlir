@@ -1,7 +1,7 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn="target=cortex-m55 disabled-patterns=softmax-table" | FileCheck %s
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn="target=cortex-m4 disabled-patterns=softmax-table" | FileCheck %s
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s --check-prefix=TABLE
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=TABLE
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn=disabled-patterns=softmax-table | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m4 --mcu-convert-tosa-to-cmsisnn=disabled-patterns=softmax-table | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s --check-prefix=TABLE
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=TABLE
 
 // The frontend's int8 softmax in arm_softmax_s8's arithmetic (input scale 0.0362): its ~60 TOSA
 // ops become one arm_softmax_s8 call, the parameters recovered from the exponential table and

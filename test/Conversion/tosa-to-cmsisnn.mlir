@@ -1,6 +1,6 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s --check-prefix=CMSIS
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m4 | FileCheck %s --check-prefix=DSP
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s --check-prefix=CMSIS
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target --mcu-convert-tosa-to-cmsisnn=backend=portable | FileCheck %s --check-prefix=PORTABLE
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m4 --mcu-convert-tosa-to-cmsisnn | FileCheck %s --check-prefix=DSP
 
 // conv2d + rescale + clamp become one call; the clamp narrows the activation bounds.
 // CMSIS-LABEL: func.func @conv$fused

@@ -1,9 +1,9 @@
-// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m55},mcu-plan-memory)' | FileCheck %s --check-prefix=MVE
-// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m55},mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=APART
-// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m4},mcu-plan-memory)' | FileCheck %s --check-prefix=DSP
-// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m4},mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=DSP-APART
-// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{backend=portable},mcu-plan-memory)' | FileCheck %s --check-prefix=PORTABLE
-// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-convert-tosa-to-cmsisnn{target=cortex-m55},mcu-plan-memory{prefer=memory})' | FileCheck %s --check-prefix=MEM
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m55},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory)' | FileCheck %s --check-prefix=MVE
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m55},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=APART
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m4},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory)' | FileCheck %s --check-prefix=DSP
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m4},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=DSP-APART
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target,mcu-convert-tosa-to-cmsisnn{backend=portable},mcu-plan-memory)' | FileCheck %s --check-prefix=PORTABLE
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m55},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory{prefer=memory})' | FileCheck %s --check-prefix=MEM
 // RUN: not mcu-opt %s --split-input-file --mcu-plan-memory=prefer=fast 2>&1 | FileCheck %s --check-prefix=PREFER
 // PREFER: error: pass 'mcu-plan-memory': bad value 'fast' for option 'prefer' (expected one of speed, memory)
 

@@ -55,7 +55,7 @@ def test_report_lists_every_kernel_call_with_its_weights_and_offset():
 
 
 def test_emitting_an_unplanned_module_is_an_error():
-    ctx, module = _planned("mcu-convert-tosa-to-cmsisnn")
+    ctx, module = _planned("mcu-attach-target,mcu-convert-tosa-to-cmsisnn")
     with ctx, pytest.raises(EmissionError, match="mcu-plan-memory"):
         emit_c(module)
 

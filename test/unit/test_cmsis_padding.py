@@ -12,7 +12,7 @@ from mcu_mlir import _mlir
 from mcu_mlir.dialects import cmsisnn, load_all
 from mcu_mlir.dialects.kernel_op import enum_attr
 from mcu_mlir.pipeline import run_pipeline
-from mcu_mlir.target import cmsis_padding
+from mcu_mlir.target import cmsis_padding, cores
 from mcu_mlir.target.emit_c import EmissionError, emit_c
 
 CASES = Path(__file__).resolve().parents[1] / "Conversion" / "tosa-to-cmsisnn-asymmetric-pad.mlir"
@@ -22,7 +22,8 @@ def _w(in_hw, out_hw, kernel, pad, stride=(1, 1), c=8):
     return cmsis_padding.window((1, *in_hw, c), (1, *out_hw, 16), kernel, stride, (1, 1), pad, c)
 
 
-@pytest.mark.parametrize("path", ["c", "dsp", "mve"])
+@pytest.mark.parametrize("path", [cores.core("cortex-m0"), cores.core("cortex-m4"), cores.core("cortex-m55")],
+                         ids=["c", "dsp", "mve"])
 def test_1x1_paths_refuse_a_bottom_or_right_pad(path):
     bottom = _w((4, 4), (5, 4), (1, 1), (0, 0, 1, 0))          # [top, left, bottom, right]
     assert cmsis_padding.conv_s8_function(path, "wrapper", bottom) == "arm_convolve_1x1_s8_fast"
@@ -37,11 +38,11 @@ def test_1x1_paths_refuse_a_bottom_or_right_pad(path):
 
 def test_depthwise_3x3_takes_one_column_of_right_padding():
     one, two = _w((4, 4), (3, 3), (3, 3), (0, 0, 1, 1)), _w((4, 4), (2, 4), (3, 3), (0, 0, 0, 2))
-    for path in ("c", "dsp"):
+    for path in (cores.core("cortex-m0"), cores.core("cortex-m4")):
         assert cmsis_padding.depthwise_s8_function(path, "wrapper", one, 1) == "arm_depthwise_conv_3x3_s8"
         assert cmsis_padding.problem("arm_depthwise_conv_3x3_s8", path, one) is None
         assert cmsis_padding.problem("arm_depthwise_conv_3x3_s8", path, two)
-    assert cmsis_padding.depthwise_s8_function("mve", "wrapper", two, 1) == "arm_depthwise_conv_s8_opt"
+    assert cmsis_padding.depthwise_s8_function(cores.core("cortex-m55"), "wrapper", two, 1) == "arm_depthwise_conv_s8_opt"
 
 
 def test_reads_past_is_the_bottom_and_right_pad_of_a_tosa_window():

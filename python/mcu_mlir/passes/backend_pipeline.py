@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from ..options import CompileOptions
 from .base import OptionError
 from .options_parser import split_options
 
-_DEFAULTS = {"target": "cortex-m55", "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true", "prefer": "speed",
+_DEFAULTS = {"target": CompileOptions.target, "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true", "prefer": "speed",
              "softmax": "table", "max-overhead": "15", "patch": "true"}
 
 
@@ -28,7 +29,8 @@ def tosa_to_cmsisnn_pipeline(options: str) -> str:
                           f"'{opts['patch']}'")
     patch = f"mcu-patch-early-stages{{max-overhead={opts['max-overhead']}}}," \
         if opts["prefer"] == "memory" and opts["patch"] == "true" else ""
-    return (f"builtin.module({patch}mcu-split-sliced-convs,mcu-chunk-transposes,"
-            f"mcu-convert-tosa-to-cmsisnn{{target={opts['target']} backend={opts['backend']}{disabled}}},"
-            f"mcu-plan-memory{{target={opts['target']} ram-bytes={opts['ram-bytes']} overlap={opts['overlap']} prefer={opts['prefer']}}},"
+    return (f"builtin.module(mcu-attach-target{{target={opts['target']}}},{patch}mcu-split-sliced-convs,"
+            "mcu-chunk-transposes,"
+            f"mcu-convert-tosa-to-cmsisnn{{backend={opts['backend']}{disabled}}},"
+            f"mcu-plan-memory{{ram-bytes={opts['ram-bytes']} overlap={opts['overlap']} prefer={opts['prefer']}}},"
             "mcu-prepare-for-emission)")

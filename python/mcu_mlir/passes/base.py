@@ -49,6 +49,14 @@ class ModulePass:
         loc.emit_error(message)
         _errors.get().append(message)
 
+    def core(self, module: ir.Operation):
+        """The target core attached to the module (mcu-attach-target); a PassError when there is none."""
+        from ..target import cores
+        try:
+            return cores.of(module)
+        except (cores.TargetMissing, ValueError) as e:
+            raise PassError(module, str(e)) from None
+
     @staticmethod
     def functions(module: ir.Operation) -> Iterator[ir.OpView]:
         for op in module.regions[0].blocks[0].operations:

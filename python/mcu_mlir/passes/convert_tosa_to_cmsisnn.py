@@ -10,9 +10,10 @@ from ..dialects.kernel_op import KernelOp
 from .base import ModulePass
 from .conversion import FAMILIES
 from ..ir.resources import clear_resource_cache
-from .conversion.common import CORE_PATH, Pattern, Phase, Rewriter
+from .conversion.common import Pattern, Phase, Rewriter
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir import attributes as mcu_attrs
+from ..target import cores
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
 LEGAL_OPS = (tosa.ConstOp, tosa.ConstShapeOp)
@@ -62,8 +63,6 @@ class ConvertTosaToCmsisNN(ModulePass):
     """
 
     NAME = "mcu-convert-tosa-to-cmsisnn"
-    target: str = dataclasses.field(default="cortex-m55", metadata={
-        "help": "core: " + ", ".join(CORE_PATH), "choices": tuple(CORE_PATH)})
     backend: str = dataclasses.field(default="cmsis-nn", metadata={
         "help": "cmsis-nn or portable", "choices": ("cmsis-nn", "portable")})
     disabled_patterns: tuple[str, ...] = dataclasses.field(default=(), metadata={
@@ -71,8 +70,7 @@ class ConvertTosaToCmsisNN(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         clear_resource_cache()
-        state = Rewriter(self.target, self.backend, frozenset(self.disabled_patterns))
-        module.attributes[mcu_attrs.TARGET] = ir.StringAttr.get(self.target)
+        state = Rewriter(self.core(module), self.backend, frozenset(self.disabled_patterns))
         module.attributes[mcu_attrs.BACKEND] = ir.StringAttr.get(self.backend)
         table = [p for p in patterns() if p.name not in state.disabled]
         for phase in (Phase.OUTER, Phase.UNIT, Phase.ONE_OP):  # conversion.common.Phase says why

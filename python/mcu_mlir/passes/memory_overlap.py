@@ -27,6 +27,7 @@ from ..ir.values import elem_bytes as _elem_bytes, i32_array as _ints, shape as 
 from ..dialects import cmsisnn
 from ..dialects.kernel_op import enum_attr
 from ..target import cmsis_padding
+from ..target.cores import Core
 
 ALIGN = 16
 
@@ -238,7 +239,7 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
         if overlapping is not None:
             kept = op.attributes["algorithm"]
             op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, overlapping)
-            d = None if cmsis_padding.op_problem(op, core.cmsis_path) else op_overlap_distance(op, core)
+            d = None if cmsis_padding.op_problem(op, core) else op_overlap_distance(op, core)
             if d is None:
                 op.attributes["algorithm"] = kept
         if d is not None:

@@ -1,7 +1,7 @@
 """Pass options and pipeline text, read as mlir-opt reads them (one parser for every form).
 
-    --mcu-plan-memory=target=cortex-m4 overlap=false      (the shell form of "...")
-    --pass-pipeline='builtin.module(func.func(cse), mcu-plan-memory{target=cortex-m4 note="a b"})'
+    --mcu-plan-memory=ram-bytes=65536 overlap=false      (the shell form of "...")
+    --pass-pipeline='builtin.module(cse, mcu-attach-target{target=cortex-m4}, mcu-plan-memory{overlap=false})'
 
 Options are `key=value` separated by spaces; a value may be quoted ("a b", 'a b': the quotes are
 removed) or bracketed ({...}, [...], (...): kept whole, spaces and commas included). A key alone

@@ -12,7 +12,7 @@ from . import memory_overlap
 from .base import ModulePass
 from ..ir.types import BYTES as DTYPE_BYTES
 from ..ir.values import nbytes as value_bytes
-from .conversion.common import CORE_PATH
+from ..target.cores import Core
 from ..ir import attributes as mcu_attrs
 from ..ir.locations import layer_name
 
@@ -117,10 +117,10 @@ class PlanMemory(ModulePass):
     smallest kept). Reshapes, and slices that are one contiguous run of their input, are views
     (at an offset); elementwise kernels write in place when their input dies there; a concat
     along its outermost axis (bands of rows) gets its inputs written into their places in its
-    result; CMSIS-NN scratch buffers are sized for the target core and share the arena. With
-    overlap (the default) a conv / depthwise output may start just far enough before its dying
-    input that no output pixel overwrites input a later pixel still reads (per kernel and core
-    path, from its access order; unknown kernels keep their buffers apart).
+    result; CMSIS-NN scratch buffers are sized for the module's core (`mcu.target`) and share
+    the arena. With overlap (the default) a conv / depthwise output may start just far enough
+    before its dying input that no output pixel overwrites input a later pixel still reads (per
+    kernel and core path, from its access order; unknown kernels keep their buffers apart).
     With prefer=memory, a kernel whose scratch buffer holds the arena's top bytes is swapped for
     its scratch-free variant when that shrinks the arena (not in a function that
     mcu-patch-early-stages ran in bands: those variants are several times slower). Graph inputs
@@ -132,8 +132,6 @@ class PlanMemory(ModulePass):
     """
 
     NAME = "mcu-plan-memory"
-    target: str = dataclasses.field(default="", metadata={
-        "help": "core (default: the module's mcu.target)"})
     ram_bytes: int = dataclasses.field(default=0, metadata={
         "help": "fail when the arena exceeds this many bytes (0: no limit)"})
     overlap: bool = dataclasses.field(default=True, metadata={
@@ -145,12 +143,7 @@ class PlanMemory(ModulePass):
                 "arena, call its scratch-free variant instead (e.g. arm_depthwise_conv_s8)"})
 
     def run(self, module: ir.Operation) -> None:
-        target = self.target or (str(module.attributes[mcu_attrs.TARGET]).strip('"')
-                                 if mcu_attrs.TARGET in module.attributes else "host")
-        if target not in CORE_PATH:
-            self.emit_error(module, f"unknown target '{target}' (targets: {', '.join(CORE_PATH)})")
-            return
-        core = cores.core(target)
+        core = self.core(module)
         arena = lower = overlap_lower = 0
         peak = None
         for fn in self.functions(module):
@@ -173,7 +166,7 @@ class PlanMemory(ModulePass):
                             f"output and scratch and the tensors kept for later layers take {live} bytes there")
             self.emit_error(where, message)
 
-    def _plan_function(self, fn, core) -> tuple[int, int, int]:
+    def _plan_function(self, fn, core: Core) -> tuple[int, int, int]:
         block = fn.regions[0].blocks[0]
         ops = kernel_ops(block)
         index = {r: i for i, op in enumerate(ops) for r in op.results}

@@ -13,7 +13,6 @@ from ..target.emit_c import missing_emitters
 from .base import ModulePass
 from ..ir.constants import const_array
 from ..ir.resources import clear_resource_cache
-from .conversion.common import CORE_PATH
 from ..ir import attributes as mcu_attrs
 
 
@@ -31,8 +30,6 @@ class PrepareForEmission(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         clear_resource_cache()
-        target = str(module.attributes[mcu_attrs.TARGET]).strip('"') if mcu_attrs.TARGET in module.attributes else "host"
-        mve = CORE_PATH.get(target) == "mve"
         for fn in self.functions(module):
             for op in fn.regions[0].blocks[0].operations:
                 name = op.operation.name
@@ -47,7 +44,7 @@ class PrepareForEmission(ModulePass):
                 if mcu_attrs.STORAGE not in op.attributes:
                     self.emit_error(op, f"'{name}' has no memory plan: run mcu-plan-memory first")
                     continue
-                if isinstance(op, cmsisnn.FullyConnectedOp) and mve:
+                if isinstance(op, cmsisnn.FullyConnectedOp) and self.core(module).has_mve:
                     self._kernel_sums(op)
         for op, problem in mcu_attrs.verify(module):
             self.emit_error(op, problem)

@@ -17,6 +17,7 @@ PASSES: dict[str, str] = {
     "mcu-split-sliced-convs": "split_sliced_convs:SplitSlicedConvs",
     "mcu-chunk-transposes": "chunk_transposes:ChunkTransposes",
     "mcu-patch-early-stages": "patch_early_stages:PatchEarlyStages",
+    "mcu-attach-target": "attach_target:AttachTarget",
     "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
     "mcu-plan-memory": "plan_memory:PlanMemory",
     "mcu-prepare-for-emission": "prepare_for_emission:PrepareForEmission",

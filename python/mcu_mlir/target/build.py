@@ -24,7 +24,6 @@ import numpy as np
 
 from ..diagnostics import UserError
 from . import cores, qemu
-from .cores import CMSIS_PATH
 from . import project, sources
 from .qemu import MACHINES
 
@@ -51,22 +50,19 @@ def memory_regions(linker_script: Path) -> dict[str, tuple[int, int]]:
             for name, origin, length in _MEMORY_RE.findall(linker_script.read_text())}
 
 
-_MODEL_TARGET_RE = re.compile(r'^#define\s+[A-Z0-9_]*MODEL_TARGET\s+"([\w-]+)"', re.M)
-
-# CMSIS-NN compiles one of three code paths per core, and its scratch buffer sizes follow the path.
-KERNEL_PATH = CMSIS_PATH
-
 
 def _model_header(outdir: Path | str) -> Path | None:
     found = project.find_model(outdir)
     return Path(outdir) / f"{found[0]}.h" if found else None
 
 
-def model_target(outdir: Path | str) -> str | None:
-    """The core model.c was generated for (MCU_MODEL_TARGET), if the header says."""
-    header = _model_header(outdir)
-    m = _MODEL_TARGET_RE.search(header.read_text()) if header else None
-    return m.group(1) if m else None
+def model_target(outdir: Path | str) -> cores.Core | None:
+    """The core model.c was generated for, as the compile's report.json records it (None without one)."""
+    report = Path(outdir) / "report.json"
+    if not report.exists():
+        return None
+    name = json.loads(report.read_text()).get("target")
+    return cores.CORES.get(name)
 
 
 def model_uses_cmsis_nn(outdir: Path | str) -> bool:
@@ -79,7 +75,7 @@ def check_toolchain(target: str) -> None:
         raise UserError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
     if shutil.which("cmake") is None:
         raise UserError("cmake not found: install cmake (and ninja-build) to build the generated C")
-    if target != "host" and shutil.which("arm-none-eabi-gcc") is None:
+    if not cores.core(target).is_host and shutil.which("arm-none-eabi-gcc") is None:
         raise UserError(f"arm-none-eabi-gcc not found: building for {target} needs the GNU Arm toolchain "
                         "(Debian: apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi)")
 
@@ -136,7 +132,7 @@ def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = Fal
             return library
         build_dir = home / "build"
         generator = ["-G", "Ninja"] if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists() else []
-        cross = [] if target == "host" else [
+        cross = [] if cores.core(target).is_host else [
             f"-DCMAKE_TOOLCHAIN_FILE={sources.root() / 'cmake' / 'toolchain-arm-none-eabi.cmake'}", f"-DMCU_TARGET={target}"]
         if sanitize:
             cross.append(f"-DCMAKE_C_FLAGS={CMSIS_NN_SANITIZE_FLAGS}")
@@ -158,7 +154,7 @@ def build_dir_for(outdir: Path | str, target: str, sanitize: bool = False) -> Pa
 
 def executable_path(outdir: Path | str, target: str, sanitize: bool = False) -> Path:
     build_dir = build_dir_for(outdir, target, sanitize)
-    return build_dir / ("mcu_model" if target == "host" else "mcu_model.elf")
+    return build_dir / ("mcu_model" if cores.core(target).is_host else "mcu_model.elf")
 
 
 def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None,
@@ -173,7 +169,7 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
     build directory."""
     outdir = Path(outdir).resolve()
     check_toolchain(target)
-    if sanitize and target != "host":
+    if sanitize and not cores.core(target).is_host:
         raise UserError(f"--sanitize builds for the host; {target} has no sanitizer runtime")
     found = project.find_model(outdir)
     if found is None:
@@ -189,10 +185,11 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
     if uses_cmsis and not cmsis_nn_path:
         raise UserError("the model calls CMSIS-NN kernels: set CMSIS_NN_PATH (or pass --cmsis-nn-path) "
                         "to a CMSIS-NN checkout, or compile with --backend portable")
-    generated_for = model_target(outdir)
-    if uses_cmsis and generated_for in KERNEL_PATH and KERNEL_PATH[generated_for] != KERNEL_PATH[target]:
-        raise UserError(f"{outdir} was compiled for {generated_for}, whose CMSIS-NN kernels ({KERNEL_PATH[generated_for]} "
-                        f"path) need other scratch buffers than {target}'s ({KERNEL_PATH[target]} path): "
+    generated_for, building_for = model_target(outdir), cores.core(target)
+    if uses_cmsis and generated_for is not None and generated_for.cmsis_path is not building_for.cmsis_path:
+        raise UserError(f"{outdir} was compiled for {generated_for.name}, whose CMSIS-NN kernels "
+                        f"({generated_for.cmsis_path.value} path) need other scratch buffers than {target}'s "
+                        f"({building_for.cmsis_path.value} path): "
                         f"compile it again with --target {target}")
     if cmsis_nn_path:
         cmsis_nn_path = Path(cmsis_nn_path).resolve()

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from .cores import Core
+
 from ..dialects.cmsisnn import DW_ONE_INPUT_CH_THRESHOLD
 
 # Functions that clip every window to the input on all sides.
@@ -64,8 +66,8 @@ def window(in_shape, out_shape, kernel, stride, dilation, padding, filter_c=0) -
                   tuple(padding), filter_c)
 
 
-def conv_s8_function(path: str, algorithm: str, w: Window) -> str:
-    """The function arm_convolve_wrapper_s8 (or the algorithm named) runs for `w` on `path`."""
+def conv_s8_function(core: Core, algorithm: str, w: Window) -> str:
+    """The function arm_convolve_wrapper_s8 (or the algorithm named) runs for `w` on `core`."""
     if algorithm == "generic":
         return "arm_convolve_s8"
     if algorithm == "1x1":
@@ -75,18 +77,18 @@ def conv_s8_function(path: str, algorithm: str, w: Window) -> str:
         return "arm_convolve_1x1_s8_fast" if w.stride == (1, 1) else "arm_convolve_1x1_s8"
     if w.in_shape[1] == 1 and w.dilation[1] == 1 and w.kernel[0] == 1 and \
             (w.stride[1] * w.in_shape[3]) % 4 == 0 and w.in_shape[3] == w.filter_c:
-        return "arm_convolve_1_x_n_s8" if path == "mve" else "arm_convolve_s8"
+        return "arm_convolve_1_x_n_s8" if core.has_mve else "arm_convolve_s8"
     return "arm_convolve_s8"
 
 
-def depthwise_s8_function(path: str, algorithm: str, w: Window, ch_mult: int) -> str:
-    """The function arm_depthwise_conv_wrapper_s8 (or the algorithm named) runs for `w` on `path`."""
+def depthwise_s8_function(core: Core, algorithm: str, w: Window, ch_mult: int) -> str:
+    """The function arm_depthwise_conv_wrapper_s8 (or the algorithm named) runs for `w` on `core`."""
     if algorithm == "generic":
         return "arm_depthwise_conv_s8"
-    if path == "mve" and w.in_shape[3] == 1 and w.out_shape[3] > DW_ONE_INPUT_CH_THRESHOLD:
-        return conv_s8_function(path, "wrapper", dataclasses.replace(w, filter_c=1))
+    if core.has_mve and w.in_shape[3] == 1 and w.out_shape[3] > DW_ONE_INPUT_CH_THRESHOLD:
+        return conv_s8_function(core, "wrapper", dataclasses.replace(w, filter_c=1))
     if ch_mult == 1 and w.in_shape[0] == 1 and w.dilation == (1, 1):
-        if path != "mve" and w.kernel == (3, 3) and w.padding[0] <= 1 and w.padding[1] <= 1:
+        if not core.has_mve and w.kernel == (3, 3) and w.padding[0] <= 1 and w.padding[1] <= 1:
             return "arm_depthwise_conv_3x3_s8"
         return "arm_depthwise_conv_s8_opt"
     return "arm_depthwise_conv_s8"
@@ -97,8 +99,8 @@ def _mve_1xn_split_ok(w: Window) -> bool:
     return w.padding[1] * 2 + total % 2 == total
 
 
-def problem(function: str, path: str, w: Window) -> str | None:
-    """What `function` would compute wrongly for `w` on `path`, or None when it is exact."""
+def problem(function: str, core: Core, w: Window) -> str | None:
+    """What `function` would compute wrongly for `w` on `core`, or None when it is exact."""
     if function in CLIPPING:
         return None
     below, right = w.reads_past()
@@ -112,7 +114,7 @@ def problem(function: str, path: str, w: Window) -> str | None:
             return f"{function} takes no padding: the outputs of the padding {past} read past the input"
         return None
     if function == "arm_convolve_1_x_n_s8":
-        if path != "mve":
+        if not core.has_mve:
             return None
         if w.out_shape[1] != 1 or w.padding[0] != 0:
             return f"{function} (MVE) computes one output row from input row 0: no vertical padding"
@@ -136,18 +138,18 @@ def op_window(op) -> Window:
     return window(in_shape, out_shape, f[1:3], op.ints("stride"), op.ints("dilation"), op.ints("padding"), f[3])
 
 
-def op_function(op, path: str) -> str:
-    """The CMSIS-NN function that does the work of a cmsisnn window op's call on `path`."""
+def op_function(op, core: Core) -> str:
+    """The CMSIS-NN function that does the work of a cmsisnn window op's call on `core`."""
     fn = op.function_name()
     if fn == "arm_convolve_wrapper_s8":
-        return conv_s8_function(path, "wrapper", op_window(op))
+        return conv_s8_function(core, "wrapper", op_window(op))
     if fn == "arm_depthwise_conv_wrapper_s8":
-        return depthwise_s8_function(path, "wrapper", op_window(op), op.int("ch_mult"))
+        return depthwise_s8_function(core, "wrapper", op_window(op), op.int("ch_mult"))
     return {"arm_convolve_wrapper_s16": "arm_convolve_s16",
             # The s16 wrapper takes arm_depthwise_conv_fast_s16 or arm_depthwise_conv_s16: both clip.
             "arm_depthwise_conv_wrapper_s16": "arm_depthwise_conv_s16"}.get(fn, fn)
 
 
-def op_problem(op, path: str) -> str | None:
-    """What a cmsisnn window op's call would compute wrongly on `path`, or None."""
-    return problem(op_function(op, path), path, op_window(op))
+def op_problem(op, core: Core) -> str | None:
+    """What a cmsisnn window op's call would compute wrongly on `core`, or None."""
+    return problem(op_function(op, core), core, op_window(op))

@@ -20,7 +20,7 @@ from ..ir.constants import attr_array, module_of
 from ..ir.locations import layer_name
 from ..ir.resources import clear_resource_cache
 from . import cmsis_padding
-from .cores import CMSIS_PATH
+from . import cores
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
 from ..ir import attributes as mcu_attrs, types
@@ -44,6 +44,14 @@ def _string_literal(data: bytes, per_line: int = 32) -> str:
 
 class EmissionError(Exception):
     """The module is not ready for emission (a pass did not run)."""
+
+
+def _core(module_op) -> cores.Core:
+    """The module's target core (mcu-attach-target); an EmissionError when none is attached."""
+    try:
+        return cores.of(module_op)
+    except (cores.TargetMissing, ValueError) as e:
+        raise EmissionError(str(e)) from None
 
 
 # -- reading the planned module ---------------------------------------------------------------
@@ -119,7 +127,7 @@ class _Emitter:
             if mcu_attrs.STORAGE not in op.attributes:
                 raise EmissionError("run mcu-plan-memory before emitting C")
         self.backend = _str(self.module_op, mcu_attrs.BACKEND) if mcu_attrs.BACKEND in self.module_op.attributes else "portable"
-        self.target = _str(self.module_op, mcu_attrs.TARGET) if mcu_attrs.TARGET in self.module_op.attributes else "host"
+        self.core = _core(self.module_op)
         self.arena = _int(self.module_op, mcu_attrs.ARENA_BYTES)
         self.lower = _int(self.module_op, mcu_attrs.ARENA_LOWER_BOUND_BYTES)
         self.inputs_quant, self.outputs_quant = inputs_quant, outputs_quant
@@ -217,9 +225,9 @@ class _Emitter:
             return [f"status = mcu_copy({_nbytes(op.results[0])}, {self.buf(op.operands[0])}, {self.storage(op)});"]
         if isinstance(op, _WINDOW_OPS):
             # A pass that chose or changed this call's function must have kept its padding contract.
-            problem = cmsis_padding.op_problem(op, CMSIS_PATH.get(self.target, "c"))
+            problem = cmsis_padding.op_problem(op, self.core)
             if problem:
-                raise EmissionError(f"layer {i} ({op.operation.name}) would be wrong on {self.target}: {problem}")
+                raise EmissionError(f"layer {i} ({op.operation.name}) would be wrong on {self.core.name}: {problem}")
         return EMITTERS[type(op)](self, i, op)
 
     @staticmethod
@@ -327,7 +335,7 @@ class _Emitter:
             f"#define MCU_MODEL_NUM_INPUTS {len(ins)}",
             f"#define MCU_MODEL_NUM_OUTPUTS {len(outs)}",
             f"#define MCU_MODEL_NUM_LAYERS {len(self.ops)}",
-            f'#define MCU_MODEL_TARGET "{self.target}"',
+            f'#define MCU_MODEL_TARGET "{self.core.name}"',
         ]
         if self.uses_cmsis:
             h.append("#define MCU_MODEL_USES_CMSIS_NN 1")
@@ -526,6 +534,6 @@ def model_report(module) -> dict:
             "arena_lower_bound_bytes": _int(module_op, mcu_attrs.ARENA_LOWER_BOUND_BYTES),
             "arena_overlap_bound_bytes": _int(module_op, mcu_attrs.ARENA_OVERLAP_BOUND_BYTES, None),
             "weights_bytes": weights,
-            "target": _str(module_op, mcu_attrs.TARGET) if mcu_attrs.TARGET in module_op.attributes else None,
+            "target": _core(module_op).name,
             "backend": _str(module_op, mcu_attrs.BACKEND) if mcu_attrs.BACKEND in module_op.attributes else None,
             "ops": ops}

@@ -26,7 +26,7 @@ from .. import progress
 from ..diagnostics import UserError
 from ..ir import types
 from . import build as build_mod
-from . import project, qemu
+from . import cores, project, qemu
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ SANITIZER_EXIT_CODE = 86   # lib/target/sanitizer_options.c
 
 def _execute(executable: Path, target: str, args: list[str], cwd: Path, timeout: float,
              count_into: Path | None = None) -> tuple[str, int]:
-    if target == "host":
+    if cores.core(target).is_host:
         try:
             proc = subprocess.run([str(executable), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -202,7 +202,7 @@ def run(outdir, inputs: list[np.ndarray], *, target: str = "host", count_instruc
     """Builds (if needed) and runs OUTDIR's model once on `inputs` (float arrays, or integer arrays
     already in the model's input types)."""
     outdir = Path(outdir).resolve()
-    if count_instructions and target == "host":
+    if count_instructions and cores.core(target).is_host:
         raise UserError("counting instructions needs a Cortex-M target (it runs under QEMU), not 'host'")
     with progress.step(f"building for {target}"):
         executable = build_mod.build(outdir, target=target, cmsis_nn_path=cmsis_nn_path, opt=opt, sanitize=sanitize)
@@ -229,7 +229,7 @@ def run_executable(executable: Path, outdir, inputs: list[np.ndarray], *, target
             (tmp_path / f"input{i}.bin").write_bytes(np.ascontiguousarray(q).tobytes())
             args.append(f"input{i}.bin")
         counts_file = tmp_path / "counts.txt" if count_instructions else None
-        with progress.step("running on the host" if target == "host" else f"running on {target} under QEMU"):
+        with progress.step("running on the host" if cores.core(target).is_host else f"running on {target} under QEMU"):
             text, code = _execute(executable, target, args, tmp_path, timeout, counts_file)
         if code == SANITIZER_EXIT_CODE:
             raise UserError(f"a sanitizer found an error in the C on {target}:\n{text[-4000:]}")
@@ -384,7 +384,7 @@ def run_steps(outdir, steps: list[list[np.ndarray]], *, target: str = "host", cm
                 chunks.append(raw + bytes(-len(raw) % 16))      # harness.c: inputs padded to 16 bytes
         (tmp_path / "steps.bin").write_bytes(b"".join(chunks))
         args = ["--steps", str(len(steps)), "steps.bin"]
-        with progress.step(f"running {len(steps)} steps" + ("" if target == "host" else f" on {target} under QEMU")):
+        with progress.step(f"running {len(steps)} steps" + ("" if cores.core(target).is_host else f" on {target} under QEMU")):
             text, code = _execute(executable, target, args, tmp_path, timeout * max(1, len(steps) // 10), None)
     if code == SANITIZER_EXIT_CODE:
         raise UserError(f"a sanitizer found an error in the C on {target}:\n{text[-4000:]}")

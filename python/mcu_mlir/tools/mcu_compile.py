@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import cpu_paths
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 from ..options import (ACTIVATION_RANGES, BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, RANGE_EQUALIZATION, SOFTMAX, STAGES,
-                       TARGETS)
+                       TARGETS, CompileOptions)
 
 _REPLACED = cpu_paths.overridden()
 cpu_paths.pin()     # before torch is imported: the same C on every machine
@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--input-shape", action="append", default=[], metavar="D0,D1,...[:int64]",
                    help="shape of one model input; repeat for several inputs. A ':int64' or ':int32' suffix makes "
                         "it an integer input (token ids, looked up by an embedding), int32 in the C")
-    p.add_argument("--target", choices=TARGETS, default="cortex-m55")
+    p.add_argument("--target", choices=TARGETS, default=CompileOptions.target)
     p.add_argument("--backend", choices=BACKENDS, default="cmsis-nn")
     p.add_argument("--quantize", choices=QUANTIZE, default="int8")
     p.add_argument("--calibration", default=None, metavar="N|FILE.npz|DIR",

@@ -15,7 +15,7 @@ from ...ir import attributes as mcu_attrs, types
 from ...ir.constants import const_array
 from ...ir.ops import create
 from ...ir.values import elem, numel, only_user, producer, shape, tensor_type, users  # noqa: F401  (the patterns' readers)
-from ...target.cores import CMSIS_PATH
+from ...target.cores import Core
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 
@@ -48,15 +48,12 @@ class Pattern(NamedTuple):
 DTYPES = types.RUNTIME
 DTYPE_BYTES = {n: types.BYTES[n] for n in DTYPES}
 
-# Cores: which CMSIS-NN code path they take (scratch sizes and kernel constraints differ).
-CORE_PATH = CMSIS_PATH
-
 
 @dataclasses.dataclass
 class Rewriter:
     """State shared by the patterns of one conversion run, and the driver's rewriter for the
     pattern being applied (every erase goes through it, so the driver never visits a freed op)."""
-    target: str
+    core: Core          # the module's target (its code path decides kernels and their constraints)
     backend: str
     disabled: frozenset
     rewriter: object = None
@@ -64,10 +61,6 @@ class Rewriter:
     @property
     def use_cmsis(self) -> bool:
         return self.backend == "cmsis-nn"
-
-    @property
-    def core_path(self) -> str:
-        return CORE_PATH[self.target]
 
     def erase(self, *ops) -> None:
         """Erases ops a pattern absorbed, users before producers (in any order given)."""

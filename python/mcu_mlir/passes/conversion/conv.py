@@ -73,10 +73,10 @@ def _cmsis_algorithm(rw, w, depthwise: bool, s16: bool, ch_mult: int):
         if s16:
             fn = "arm_depthwise_conv_s16" if depthwise else "arm_convolve_s16"
         elif depthwise:
-            fn = cmsis_padding.depthwise_s8_function(rw.core_path, algorithm, w, ch_mult)
+            fn = cmsis_padding.depthwise_s8_function(rw.core, algorithm, w, ch_mult)
         else:
-            fn = cmsis_padding.conv_s8_function(rw.core_path, algorithm, w)
-        why = cmsis_padding.problem(fn, rw.core_path, w)
+            fn = cmsis_padding.conv_s8_function(rw.core, algorithm, w)
+        why = cmsis_padding.problem(fn, rw.core, w)
         if why is None:
             return algorithm, (f"{'; '.join(notes)}: {fn} instead" if notes else None)
         notes.append(why)

@@ -318,7 +318,7 @@ def convert_softmax(op, rw):
         return NO_MATCH
     m, cast, dims, axis = found
     exp = m.consts["exp_table"].reshape(-1)
-    params = cmsis_softmax.recover(exp, mve=rw.core_path == "mve")
+    params = cmsis_softmax.recover(exp, mve=rw.core.has_mve)
     if params is None or not np.array_equal(cmsis_softmax.sum_table(exp), m.consts["sum_table"].reshape(-1)):
         return NO_MATCH
     mult, shift, diff_min = params
