@@ -24,27 +24,33 @@ def render() -> str:
            "Every pass runs alone in `mcu-opt` (`mcu-opt in.mlir --<name>[=<options>]`), or inside",
            "`--pass-pipeline='builtin.module(...)'` next to upstream MLIR passes.", ""]
     for name in sorted(registry.PASSES):
-        cls = registry.get_pass(name)
-        out += [f"## `{name}`", "", cls.summary(), ""]
-        if cls.description():
-            out += [cls.description(), ""]
-        if cls.options():
-            out += ["| option | default | meaning |", "|---|---|---|"]
-            for f in cls.options():
-                default = f.default
-                if isinstance(default, (tuple, list)):
-                    default = ",".join(str(x) for x in default)
-                elif isinstance(default, bool):
-                    default = str(default).lower()
-                out.append(f"| `{cls.option_name(f)}` | `{default}` | {f.metadata.get('help', '')} |")
-            out.append("")
+        out += _section(name, registry.get_pass(name))
     if registry.PIPELINES:
+        from mcu_mlir.pipeline import pipeline_text
         out += ["# Pipelines", ""]
         for name in sorted(registry.PIPELINES):
-            fn = registry.get_pipeline(name)
-            doc = (fn.__doc__ or "").strip()
-            out += [f"## `{name}`", "", doc, "", "```", fn("").strip(), "```", ""]
+            cls = registry.get_pipeline(name)
+            out += _section(name, cls) + ["With the default options it runs:", "", "```",
+                                          pipeline_text(cls().passes()), "```", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _section(name: str, cls) -> list[str]:
+    """A pass's or pipeline's heading, help text and table of options."""
+    out = [f"## `{name}`", "", cls.summary(), ""]
+    if cls.description():
+        out += [cls.description(), ""]
+    if cls.options():
+        out += ["| option | default | meaning |", "|---|---|---|"]
+        for f in cls.options():
+            default = f.default
+            if isinstance(default, (tuple, list)):
+                default = ",".join(str(x) for x in default)
+            elif isinstance(default, bool):
+                default = str(default).lower()
+            out.append(f"| `{cls.option_name(f)}` | `{default}` | {f.metadata.get('help', '')} |")
+        out.append("")
+    return out
 
 
 def untested() -> list[str]:

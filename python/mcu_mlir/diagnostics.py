@@ -49,6 +49,10 @@ class UserError(Exception):
         return "\n".join(d.format(file_name) for d in self.diagnostics)
 
 
+class ArenaOverLimit(UserError):
+    """mcu-plan-memory's arena does not fit the RAM limit (the driver then plans for memory)."""
+
+
 _SEVERITY = {0: "error", 1: "warning", 2: "note", 3: "remark"}
 
 

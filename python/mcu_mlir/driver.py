@@ -16,11 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import io_quant, progress
-from .diagnostics import UserError
+from .diagnostics import ArenaOverLimit, UserError
 from .options import CompileOptions
-
-LAYOUT_PIPELINE = "mcu-tosa-layout-pipeline"
-BACKEND_PIPELINE = "mcu-tosa-to-cmsisnn-pipeline"
 
 
 @dataclass
@@ -255,19 +252,20 @@ def load_tosa_file(path: Path):
 # the clearer message.
 TOSA_VALIDATION = ("tosa-attach-target{specification_version=1.1.draft profiles=pro_int,pro_fp "
                    "extensions=int16,int4,int64,bf16,fp8e4m3,fp8e5m2,fft,variable,controlflow,doubleround,"
-                   "inexactround,dynamic level=8k},"
-                   "tosa-validate{strict-op-spec-alignment allow-invalid-op-datatype-combinations},"
-                   "mcu-verify-tosa-spec")
+                   "inexactround,dynamic level=8k}",
+                   "tosa-validate{strict-op-spec-alignment allow-invalid-op-datatype-combinations}")
 
 
 def _validate_tosa(module, path: str) -> None:
-    from .pipeline import run_pipeline
+    from .pipeline import run_passes
+    from .passes.verify_static_shapes import VerifyStaticShapes
+    from .passes.verify_tosa_spec import VerifyTosaSpec
     with module.context, _location(module):
-        run_pipeline(module, "mcu-verify-static-shapes")
+        run_passes(module, [VerifyStaticShapes()])
     validated = module.operation.clone()   # the target attribute stays off the user's program
     try:
         with module.context, _location(module):
-            run_pipeline(validated, TOSA_VALIDATION)
+            run_passes(validated, [*TOSA_VALIDATION, VerifyTosaSpec()])
     except UserError as err:
         for d in err.diagnostics:
             d.file = path if d.file in (None, "-") else d.file
@@ -277,19 +275,20 @@ def _validate_tosa(module, path: str) -> None:
         validated.erase()
 
 
-def _run(module, pipeline: str, out: Path, stage: str):
-    """Runs a pipeline; a compiler bug leaves the input module on disk with the command to reproduce."""
-    from .pipeline import run_pipeline
+def _run(module, pipeline, out: Path, stage: str):
+    """Runs a pass or pipeline (its options object); a compiler bug leaves the input module on disk
+    with the command to reproduce."""
+    from .pipeline import pipeline_text, run_passes
     before = _ir(module)
     try:
         with module.context, _location(module):
-            run_pipeline(module, pipeline)
+            run_passes(module, pipeline.passes())
     except UserError:
         raise
     except Exception as exc:
         repro = out / f"repro-{stage}.mlir"
         repro.write_text(before)
-        raise InternalError(exc, f"mcu-opt {repro} --pass-pipeline='builtin.module({pipeline})'") from exc
+        raise InternalError(exc, f"mcu-opt {repro} --pass-pipeline='{pipeline_text([pipeline])}'") from exc
 
 
 def _location(module):
@@ -304,15 +303,17 @@ class InternalError(Exception):
 
 
 def _tosa_stage(module, options, result, timings):
+    from .passes.layout_pipeline import LayoutOptions
+    from .passes.verify_integer_tosa import VerifyIntegerTosa
     out = result.output_dir
     with _Timer(timings, "layout-passes"), progress.step("layout passes"):
         # Static shapes (a static memory plan needs them) were checked on import (_validate_tosa).
-        _run(module, f"{LAYOUT_PIPELINE}{{io-layout={options.io_layout}}}", out, "tosa")
+        _run(module, LayoutOptions(io_layout=options.io_layout), out, "tosa")
     if options.emit == "tosa-int" or options.reaches("cmsisnn"):
         # Integer contract of everything below: no float op. A single-rounding rescale (valid TOSA,
         # never what the frontend writes) is computed exactly too: it is not fused into a CMSIS-NN
         # requantization, so it is not refused either.
-        _run(module, "mcu-verify-integer-tosa{double-round=false}", out, "tosa-int")
+        _run(module, VerifyIntegerTosa(double_round=False), out, "tosa-int")
     with _Timer(timings, "value-ranges"):
         _check_value_ranges(module, result)
     _write(out, "model.tosa.mlir", _ir(module), result, "tosa")
@@ -356,13 +357,14 @@ def _backend_stage(module, options, result, timings):
     out = result.output_dir
     from .dialects import load_all
     load_all(module.context)
+    from .passes.backend_pipeline import TosaToCmsisnnOptions
     with _Timer(timings, "backend-passes"), progress.step("converting to kernels and planning memory"):
         ram, _ = options.memory_limits()
 
-        def pipeline(prefer: str, patch: bool = True) -> str:
-            return (f"{BACKEND_PIPELINE}{{target={options.target} backend={options.backend} prefer={prefer} "
-                    f"softmax={options.softmax} ram-bytes={ram} max-overhead={options.max_overhead:g} "
-                    f"patch={'true' if patch else 'false'}}}")
+        def pipeline(prefer: str, patch: bool = True) -> TosaToCmsisnnOptions:
+            return TosaToCmsisnnOptions(target=options.target, backend=options.backend, prefer=prefer,
+                                        softmax=options.softmax, ram_bytes=ram, max_overhead=options.max_overhead,
+                                        patch=patch)
         if options.prefer == "memory":
             _plan_for_memory(module, pipeline, out)
         else:
@@ -370,10 +372,7 @@ def _backend_stage(module, options, result, timings):
             kept = module.operation.clone()
             try:
                 _run(module, pipeline(options.prefer), out, "cmsisnn")
-            except UserError as err:
-                if not any("over the RAM limit" in d.message for d in getattr(err, "diagnostics", [])):
-                    kept.erase()
-                    raise
+            except ArenaOverLimit:
                 _replace_body(module, kept)
                 result.report["planned_for_memory_to_fit_ram"] = True
                 try:
@@ -383,6 +382,9 @@ def _backend_stage(module, options, result, timings):
                     note = Diagnostic("note", "that is with its first layers run in bands of rows and scratch-free "
                                               "kernels (--prefer memory)")
                     raise UserError(diagnostics=again.diagnostics + [note]) from None
+            except UserError:
+                kept.erase()
+                raise
             else:
                 kept.erase()
     _write(out, "cmsisnn.mlir", _ir(module), result, "cmsisnn")

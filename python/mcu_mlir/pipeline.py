@@ -69,12 +69,28 @@ def element_steps(element: str, options: str | None = None) -> list[Step]:
             raise UserError(str(e)) from None
     if name in registry.PIPELINES:
         try:
-            return _parse_pipeline(registry.get_pipeline(name)(opts))
-        except (base.OptionError, PipelineSyntaxError) as e:
-            raise UserError(f"pipeline '{name}': {e}" if isinstance(e, PipelineSyntaxError) else str(e)) from None
+            return steps_of(registry.get_pipeline(name).from_options(opts).passes())
+        except base.OptionError as e:
+            raise UserError(str(e)) from None
     if inner and any(registry.is_ours(p) for p in _names_in(inner)):
         raise UserError(f"mcu-mlir passes run on the module: put them at the top level, not in '{name}(...)'")
     return [Step(name, text=element if options is None else f"{name}{{{options}}}")]
+
+
+def steps_of(passes: list) -> list[Step]:
+    """Steps of a pipeline's passes: our passes as instances, upstream ones as MLIR text."""
+    steps = []
+    for p in passes:
+        if isinstance(p, str):
+            steps.extend(element_steps(p))
+        else:
+            steps.append(Step(p.NAME, py=p))
+    return steps
+
+
+def pipeline_text(passes: list) -> str:
+    """The mlir-opt text of a list of passes (repro commands, docs)."""
+    return "builtin.module(" + ",".join(p if isinstance(p, str) else p.pipeline_text() for p in passes) + ")"
 
 
 def _names_in(text: str) -> list[str]:
@@ -118,13 +134,15 @@ def _add_upstream(pm, step: Step) -> None:
 def run_steps(module: ir.Module, steps: list[Step], *, line_offset: int = 0, **pm_options) -> None:
     """Runs the steps on `module`; user-visible failures raise UserError, bugs re-raise."""
     pm = build_pass_manager(steps, module.context, **pm_options)
+    base.take_failure_kinds()
     try:
         pm.run(module.operation)
     except ir.MLIRError as err:
         bugs = base.take_internal_errors()
         if bugs:
             raise bugs[0]
-        raise UserError(diagnostics=from_mlir_error(err, line_offset)) from None
+        kinds = base.take_failure_kinds()   # a typed failure (ArenaOverLimit) keeps its type
+        raise (kinds[0] if kinds else UserError)(diagnostics=from_mlir_error(err, line_offset)) from None
     bugs = base.take_internal_errors()
     if bugs:
         raise bugs[0]
@@ -132,3 +150,8 @@ def run_steps(module: ir.Module, steps: list[Step], *, line_offset: int = 0, **p
 
 def run_pipeline(module: ir.Module, text: str, **kwargs) -> None:
     run_steps(module, parse_pipeline(text), **kwargs)
+
+
+def run_passes(module: ir.Module, passes: list, **kwargs) -> None:
+    """Runs pass instances (and upstream passes given as MLIR text) on `module`."""
+    run_steps(module, steps_of(passes), **kwargs)

@@ -32,9 +32,13 @@ def test_options_round_trip(name):
 
 @pytest.mark.parametrize("name", sorted(registry.PIPELINES))
 def test_pipeline_expands(name):
-    from mcu_mlir.pipeline import parse_pipeline
-    steps = parse_pipeline(registry.get_pipeline(name)(""))
+    from mcu_mlir.pipeline import parse_pipeline, pipeline_text, steps_of
+    cls = registry.get_pipeline(name)
+    default = cls()
+    assert cls.from_options(default.option_text()) == default
+    steps = steps_of(default.passes())
     assert steps, f"pipeline {name} is empty"
+    assert [s.name for s in parse_pipeline(pipeline_text(default.passes()))] == [s.name for s in steps]
 
 
 def test_pass_docs_are_current():

@@ -2,35 +2,58 @@
 
 from __future__ import annotations
 
-from ..options import CompileOptions
-from .base import OptionError
-from .options_parser import split_options
+import dataclasses
 
-_DEFAULTS = {"target": CompileOptions.target, "backend": "cmsis-nn", "ram-bytes": "0", "overlap": "true", "prefer": "speed",
-             "softmax": "table", "max-overhead": "15", "patch": "true"}
+from ..options import BACKENDS, PREFER, SOFTMAX, CompileOptions
+from ..target.cores import TARGETS
+from .attach_target import AttachTarget
+from .base import ModulePass, Options
+from .chunk_transposes import ChunkTransposes
+from .convert_tosa_to_cmsisnn import ConvertTosaToCmsisNN
+from .patch_early_stages import PatchEarlyStages
+from .plan_memory import PlanMemory
+from .prepare_for_emission import PrepareForEmission
+from .split_sliced_convs import SplitSlicedConvs
+
+_DEFAULT = CompileOptions()
 
 
-def tosa_to_cmsisnn_pipeline(options: str) -> str:
-    """Converts to kernel calls, plans the arena and prepares emission (options: target=, backend=, ram-bytes=,
-    overlap=, prefer=, softmax=table|cmsis-nn, max-overhead=, patch=; prefer=memory also runs the first layers of
-    a CNN band by band, within max-overhead percent more instructions, unless patch=false)."""
-    opts = dict(_DEFAULTS)
-    for key, value in split_options(options):
-        if key not in opts:
-            raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline' has no option '{key}' "
-                              f"(options: {', '.join(sorted(opts))})")
-        opts[key] = value
-    if opts["softmax"] not in ("table", "cmsis-nn"):
-        raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline': softmax must be table or cmsis-nn, not "
-                          f"'{opts['softmax']}'")
-    disabled = " disabled-patterns=softmax-table" if opts["softmax"] == "cmsis-nn" else ""
-    if opts["patch"] not in ("true", "false"):
-        raise OptionError(f"pipeline 'mcu-tosa-to-cmsisnn-pipeline': patch must be true or false, not "
-                          f"'{opts['patch']}'")
-    patch = f"mcu-patch-early-stages{{max-overhead={opts['max-overhead']}}}," \
-        if opts["prefer"] == "memory" and opts["patch"] == "true" else ""
-    return (f"builtin.module(mcu-attach-target{{target={opts['target']}}},{patch}mcu-split-sliced-convs,"
-            "mcu-chunk-transposes,"
-            f"mcu-convert-tosa-to-cmsisnn{{backend={opts['backend']}{disabled}}},"
-            f"mcu-plan-memory{{ram-bytes={opts['ram-bytes']} overlap={opts['overlap']} prefer={opts['prefer']}}},"
-            "mcu-prepare-for-emission)")
+@dataclasses.dataclass(frozen=True)
+class TosaToCmsisnnOptions(Options):
+    """Converts to kernel calls, plans the arena and prepares emission.
+
+    prefer=memory also runs the first layers of a CNN band by band, within max-overhead percent
+    more instructions, unless patch=false.
+    """
+
+    NAME = "mcu-tosa-to-cmsisnn-pipeline"
+    KIND = "pipeline"
+    target: str = dataclasses.field(default=_DEFAULT.target, metadata={
+        "choices": TARGETS, "help": "core (mcu-attach-target)"})
+    backend: str = dataclasses.field(default=_DEFAULT.backend, metadata={
+        "choices": BACKENDS, "help": "cmsis-nn or portable (mcu-convert-tosa-to-cmsisnn)"})
+    ram_bytes: int = dataclasses.field(default=0, metadata={
+        "help": "fail when the arena exceeds this many bytes (0: no limit; mcu-plan-memory)"})
+    overlap: bool = dataclasses.field(default=True, metadata={
+        "help": "let outputs overlap their dying inputs (mcu-plan-memory)"})
+    prefer: str = dataclasses.field(default=_DEFAULT.prefer, metadata={
+        "choices": PREFER, "help": "speed or memory (mcu-plan-memory; memory also patches early stages)"})
+    softmax: str = dataclasses.field(default=_DEFAULT.softmax, metadata={
+        "choices": SOFTMAX, "help": "table or cmsis-nn (mcu-convert-tosa-to-cmsisnn)"})
+    max_overhead: float = dataclasses.field(default=_DEFAULT.max_overhead, metadata={
+        "help": "most extra instructions, in percent, of running early layers in bands (mcu-patch-early-stages)"})
+    patch: bool = dataclasses.field(default=True, metadata={
+        "help": "with prefer=memory, run the first layers band by band"})
+
+    def passes(self) -> list[ModulePass]:
+        return tosa_to_cmsisnn_pipeline(self)
+
+
+def tosa_to_cmsisnn_pipeline(options: TosaToCmsisnnOptions) -> list[ModulePass]:
+    """The passes, in order: the core attached first, then the kernels chosen for it."""
+    patch = [PatchEarlyStages(max_overhead=options.max_overhead)] \
+        if options.prefer == "memory" and options.patch else []
+    return [AttachTarget(target=options.target), *patch, SplitSlicedConvs(), ChunkTransposes(),
+            ConvertTosaToCmsisNN(backend=options.backend, softmax=options.softmax),
+            PlanMemory(ram_bytes=options.ram_bytes, overlap=options.overlap, prefer=options.prefer),
+            PrepareForEmission()]

@@ -35,34 +35,12 @@ class OptionError(ValueError):
 
 
 @dataclasses.dataclass(frozen=True)
-class ModulePass:
+class Options:
+    """Options of a pass or a pipeline: the dataclass's fields, parsed from and printed as MLIR
+    option text (``a=1 b=x,y``), so mcu-opt and the driver share one typed form."""
+
     NAME: ClassVar[str] = ""
-
-    # -- to implement -------------------------------------------------------------------------
-    def run(self, module: ir.Operation) -> None:
-        raise NotImplementedError
-
-    # -- for pass authors ---------------------------------------------------------------------
-    def emit_error(self, op, message: str) -> None:
-        """Reports an error at `op` (an op, OpView, Value or Location); the pass then fails."""
-        loc = _location_of(op)
-        loc.emit_error(message)
-        _errors.get().append(message)
-
-    def core(self, module: ir.Operation):
-        """The target core attached to the module (mcu-attach-target); a PassError when there is none."""
-        from ..target import cores
-        try:
-            return cores.of(module)
-        except (cores.TargetMissing, ValueError) as e:
-            raise PassError(module, str(e)) from None
-
-    @staticmethod
-    def functions(module: ir.Operation) -> Iterator[ir.OpView]:
-        for op in module.regions[0].blocks[0].operations:
-            # A declaration (no body) has nothing to check or rewrite.
-            if op.operation.name == "func.func" and op.regions[0].blocks:
-                yield op
+    KIND: ClassVar[str] = "pass"     # how errors name it: pass 'x' / pipeline 'x'
 
     # -- metadata -----------------------------------------------------------------------------
     @classmethod
@@ -83,38 +61,87 @@ class ModulePass:
         return f.name.replace("_", "-")
 
     @classmethod
-    def from_options(cls, text: str) -> "ModulePass":
-        """Builds the pass from MLIR option text: ``a=1 b=x,y`` (``{...}`` already stripped)."""
+    def from_options(cls, text: str) -> "Options":
+        """Builds the options from MLIR option text: ``a=1 b=x,y`` (``{...}`` already stripped)."""
+        what = f"{cls.KIND} '{cls.NAME}'"
         fields = {cls.option_name(f): f for f in cls.options()}
         hints = typing.get_type_hints(cls)
         values = {}
         try:
             pairs = split_options(text)
         except PipelineSyntaxError as e:
-            raise OptionError(f"pass '{cls.NAME}': {e}") from None
+            raise OptionError(f"{what}: {e}") from None
         # A bare `key` means key=true, which only a bool option can take: for any other
         # option it would become the string "true" and fail later with a misleading message.
         bare = {part for part in split_top_level(text.strip(), " ") if "=" not in part}
         for key, raw in pairs:
             if key not in fields:
                 known = ", ".join(sorted(fields)) or "none"
-                raise OptionError(f"pass '{cls.NAME}' has no option '{key}' (options: {known})")
+                raise OptionError(f"{what} has no option '{key}' (options: {known})")
             f = fields[key]
             if key in bare and hints.get(f.name, str) is not bool:
-                raise OptionError(f"pass '{cls.NAME}': option '{key}' needs a value ({key}=...)")
-            values[f.name] = _convert(cls.NAME, key, raw, hints.get(f.name, str), f)
+                raise OptionError(f"{what}: option '{key}' needs a value ({key}=...)")
+            values[f.name] = _convert(what, key, raw, hints.get(f.name, str), f)
         return cls(**values)
 
-    def option_text(self) -> str:
+    def option_text(self, changed_only: bool = False) -> str:
+        """``a=1 b=x,y``: every option, or with `changed_only` those not at their default."""
         parts = []
         for f in self.options():
             v = getattr(self, f.name)
+            if changed_only and f.default is not dataclasses.MISSING and v == f.default:
+                continue
             if isinstance(v, bool):
                 v = "true" if v else "false"
             elif isinstance(v, (list, tuple)):
                 v = ",".join(str(x) for x in v)
             parts.append(f"{self.option_name(f)}={v}")
         return " ".join(parts)
+
+    def pipeline_text(self) -> str:
+        """This pass or pipeline as an element of mlir-opt's pipeline text (repro commands)."""
+        text = self.option_text(changed_only=True)
+        return f"{self.NAME}{{{text}}}" if text else self.NAME
+
+    def passes(self) -> list:
+        """What runs, in order: our passes as instances, upstream passes as their MLIR text."""
+        raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True)
+class ModulePass(Options):
+
+    # -- to implement -------------------------------------------------------------------------
+    def run(self, module: ir.Operation) -> None:
+        raise NotImplementedError
+
+    def passes(self) -> list:
+        return [self]
+
+    # -- for pass authors ---------------------------------------------------------------------
+    def emit_error(self, op, message: str, kind: type | None = None) -> None:
+        """Reports an error at `op` (an op, OpView, Value or Location); the pass then fails. `kind`,
+        a UserError subclass, is the exception the driver raises for it (ArenaOverLimit)."""
+        loc = _location_of(op)
+        loc.emit_error(message)
+        _errors.get().append(message)
+        if kind is not None:
+            _failure_kinds.append(kind)
+
+    def core(self, module: ir.Operation):
+        """The target core attached to the module (mcu-attach-target); a PassError when there is none."""
+        from ..target import cores
+        try:
+            return cores.of(module)
+        except (cores.TargetMissing, ValueError) as e:
+            raise PassError(module, str(e)) from None
+
+    @staticmethod
+    def functions(module: ir.Operation) -> Iterator[ir.OpView]:
+        for op in module.regions[0].blocks[0].operations:
+            # A declaration (no body) has nothing to check or rewrite.
+            if op.operation.name == "func.func" and op.regions[0].blocks:
+                yield op
 
     # -- the bindings' entry point ------------------------------------------------------------
     def __call__(self, op, pass_) -> None:
@@ -147,6 +174,14 @@ class ModulePass:
 
 # Exceptions raised by Python passes; the bindings cannot carry them through `pm.run`.
 _internal_errors: list[BaseException] = []
+# The typed errors (UserError subclasses) passes reported; the bindings carry only the messages.
+_failure_kinds: list[type] = []
+
+
+def take_failure_kinds() -> list[type]:
+    out = list(_failure_kinds)
+    _failure_kinds.clear()
+    return out
 
 
 def take_internal_errors() -> list[BaseException]:
@@ -164,7 +199,7 @@ def _location_of(x) -> ir.Location:
     return x.location
 
 
-def _convert(pass_name, key, raw, hint, f):
+def _convert(what, key, raw, hint, f):
     origin = typing.get_origin(hint)
     try:
         if hint is bool:
@@ -190,4 +225,4 @@ def _convert(pass_name, key, raw, hint, f):
             raise ValueError(f"expected one of {', '.join(choices)}")
         return raw
     except ValueError as e:
-        raise OptionError(f"pass '{pass_name}': bad value '{raw}' for option '{key}' ({e})") from None
+        raise OptionError(f"{what}: bad value '{raw}' for option '{key}' ({e})") from None

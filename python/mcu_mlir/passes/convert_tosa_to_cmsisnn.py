@@ -13,7 +13,7 @@ from ..ir.resources import clear_resource_cache
 from .conversion.common import Pattern, Phase, Rewriter
 from .pattern_driver import RewritePatternSet, apply_patterns
 from ..ir import attributes as mcu_attrs
-from ..target import cores
+from ..options import SOFTMAX, CompileOptions
 
 # Ops that stay: constants feed the kernels; shapes are read at compile time and then dropped.
 LEGAL_OPS = (tosa.ConstOp, tosa.ConstShapeOp)
@@ -65,12 +65,17 @@ class ConvertTosaToCmsisNN(ModulePass):
     NAME = "mcu-convert-tosa-to-cmsisnn"
     backend: str = dataclasses.field(default="cmsis-nn", metadata={
         "help": "cmsis-nn or portable", "choices": ("cmsis-nn", "portable")})
+    softmax: str = dataclasses.field(default=CompileOptions.softmax, metadata={
+        "help": "int8 softmax: table (exponentials looked up, one portable kernel) or cmsis-nn "
+                "(arm_softmax_s8)", "choices": SOFTMAX})
     disabled_patterns: tuple[str, ...] = dataclasses.field(default=(), metadata={
         "help": "pattern names not to apply (comma-separated; for debugging)"})
 
     def run(self, module: ir.Operation) -> None:
         clear_resource_cache()
-        state = Rewriter(self.core(module), self.backend, frozenset(self.disabled_patterns))
+        # softmax=cmsis-nn: the table pattern stands aside and arm_softmax_s8's takes the op.
+        disabled = frozenset(self.disabled_patterns) | ({"softmax-table"} if self.softmax == "cmsis-nn" else set())
+        state = Rewriter(self.core(module), self.backend, disabled)
         module.attributes[mcu_attrs.BACKEND] = ir.StringAttr.get(self.backend)
         table = [p for p in patterns() if p.name not in state.disabled]
         for phase in (Phase.OUTER, Phase.UNIT, Phase.ONE_OP):  # conversion.common.Phase says why

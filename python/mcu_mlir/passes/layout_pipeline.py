@@ -11,22 +11,30 @@ cse merges the constants it duplicates.
 
 from __future__ import annotations
 
-from ..diagnostics import UserError
-from .options_parser import split_options
+import dataclasses
 
-IO_LAYOUTS = ("nchw", "nhwc")
+from ..options import IO_LAYOUTS
+from .base import Options
+from .conv1d_to_conv2d import Conv1dToConv2d
+from .fold_transposes import FoldTransposes
+from .heads_from_linears import HeadsFromLinears
+from .nhwc_canonicalize import NhwcCanonicalize
 
 
-def layout_pipeline(options: str) -> str:
-    """NCHW TOSA to NHWC TOSA without interior transposes (options: io-layout=nchw|nhwc)."""
-    io_layout = "nchw"
-    for key, value in split_options(options):
-        if key != "io-layout":
-            raise UserError(f"pipeline 'mcu-tosa-layout-pipeline' has no option '{key}' (options: io-layout)")
-        if value not in IO_LAYOUTS:
-            raise UserError(f"pipeline 'mcu-tosa-layout-pipeline': bad value '{value}' for option "
-                              f"'io-layout' (expected one of {', '.join(IO_LAYOUTS)})")
-        io_layout = value
-    return ("builtin.module(mcu-nhwc-canonicalize,mcu-conv1d-to-conv2d,canonicalize,"
-            f"mcu-fold-transposes{{io-layout={io_layout}}},mcu-heads-from-linears,"
-            "func.func(tosa-layerwise-constant-fold),canonicalize,cse)")
+@dataclasses.dataclass(frozen=True)
+class LayoutOptions(Options):
+    """NCHW TOSA to NHWC TOSA without interior transposes."""
+
+    NAME = "mcu-tosa-layout-pipeline"
+    KIND = "pipeline"
+    io_layout: str = dataclasses.field(default="nchw", metadata={
+        "choices": IO_LAYOUTS, "help": "nhwc: the graph's inputs and outputs are NHWC (mcu-fold-transposes)"})
+
+    def passes(self) -> list:
+        return layout_pipeline(self)
+
+
+def layout_pipeline(options: LayoutOptions) -> list:
+    """Our passes as instances, upstream ones as their MLIR text, in order."""
+    return [NhwcCanonicalize(), Conv1dToConv2d(), "canonicalize", FoldTransposes(io_layout=options.io_layout),
+            HeadsFromLinears(), "func.func(tosa-layerwise-constant-fold)", "canonicalize", "cse"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..diagnostics import ArenaOverLimit
 from .._mlir import ir
 from ..dialects import cmsisnn, portable
 from ..dialects.kernel_op import KernelOp, enum_attr
@@ -164,7 +165,7 @@ class PlanMemory(ModulePass):
                 where = op
                 message += (f"; the peak is at layer '{layer_name(op.location)}' ({op.operation.name}): its inputs, "
                             f"output and scratch and the tensors kept for later layers take {live} bytes there")
-            self.emit_error(where, message)
+            self.emit_error(where, message, kind=ArenaOverLimit)
 
     def _plan_function(self, fn, core: Core) -> tuple[int, int, int]:
         block = fn.regions[0].blocks[0]

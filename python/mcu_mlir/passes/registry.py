@@ -27,11 +27,11 @@ PASSES: dict[str, str] = {
     "mcu-nhwc-canonicalize": "nhwc_canonicalize:NhwcCanonicalize",
 }
 
-# name -> "module:function"; the function takes the option text and returns a pipeline string
-# (`builtin.module(...)` contents) that may mix our passes and upstream ones.
+# name -> "module:Class" of the pipeline's options (a frozen dataclass parsed like a pass's), whose
+# `passes()` lists what runs: our passes as instances, upstream ones as MLIR text.
 PIPELINES: dict[str, str] = {
-    "mcu-tosa-to-cmsisnn-pipeline": "backend_pipeline:tosa_to_cmsisnn_pipeline",
-    "mcu-tosa-layout-pipeline": "layout_pipeline:layout_pipeline",
+    "mcu-tosa-to-cmsisnn-pipeline": "backend_pipeline:TosaToCmsisnnOptions",
+    "mcu-tosa-layout-pipeline": "layout_pipeline:LayoutOptions",
 }
 
 # Upstream passes worth knowing for TOSA work; `--list-passes` shows those this MLIR build has.

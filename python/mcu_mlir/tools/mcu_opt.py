@@ -246,18 +246,15 @@ def _verify(source: str, produced: list[Diagnostic]) -> list[Diagnostic]:
 def _list_passes() -> str:
     from .. import _mlir
     from ..passes import registry
-    lines = ["mcu-mlir passes:"]
-    for name in sorted(registry.PASSES):
-        cls = registry.get_pass(name)
-        lines.append(f"  --{name:<38} - {cls.summary()}")
-        for f in cls.options():
-            lines.append(f"      --{cls.option_name(f):<34} - {f.metadata.get('help', '')}")
-    if registry.PIPELINES:
-        lines.append("mcu-mlir pipelines:")
-        for name in sorted(registry.PIPELINES):
-            fn = registry.get_pipeline(name)
-            doc = (fn.__doc__ or "").strip().splitlines()
-            lines.append(f"  --{name:<38} - {doc[0] if doc else ''}")
+    lines = []
+    for title, table, get in (("passes", registry.PASSES, registry.get_pass),
+                              ("pipelines", registry.PIPELINES, registry.get_pipeline)):
+        lines.append(f"mcu-mlir {title}:")
+        for name in sorted(table):
+            cls = get(name)
+            lines.append(f"  --{name:<38} - {cls.summary()}")
+            for f in cls.options():
+                lines.append(f"      --{cls.option_name(f):<34} - {f.metadata.get('help', '')}")
     lines.append("Upstream MLIR passes (any other registered upstream pass name works too):")
     ctx = _mlir.ir.Context()
     for text in registry.UPSTREAM_PASSES:

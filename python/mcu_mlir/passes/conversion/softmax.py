@@ -310,7 +310,7 @@ def convert_softmax_table(op, rw):
 def convert_softmax(op, rw):
     """arm_softmax_s8 for the frontend's softmax form, when the kernel's arithmetic on this core
     (its exponentials, compared over all 256 differences) is the form's; else per-op kernels. Runs
-    where softmax-table is disabled (mcu-convert-tosa-to-cmsisnn{disabled-patterns=softmax-table})."""
+    with mcu-convert-tosa-to-cmsisnn{softmax=cmsis-nn}, which sets softmax-table aside."""
     if not rw.use_cmsis:
         return NO_MATCH
     found = _match_softmax(op)
