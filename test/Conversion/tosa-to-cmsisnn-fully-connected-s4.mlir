@@ -1,4 +1,4 @@
-// RUN: mcu-opt %s --split-input-file --mcu-convert-tosa-to-cmsisnn=target=cortex-m55 | FileCheck %s
+// RUN: mcu-opt %s --split-input-file --mcu-attach-target=target=cortex-m55 --mcu-convert-tosa-to-cmsisnn | FileCheck %s
 
 // A 1x1 conv2d of int8 by int4 weights with a per-tensor rescale and a clamp (TOSA's form of a
 // fully connected layer with int4 weights) is one arm_fully_connected_s4 call over the rows of
