@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import io_quant, progress
 from .diagnostics import ArenaOverLimit, UserError
-from .options import CompileOptions
+from .options import CompileOptions, resolve, with_options
 
 
 @dataclass
@@ -44,9 +44,13 @@ class _Timer:
         self.timings[self.name] = self.timings.get(self.name, 0.0) + time.perf_counter() - self.t0
 
 
-def compile(model, example_inputs=None, **kwargs) -> CompileResult:  # noqa: A001 - the contract's name
-    """Compiles an nn.Module (with example inputs), a TOSA `.mlir` file or a `.tosa` flatbuffer."""
-    options = CompileOptions(**kwargs)
+@with_options
+def compile(model, example_inputs=None, options: CompileOptions | None = None, /,  # noqa: A001 - the contract's name
+            **fields) -> CompileResult:
+    """Compiles an nn.Module (with example inputs), a TOSA `.mlir` file or a `.tosa` flatbuffer.
+
+    `options` is a CompileOptions; keyword arguments set its fields (over `options` when both are given)."""
+    options = resolve(options, fields)
     options.validate()
     out = Path(options.output_dir or tempfile.mkdtemp(prefix="mcu-mlir-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -146,13 +150,7 @@ def _frontend(model, example_inputs, options, result, timings):
                           "between machines: set " + " ".join(f"{k}={v}" for k, v in cpu_paths.CAPS.items())
                           + " in the environment, or import mcu_mlir and call mcu_mlir.cpu_paths.pin() before "
                           "importing torch", stacklevel=3)
-    fres = frontend.import_model(model, tuple(example_inputs), quantize=options.quantize,
-                                 calibration=options.calibration, timings=timings,
-                                 int16_layers=options.int16_layers, target_sqnr_db=options.target_sqnr_db,
-                                 torch_ir=options.emit == "torch", state=options.state,
-                                 bias_correction=options.bias_correction,
-                                 activation_ranges=options.activation_ranges,
-                                 range_equalization=options.range_equalization)
+    fres = frontend.import_model(model, tuple(example_inputs), options, timings=timings)
     result.frontend = fres
     torch_text = getattr(fres, "torch_text", None)
     if torch_text:

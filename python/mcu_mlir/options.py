@@ -47,31 +47,84 @@ def parse_bytes(value, what: str) -> int | None:
     return count
 
 
+def _option(default, help: str = "", **cli):
+    """A compile option: its default, its help text and how mcu-compile spells it (`flag`, `choices`,
+    `metavar`, `type`, `action`; cli=False keeps it out of the command line)."""
+    return field(default=default, metadata={"help": help, **cli})
+
+
+def parse_percent(text: str) -> float:
+    """'15' or '15%': a non-negative percentage."""
+    import argparse
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 15 or 15%, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a percentage of extra instructions cannot be negative ({text!r})")
+    return value
+
+
 @dataclass(frozen=True)
 class CompileOptions:
-    target: str = "cortex-m55"
-    backend: str = "cmsis-nn"
-    quantize: str = "int8"
-    calibration: object = None      # None, int N, path to .npz, or an iterable of input tuples
-    io_layout: str = "nchw"
-    prefer: str = "speed"
-    max_overhead: float = 15.0       # prefer="memory": most extra MACs (percent) for running early layers in bands
-    softmax: str = "table"
-    emit: str = "c"
-    output_dir: str | None = None
-    cmsis_nn_path: str | None = None
-    timing: bool = False
-    name: str | None = None          # prefix of every exported symbol, macro and file
-    int16_layers: object = None      # int8 models: "auto", or layer names kept in int16
-    target_sqnr_db: float = 35.0     # what int16_layers="auto" aims for at the outputs
-    bias_correction: bool = True     # biases absorb the mean error of the rounded weights
-    activation_ranges: str = "auto"  # int8 activations: "minmax", "histogram", or auto (ACTIVATION_RANGES)
-    range_equalization: str = "auto"  # int8: "on", "off", or auto (RANGE_EQUALIZATION)
-    state: object = None             # streaming: "IN:OUT,..." or [(input, output), ...] carried between calls
-    ram_limit: object = None         # bytes (or "256K", "1M") the arena must fit in; default: the target's RAM
-    flash_limit: object = None       # bytes the weights and the firmware must fit in; default: none
-    report: bool = False             # also write report.html (the memory and layer report for a person)
-    extra: dict = field(default_factory=dict, compare=False)
+    """Every option of a compile; mcu-compile's command line is generated from these fields."""
+
+    target: str = _option("cortex-m55", "the core to compile for", choices=TARGETS)
+    backend: str = _option("cmsis-nn", "kernels: CMSIS-NN where it has one, or portable C only", choices=BACKENDS)
+    quantize: str = _option("int8", "integer type of activations (none: float TOSA only)", choices=QUANTIZE)
+    calibration: object = _option(
+        None, "calibration: N random samples (default 32, with a warning), inputs from an .npz / .npy (samples "
+              "stacked along the batch dimension), or a directory of such files", metavar="N|FILE.npz|DIR")
+    # (in Python, calibration may also be an iterable of input tuples)
+    int16_layers: object = _option(
+        None, "int8 model with some layers in int16 (a16w8): auto keeps the layers where int8 loses the most until "
+              "the output reaches --target-sqnr; or module paths / op names", metavar="auto|LAYER,...")
+    target_sqnr_db: float = _option(35.0, "output SQNR against the float model that --int16-layers auto aims for "
+                                          "(default 35)", flag="--target-sqnr", type=float, metavar="DB")
+    bias_correction: bool = _option(
+        True, "by default each conv / linear bias absorbs the mean error its int8 weights make on the calibration "
+              "data; --no-bias-correction (False) quantizes the biases as they are", flag="--no-bias-correction")
+    activation_ranges: str = _option(
+        "auto", "int8 activation ranges: the calibrated min / max, the histogram's least-squares range (clips rare "
+                "tails), or auto (default): the histogram's where the output measures at least 1 dB closer to the "
+                "float model", choices=ACTIVATION_RANGES)
+    range_equalization: str = _option(
+        "auto", "int8: scale each layer's output channels toward one range through ReLUs and residual adds (the "
+                "layers reading them take the factors back; small channels get finer steps): on, off, or auto "
+                "(default): where the output measures at least 1 dB closer to the float model",
+        choices=RANGE_EQUALIZATION)
+    state: object = _option(
+        None, "a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's context); "
+              "model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage",
+        metavar="IN:OUT[,IN:OUT...]")
+    ram_limit: object = _option(
+        None, "the arena must fit in this much RAM (262144, 256K, 1M; default: the target board's RAM); a model "
+              "over it fails naming its peak layer and the bytes over", metavar="BYTES")
+    flash_limit: object = _option(
+        None, "the weights (and with --emit elf the firmware) must fit in this much flash (default: no limit; the "
+              "emulated boards keep weights in a large memory beside the code)", metavar="BYTES")
+    report: bool = _option(False, "also write report.html: RAM and flash against the target, the arena timeline, "
+                                  "a per-layer table (self-contained; mcu-run --count-instructions adds its "
+                                  "instruction counts)")
+    io_layout: str = _option("nchw", "layout of the graph's inputs and outputs", choices=IO_LAYOUTS)
+    prefer: str = _option(
+        "speed", "memory: run the first, high-resolution layers of a CNN band of rows by band of rows and call "
+                 "scratch-free kernels where a scratch buffer would raise the arena (the same outputs; a model over "
+                 "the RAM limit gets this by itself)", choices=PREFER)
+    max_overhead: float = _option(
+        15.0, "with --prefer memory: the most extra multiply-accumulates (recomputed rows between bands), in "
+              "percent of the model's (default 15)", type=parse_percent, metavar="PERCENT")
+    softmax: str = _option("table", "int8 softmax, arm_softmax_s8's integers either way: table (looked up, "
+                                    "fastest) or cmsis-nn (arm_softmax_s8 itself)", choices=SOFTMAX)
+    emit: str = _option("c", "last stage to produce (project: C plus runtime, kernels and CMakeLists.txt, "
+                             "self-contained)", choices=STAGES)
+    name: str | None = _option(
+        None, "prefix of every exported symbol, macro and file (PREFIX_model_run, PREFIX_model.h), so several "
+              "models link into one firmware; writes the self-contained folder", metavar="PREFIX")
+    cmsis_nn_path: str | None = _option(None, "CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
+    timing: bool = _option(False, "print the time of each stage")
+    output_dir: str | None = _option(None, "output directory", flag=("-o", "--output-dir"), required=True)
+    extra: dict = field(default_factory=dict, compare=False, metadata={"cli": False})
 
     def __post_init__(self):
         # "1:1,2:2" or pairs -> ((1, 1), (2, 2)); a bad spec is the user's error, raised here.
@@ -123,3 +176,32 @@ class CompileOptions:
         """The self-contained folder is written for `--emit project`, and whenever the model is named
         (its renamed runtime and kernels exist nowhere else)."""
         return self.reaches("c") and (self.emit == "project" or self.name is not None)
+
+
+def with_options(fn):
+    """Gives `fn(model, example_inputs=None, options=None, /, **fields)` a signature and help that list
+    every CompileOptions field with its default and meaning (the fields stay the one place they are
+    written)."""
+    import dataclasses
+    import inspect
+    kept = [p for p in inspect.signature(fn).parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    fields = dataclasses.fields(CompileOptions)
+    params = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=f.type,
+                                default=f.default if f.default is not dataclasses.MISSING else f.default_factory())
+              for f in fields]
+    fn.__signature__ = inspect.Signature(kept + params, return_annotation=inspect.signature(fn).return_annotation)
+    lines = [f"    {f.name}: {f.metadata.get('help') or 'see CompileOptions'}" for f in fields]
+    fn.__doc__ = ((fn.__doc__ or "").rstrip() + "\n\n    Options (keywords; the fields of CompileOptions):\n"
+                  + "\n".join(lines))
+    return fn
+
+
+def resolve(options: CompileOptions | None, fields: dict) -> CompileOptions:
+    """`options` with `fields` replaced (CompileOptions(**fields) without `options`); unknown names are an error."""
+    import dataclasses
+    from .diagnostics import UserError
+    known = {f.name for f in dataclasses.fields(CompileOptions)}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise UserError(f"unknown compile option(s): {', '.join(unknown)} (options: {', '.join(sorted(known))})")
+    return dataclasses.replace(options, **fields) if options is not None else CompileOptions(**fields)

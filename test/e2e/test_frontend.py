@@ -196,7 +196,7 @@ def test_torch_dialect_ir_on_request():
     model, example = zoo.get("ds_cnn")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = import_model(model, example, quantize="int8", calibration=2, torch_ir=True)
+        result = import_model(model, example, quantize="int8", calibration=2, emit="torch")
     assert "torch.quantized_decomposed.dequantize_per_channel" in result.torch_text
     assert "torch.aten.conv2d" in result.torch_text
     float_result, _, _ = imported("ds_cnn", "none")

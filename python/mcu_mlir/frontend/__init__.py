@@ -416,17 +416,19 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
 
 
 @reproducibly      # calibration's float results become the C's scales: the same code on every CPU
-def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibration=None,
-                 timings: dict | None = None, torch_ir: bool = False, int16_layers=None,
-                 target_sqnr_db: float = 35.0, state=(), bias_correction: bool = True,
-                 activation_ranges: str = "auto", range_equalization: str = "auto") -> FrontendResult:
+def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict | None = None,
+                 **fields) -> FrontendResult:
     """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
+
+    `options` is the compile's CompileOptions (keyword arguments set its fields); the frontend reads
+    quantize, calibration, int16_layers, target_sqnr_db, state, bias_correction, activation_ranges,
+    range_equalization and emit.
 
     int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
     output's SQNR against the float model reaches target_sqnr_db (frontend/mixed_precision.py), or
     a list of layer names (module paths, or graph node names) to keep in int16.
 
-    With `torch_ir`, `result.torch_text` also holds the quantized graph in the torch dialect (the
+    With emit="torch", `result.torch_text` also holds the quantized graph in the torch dialect (the
     PT2E QDQ form, for `--emit torch`); the float path always keeps its torch-dialect IR.
 
     state: (input, output) index pairs of a streaming model: calibrated with the state carried
@@ -442,6 +444,12 @@ def import_model(model, example_inputs: tuple, *, quantize: str = "int8", calibr
     through ReLUs and residual adds where the output measures at least 1 dB closer,
     frontend/range_equalization.py).
     """
+    from ..options import resolve
+    options = resolve(options, fields)
+    quantize, calibration, state = options.quantize, options.calibration, options.state
+    int16_layers, target_sqnr_db = options.int16_layers, options.target_sqnr_db
+    bias_correction, torch_ir = options.bias_correction, options.emit == "torch"
+    activation_ranges, range_equalization = options.activation_ranges, options.range_equalization
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
     from .quantizer import RANGES

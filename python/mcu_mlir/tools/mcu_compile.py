@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
 from .. import cpu_paths
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
-from ..options import (ACTIVATION_RANGES, BACKENDS, IO_LAYOUTS, PREFER, QUANTIZE, RANGE_EQUALIZATION, SOFTMAX, STAGES,
-                       TARGETS, CompileOptions)
+from ..options import CompileOptions
 
 _REPLACED = cpu_paths.overridden()
 cpu_paths.pin()     # before torch is imported: the same C on every machine
@@ -24,76 +24,33 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--input-shape", action="append", default=[], metavar="D0,D1,...[:int64]",
                    help="shape of one model input; repeat for several inputs. A ':int64' or ':int32' suffix makes "
                         "it an integer input (token ids, looked up by an embedding), int32 in the C")
-    p.add_argument("--target", choices=TARGETS, default=CompileOptions.target)
-    p.add_argument("--backend", choices=BACKENDS, default="cmsis-nn")
-    p.add_argument("--quantize", choices=QUANTIZE, default="int8")
-    p.add_argument("--calibration", default=None, metavar="N|FILE.npz|DIR",
-                   help="calibration: N random samples (default 32, with a warning), inputs from an .npz / .npy "
-                        "(samples stacked along the batch dimension), or a directory of such files")
-    p.add_argument("--int16-layers", default=None, metavar="auto|LAYER,...",
-                   help="int8 model with some layers in int16 (a16w8): auto keeps the layers where int8 loses "
-                        "the most until the output reaches --target-sqnr; or module paths / op names")
-    p.add_argument("--target-sqnr", type=float, default=35.0, metavar="DB",
-                   help="output SQNR against the float model that --int16-layers auto aims for (default 35)")
-    p.add_argument("--no-bias-correction", dest="bias_correction", action="store_false",
-                   help="quantize conv / linear biases as they are (by default each absorbs the mean error its "
-                        "int8 weights make on the calibration data)")
-    p.add_argument("--activation-ranges", choices=ACTIVATION_RANGES, default="auto",
-                   help="int8 activation ranges: the calibrated min / max, the histogram's least-squares range "
-                        "(clips rare tails), or auto (default): the histogram's where the output measures at least "
-                        "1 dB closer to the float model")
-    p.add_argument("--range-equalization", choices=RANGE_EQUALIZATION, default="auto",
-                   help="int8: scale each layer's output channels toward one range through ReLUs and residual "
-                        "adds (the layers reading them take the factors back; small channels get finer steps): on, "
-                        "off, or auto (default): where the output measures at least 1 dB closer to the float model")
-    p.add_argument("--state", default=None, metavar="IN:OUT[,IN:OUT...]",
-                   help="a streaming model: output OUT is the next call's input IN (an LSTM's h and c, a conv's "
-                        "context); model.h gets mcu_model_reset() / mcu_model_step(), the state kept in static storage")
-    p.add_argument("--ram-limit", default=None, metavar="BYTES",
-                   help="the arena must fit in this much RAM (262144, 256K, 1M; default: the target board's RAM); a "
-                        "model over it fails naming its peak layer and the bytes over")
-    p.add_argument("--flash-limit", default=None, metavar="BYTES",
-                   help="the weights (and with --emit elf the firmware) must fit in this much flash (default: no "
-                        "limit; the emulated boards keep weights in a large memory beside the code)")
-    p.add_argument("--report", action="store_true",
-                   help="also write report.html: RAM and flash against the target, the arena timeline, a per-layer "
-                        "table (self-contained; mcu-run --count-instructions adds its instruction counts)")
-    p.add_argument("--io-layout", choices=IO_LAYOUTS, default="nchw")
-    p.add_argument("--prefer", choices=PREFER, default="speed",
-                   help="memory: run the first, high-resolution layers of a CNN band of rows by band of rows and call "
-                        "scratch-free kernels where a scratch buffer would raise the arena (the same outputs; a model "
-                        "over the RAM limit gets this by itself)")
-    p.add_argument("--max-overhead", type=_percent, default=15.0, metavar="PERCENT",
-                   help="with --prefer memory: the most extra multiply-accumulates (recomputed rows between bands), in "
-                        "percent of the model's (default 15)")
-    p.add_argument("--softmax", choices=SOFTMAX, default="table",
-                   help="int8 softmax, arm_softmax_s8's integers either way: table (looked up, fastest) or cmsis-nn "
-                        "(arm_softmax_s8 itself)")
-    p.add_argument("--emit", choices=STAGES, default="c",
-                   help="last stage to produce (project: C plus runtime, kernels and CMakeLists.txt, self-contained)")
-    p.add_argument("--name", default=None, metavar="PREFIX",
-                   help="prefix of every exported symbol, macro and file (PREFIX_model_run, PREFIX_model.h), so "
-                        "several models link into one firmware; writes the self-contained folder")
-    p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
-    p.add_argument("--timing", action="store_true", help="print the time of each stage")
+    for f in _cli_fields():
+        _add_option(p, f)
     p.add_argument("-v", "--verbose", action="store_true",
                    help="also show what torch, torchao and other libraries warn or log")
-    p.add_argument("-o", "--output-dir", required=True, help="output directory")
     return p
 
 
+def _cli_fields() -> list[dataclasses.Field]:
+    return [f for f in dataclasses.fields(CompileOptions) if f.metadata.get("cli", True)]
+
+
+def _add_option(p: argparse.ArgumentParser, f: dataclasses.Field) -> None:
+    """One CompileOptions field as a flag: its help, default and choices are the field's."""
+    meta = dict(f.metadata)
+    flags = meta.pop("flag", "--" + f.name.replace("_", "-"))
+    flags = (flags,) if isinstance(flags, str) else flags
+    kwargs = {"dest": f.name, "help": meta.pop("help", None)}
+    if isinstance(f.default, bool):
+        # A switch: --report turns a False default on, --no-bias-correction a True one off.
+        kwargs["action"] = "store_false" if f.default else "store_true"
+    else:
+        kwargs["default"] = f.default
+        kwargs.update(meta)
+    p.add_argument(*flags, **kwargs)
+
+
 _INPUT_DTYPES = ("float32", "int32", "int64")
-
-
-def _percent(text: str) -> float:
-    """'15' or '15%': a non-negative percentage."""
-    try:
-        value = float(text.strip().rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a percentage such as 15 or 15%, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a percentage of extra instructions cannot be negative ({text!r})")
-    return value
 
 
 def _shape(text: str) -> tuple[tuple[int, ...], str]:
@@ -134,14 +91,8 @@ def _calibration(text):
 
 def run(args) -> int:
     from ..driver import compile as compile_model
-    options = dict(target=args.target, backend=args.backend, quantize=args.quantize,
-                   calibration=_calibration(args.calibration), io_layout=args.io_layout, prefer=args.prefer,
-                   max_overhead=args.max_overhead, softmax=args.softmax, emit=args.emit,
-                   output_dir=args.output_dir, cmsis_nn_path=args.cmsis_nn_path, timing=args.timing,
-                   name=args.name, int16_layers=args.int16_layers, target_sqnr_db=args.target_sqnr,
-                   state=args.state, ram_limit=args.ram_limit, flash_limit=args.flash_limit, report=args.report,
-                   bias_correction=args.bias_correction, activation_ranges=args.activation_ranges,
-                   range_equalization=args.range_equalization)
+    options = {f.name: getattr(args, f.name) for f in _cli_fields()}
+    options["calibration"] = _calibration(args.calibration)
     if args.model.endswith((".mlir", ".tosa")):
         if args.input_shape:
             raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
