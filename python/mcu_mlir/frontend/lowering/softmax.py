@@ -30,7 +30,7 @@ def _gather(self, table: np.ndarray, idx):
     n = int(np.prod(idx.shape, dtype=np.int64))
     flat = w.reshape(idx, (1, n))
     values = w.const(table.astype(np.int64).reshape(1, -1, 1), "i32")
-    out = w.op("tosa.gather", [values, flat], (1, n, 1), "i32")
+    out = w.gather(values, flat)
     return w.reshape(out, idx.shape)
 
 
@@ -42,42 +42,33 @@ def cmsis_softmax(self, q, axis: int, params):
     rank = len(q.shape)
     mult, shift, diff_min = params
     exp = cmsis_softmax_math.exp_table(mult, shift, diff_min)
-    x = w.op("tosa.cast", [q.v], q.shape, "i32")
-    red_shape = list(q.shape)
-    red_shape[axis] = 1
-    mx = w.op("tosa.reduce_max", [x], red_shape, "i32", f"axis = {axis} : i32")
-    d = w.op("tosa.sub", [mx, x], q.shape, "i32")
-    total = w.op("tosa.reduce_sum", [_gather(self, cmsis_softmax_math.sum_table(exp), d)], red_shape, "i32",
-                 f"axis = {axis} : i32")
-    headroom = w.op("tosa.clz", [total], red_shape, "i32")
-    bits = w.op("tosa.sub", [self.w.scalar(35, rank), headroom], red_shape, "i32")
-    val = w.op("tosa.bitwise_and", [w.op("tosa.logical_left_shift", [total, headroom], red_shape, "i32"),
-                                    self.w.scalar((1 << 31) - 1, rank)], red_shape, "i32")
+    x = w.cast(q.v, "i32")
+    mx = w.reduce_max(x, axis)
+    d = w.sub(mx, x)
+    total = w.reduce_sum(_gather(self, cmsis_softmax_math.sum_table(exp), d), axis)
+    headroom = w.clz(total)
+    bits = w.sub(self.w.scalar(35, rank), headroom)
+    val = w.bitwise_and(w.logical_left_shift(total, headroom), self.w.scalar((1 << 31) - 1, rank))
     # ONE_OVER1(val): Newton steps for 1 / (1 + val / 2**31). MUL_SAT rounds half away from zero,
     # TOSA's MUL (shift 31) half up: equal for products >= 0, so signs are taken out first.
     zero = self.w.scalar(0, rank)
 
-    def mul_sat(a, b_value, shape):
-        return w.op("tosa.mul", [a, b_value, w.zp(31, "i8")], shape, "i32")
-    half = w.op("tosa.add", [w.op("tosa.arithmetic_right_shift", [val, self.w.scalar(1, rank)], red_shape, "i32",
-                                  "round = false"), self.w.scalar(1 << 30, rank)], red_shape, "i32")
-    r = w.op("tosa.sub", [self.w.scalar(1515870810, rank), mul_sat(half, self.w.scalar(1010580540, rank), red_shape)],
-             red_shape, "i32")
+    def mul_sat(a, b_value):
+        return w.mul(a, b_value, 31)
+    half = w.add(w.arithmetic_right_shift(val, self.w.scalar(1, rank), round=False), self.w.scalar(1 << 30, rank))
+    r = w.sub(self.w.scalar(1515870810, rank), mul_sat(half, self.w.scalar(1010580540, rank)))
     for _ in range(3):
-        u = w.op("tosa.sub", [self.w.scalar(1 << 29, rank), mul_sat(half, r, red_shape)], red_shape, "i32")
-        step = mul_sat(r, w.op("tosa.abs", [u], red_shape, "i32"), red_shape)
-        negative = w.op("tosa.greater", [zero, u], red_shape, "i1")
-        step = w.op("tosa.select", [negative, w.op("tosa.sub", [zero, step], red_shape, "i32"), step], red_shape,
-                    "i32")
-        r = w.op("tosa.add", [r, w.op("tosa.mul", [step, self.w.scalar(4, rank), w.zp(0, "i8")], red_shape, "i32")],
-                 red_shape, "i32")
+        u = w.sub(self.w.scalar(1 << 29, rank), mul_sat(half, r))
+        step = mul_sat(r, w.abs(u))
+        negative = w.greater(zero, u)
+        step = w.select(negative, w.sub(zero, step), step)
+        r = w.add(r, w.mul(step, self.w.scalar(4, rank)))
     # MUL_POW2(r, 1) saturates r >= 2**30 (a sum of one exponential) to INT32_MAX = 2 * (2**30 - 1) + 1.
-    capped = w.op("tosa.minimum", [r, self.w.scalar((1 << 30) - 1, rank)], red_shape, "i32")
-    over = w.op("tosa.cast", [w.op("tosa.greater", [r, capped], red_shape, "i1")], red_shape, "i32")
-    reciprocal = w.op("tosa.add", [w.op("tosa.mul", [capped, self.w.scalar(2, rank), w.zp(0, "i8")], red_shape,
-                                        "i32"), over], red_shape, "i32")
+    capped = w.minimum(r, self.w.scalar((1 << 30) - 1, rank))
+    over = w.cast(w.greater(r, capped), "i32")
+    reciprocal = w.add(w.mul(capped, self.w.scalar(2, rank)), over)
     e = _gather(self, exp, d)
-    y = w.op("tosa.arithmetic_right_shift", [mul_sat(e, reciprocal, q.shape), bits], q.shape, "i32", "round = true")
+    y = w.arithmetic_right_shift(mul_sat(e, reciprocal), bits, round=True)
     return Q(w.rescale(y, [1 << 30], [30], 0, -128, "i8"), 1 / 256, -128)
 
 
@@ -108,44 +99,40 @@ def cmsis_softmax_s16(self, q, axis: int, params):
     rank = len(q.shape)
     mult, shift = params
     exp_lut, obo_lut = cmsis_softmax_math.s16_luts()
-    red_shape = list(q.shape)
-    red_shape[axis] = 1
 
     def s(v):
         return w.scalar(v, rank)
 
-    def lut(v16, table, shape):
-        looked = w.op("tosa.table", [v16, w.const(table, "i16", (513,))], shape, "i32")
-        return w.op("tosa.arithmetic_right_shift", [looked, s(7)], shape, "i32", "round = true")
+    def lut(v16, table):
+        looked = w.table(v16, w.const(table, "i16", (513,)))
+        return w.arithmetic_right_shift(looked, s(7), round=True)
 
-    def wrap16(v, shape):      # (int16_t)v
-        low = w.op("tosa.bitwise_and", [w.op("tosa.add", [v, s(32768)], shape, "i32"), s(0xFFFF)], shape, "i32")
-        return w.op("tosa.sub", [low, s(32768)], shape, "i32")
-    x = w.op("tosa.cast", [q.v], q.shape, "i32")
-    mx = w.op("tosa.reduce_max", [x], red_shape, "i32", f"axis = {axis} : i32")
-    diff = w.op("tosa.sub", [x, mx], q.shape, "i32")
+    def wrap16(v):      # (int16_t)v
+        low = w.bitwise_and(w.add(v, s(32768)), s(0xFFFF))
+        return w.sub(low, s(32768))
+    x = w.cast(q.v, "i32")
+    mx = w.reduce_max(x, axis)
+    diff = w.sub(x, mx)
     if shift > 0:
-        diff = w.op("tosa.mul", [diff, s(1 << shift), w.zp(0, "i8")], q.shape, "i32")
-    scaled = w.op("tosa.mul", [diff, s(mult), w.zp(31, "i8")], q.shape, "i32")
+        diff = w.mul(diff, s(1 << shift))
+    scaled = w.mul(diff, s(mult), 31)
     if shift < 0:
-        neg = w.op("tosa.sub", [s(0), scaled], q.shape, "i32")
-        neg = w.op("tosa.arithmetic_right_shift", [neg, s(-shift)], q.shape, "i32", "round = true")
-        scaled = w.op("tosa.sub", [s(0), neg], q.shape, "i32")
+        neg = w.sub(s(0), scaled)
+        neg = w.arithmetic_right_shift(neg, s(-shift), round=True)
+        scaled = w.sub(s(0), neg)
     # scaled <= 0: only the lower bound of the C's clamp to int16 can bite.
-    sym = w.op("tosa.maximum", [w.op("tosa.add", [scaled, s(32767)], q.shape, "i32"), s(-32768)], q.shape, "i32")
-    e = lut(w.op("tosa.cast", [sym], q.shape, "i16"), exp_lut, q.shape)
-    total = w.op("tosa.reduce_sum", [e], red_shape, "i32", f"axis = {axis} : i32")
-    headroom = w.op("tosa.clz", [total], red_shape, "i32")
-    normalised = w.op("tosa.logical_left_shift", [total, w.op("tosa.sub", [headroom, s(1)], red_shape, "i32")],
-                      red_shape, "i32")
+    sym = w.maximum(w.add(scaled, s(32767)), s(-32768))
+    e = lut(w.cast(sym, "i16"), exp_lut)
+    total = w.reduce_sum(e, axis)
+    headroom = w.clz(total)
+    normalised = w.logical_left_shift(total, w.sub(headroom, s(1)))
     # ((n + 2**13) >> 14) without the int32 overflow the C may wrap through: the same low 16 bits.
-    shifted = w.op("tosa.arithmetic_right_shift", [normalised, s(14)], red_shape, "i32", "round = true")
-    index = wrap16(w.op("tosa.sub", [shifted, s(98304)], red_shape, "i32"), red_shape)
-    r = lut(w.op("tosa.cast", [index], red_shape, "i16"), obo_lut, red_shape)
-    prod = w.op("tosa.mul", [e, r, w.zp(0, "i8")], q.shape, "i32")
-    y = w.op("tosa.arithmetic_right_shift", [prod, w.op("tosa.sub", [s(30), headroom], red_shape, "i32")],
-             q.shape, "i32", "round = false")
-    y = wrap16(w.op("tosa.arithmetic_right_shift", [y, s(1)], q.shape, "i32", "round = true"), q.shape)
+    shifted = w.arithmetic_right_shift(normalised, s(14), round=True)
+    index = wrap16(w.sub(shifted, s(98304)))
+    r = lut(w.cast(index, "i16"), obo_lut)
+    prod = w.mul(e, r)
+    y = w.arithmetic_right_shift(prod, w.sub(s(30), headroom), round=False)
+    y = wrap16(w.arithmetic_right_shift(y, s(1), round=True))
     return Q(w.rescale(y, [1 << 30], [30], 0, 0, "i16"), 1 / 32768, 0)
 
 
@@ -183,22 +170,20 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
         if params is not None:
             return cmsis_softmax_s16(self, q, axis, params)
     wide16 = q.elem == "i16"
-    x = w.op("tosa.cast", [q.v], q.shape, "i32")
-    red_shape = list(q.shape)
-    red_shape[axis] = 1
-    mx = w.op("tosa.reduce_max", [x], red_shape, "i32", f"axis = {axis} : i32")
-    d = w.op("tosa.sub", [mx, x], q.shape, "i32")
+    x = w.cast(q.v, "i32")
+    mx = w.reduce_max(x, axis)
+    d = w.sub(mx, x)
     if wide16:
         # d in [0, 65535]: the int16 TABLE (513 points, interpolated, 7 fraction bits) of
         # exp(-d * s) * 2**14, so e(0) = 2**21 exactly.
         frac_bits, d_max = 21, 65535
         if count > 1023:
             raise UserError(f"{describe(node)}: int16 softmax over {count} > 1023 elements")
-        centred = w.op("tosa.sub", [d, self.w.scalar(32768, rank)], q.shape, "i32")
-        idx16 = w.op("tosa.cast", [centred], q.shape, "i16")
+        centred = w.sub(d, self.w.scalar(32768, rank))
+        idx16 = w.cast(centred, "i16")
         points = np.arange(513) * 128
         table = np.round(np.exp(-points * q.scale) * (1 << 14)).astype(np.int64)
-        e = w.op("tosa.table", [idx16, w.const(table, "i16", (513,))], q.shape, "i32")
+        e = w.table(idx16, w.const(table, "i16", (513,)))
     else:
         frac_bits = min(21, 30 - max(1, math.ceil(math.log2(max(count, 2)))))
         d_max = 255
@@ -208,10 +193,10 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
         e = _gather(self, exp_table, d)
     if mask is not None:
         keep = mask if runtime else w.const(mask.astype(np.int64), "i1")
-        e = w.op("tosa.select", [keep, e, self.w.scalar(0, rank)], q.shape, "i32")
-    total = w.op("tosa.reduce_sum", [e], red_shape, "i32", f"axis = {axis} : i32")
+        e = w.select(keep, e, self.w.scalar(0, rank))
+    total = w.reduce_sum(e, axis)
 
-    shift0 = w.zp(0, "i8")
+    w.zp(0, "i8")      # the multiplies' shift (0), made here: the constants keep their order
     if not log:
         k = round(1.0 / scale)
         if abs(k - 1.0 / scale) > 1e-6 * k:
@@ -220,23 +205,21 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
             # e * 2**15 / S without overflow: (e << 8) / (S >> 7).
             if k != 1 << 15:
                 raise UserError(f"{describe(node)}: int16 softmax output scale must be 1/32768")
-            num = w.op("tosa.mul", [e, self.w.scalar(1 << 8, rank), shift0], q.shape, "i32")
-            den = w.op("tosa.arithmetic_right_shift", [total, self.w.scalar(7, rank)], red_shape, "i32",
-                       "round = false")
-            half = w.op("tosa.arithmetic_right_shift", [den, self.w.scalar(1, rank)], red_shape, "i32",
-                        "round = false")
-            num = w.op("tosa.add", [num, half], q.shape, "i32")
+            num = w.mul(e, self.w.scalar(1 << 8, rank))
+            den = w.arithmetic_right_shift(total, self.w.scalar(7, rank), round=False)
+            half = w.arithmetic_right_shift(den, self.w.scalar(1, rank), round=False)
+            num = w.add(num, half)
         else:
             if k * 2 * (1 << frac_bits) >= 1 << 31:
                 raise UserError(f"{describe(node)}: softmax output scale must be 1/256 (got {scale})")
-            num = w.op("tosa.mul", [e, self.w.scalar(2 * k, rank), shift0], q.shape, "i32")
-            num = w.op("tosa.add", [num, total], q.shape, "i32")
-            den = w.op("tosa.add", [total, total], red_shape, "i32")
+            num = w.mul(e, self.w.scalar(2 * k, rank))
+            num = w.add(num, total)
+            den = w.add(total, total)
         if runtime:
             # A row the mask empties at run time has sum 0: divided by 1, every probability is 0
             # (the float model gives NaN there).
-            den = w.op("tosa.maximum", [den, self.w.scalar(1, rank)], red_shape, "i32")
-        r = w.op("tosa.intdiv", [num, den], q.shape, "i32")
+            den = w.maximum(den, self.w.scalar(1, rank))
+        r = w.intdiv(num, den)
         out = w.rescale(r, [1 << 30], [30], 0, zp, elem)
         return Q(out, scale, zp)
     ratio = q.scale / scale
@@ -246,22 +229,21 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
     r2 = round(math.log(2) / scale * (1 << p))
     mant = 10 if wide16 else 8     # bits of S after its leading one that index the log table
     log_table = np.round(np.log1p((np.arange(1 << mant) + 0.5) / (1 << mant)) / scale * (1 << p))
-    a = w.op("tosa.mul", [d, self.w.scalar(r1, rank), shift0], q.shape, "i32")        # d * s_in / s_out
-    clz = w.op("tosa.clz", [total], red_shape, "i32")
-    amount = w.op("tosa.sub", [self.w.scalar(31 - mant, rank), clz], red_shape, "i32")   # top bit - mant
-    top = w.op("tosa.logical_right_shift", [total, amount], red_shape, "i32")
-    idx = w.op("tosa.bitwise_and", [top, self.w.scalar((1 << mant) - 1, rank)], red_shape, "i32")
-    octave = w.op("tosa.sub", [self.w.scalar(31 - frac_bits, rank), clz], red_shape, "i32")
-    b = w.op("tosa.mul", [octave, self.w.scalar(r2, rank), shift0], red_shape, "i32")
-    b = w.op("tosa.add", [b, _gather(self, log_table, idx)], red_shape, "i32")
-    neg = w.op("tosa.add", [a, b], q.shape, "i32")                                    # -(result) << p
+    a = w.mul(d, self.w.scalar(r1, rank))        # d * s_in / s_out
+    clz = w.clz(total)
+    amount = w.sub(self.w.scalar(31 - mant, rank), clz)   # top bit - mant
+    top = w.logical_right_shift(total, amount)
+    idx = w.bitwise_and(top, self.w.scalar((1 << mant) - 1, rank))
+    octave = w.sub(self.w.scalar(31 - frac_bits, rank), clz)
+    b = w.mul(octave, self.w.scalar(r2, rank))
+    b = w.add(b, _gather(self, log_table, idx))
+    neg = w.add(a, b)                                    # -(result) << p
     half = self.w.scalar((1 << p) >> 1, rank)
-    neg = w.op("tosa.sub", [neg, half], q.shape, "i32")
+    neg = w.sub(neg, half)
     zero = self.w.scalar(0, rank)
-    val = w.op("tosa.sub", [zero, neg], q.shape, "i32")
+    val = w.sub(zero, neg)
     if p:
-        val = w.op("tosa.arithmetic_right_shift", [val, self.w.scalar(p, rank)], q.shape, "i32",
-                   "round = false")
+        val = w.arithmetic_right_shift(val, self.w.scalar(p, rank), round=False)
     out = w.rescale(val, [1 << 30], [30], 0, zp, elem)
     return Q(out, scale, zp)
 
