@@ -30,17 +30,17 @@ def _lower_add_sub(self, node, ins, scale, zp, elem, clamp):
         if q.elem == "i8":
             shifted = self.w.rescale(q.v, [1 << 30], [30 - left_shift], q.zp, 0, "i32")
         else:   # int16 (zero point 0): a rescale cannot shift 16-bit values left by 15 exactly
-            wide = self.w.op("tosa.cast", [q.v], q.shape, "i32")
+            wide = self.w.cast(q.v, "i32")
             amount = self.w.const(np.array([left_shift]), "i32", (1,) * len(q.shape))
-            shifted = self.w.op("tosa.logical_left_shift", [wide, amount], q.shape, "i32")
+            shifted = self.w.logical_left_shift(wide, amount)
         m, s = quantize_multiplier(q.scale / twice_max)
         parts.append(self.w.rescale(shifted, [m], [s], 0, 0, "i32"))
     pa, pb = (self.w.reshape(p, (1,) * (len(out_shape) - len(p.shape)) + tuple(p.shape)) for p in parts)
-    op = "tosa.add" if node.target in (aten.add.Tensor, aten.add_.Tensor) else "tosa.sub"
-    acc = self.w.op(op, [pa, pb], out_shape, "i32")
+    add = node.target in (aten.add.Tensor, aten.add_.Tensor)
+    acc = self.w.add(pa, pb) if add else self.w.sub(pa, pb)
     m, s = quantize_multiplier(twice_max / ((1 << left_shift) * scale))
     out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
-    self.record_layer(node, "add" if op == "tosa.add" else "sub", qa, None, scale, zp, [qb])
+    self.record_layer(node, "add" if add else "sub", qa, None, scale, zp, [qb])
     return self.apply_clamp(out, clamp)
 
 
@@ -55,8 +55,7 @@ def _lower_mul(self, node, ins, scale, zp, elem, clamp):
     for q in (qa, qb):
         wide = self.w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")   # x - zp, exactly
         ops.append(self.w.reshape(wide, (1,) * (len(out_shape) - len(q.shape)) + tuple(q.shape)))
-    shift = self.w.zp(0, "i8")
-    acc = self.w.op("tosa.mul", [ops[0], ops[1], shift], out_shape, "i32")
+    acc = self.w.mul(ops[0], ops[1])
     m, s = quantize_multiplier(qa.scale * qb.scale / scale)
     out = Q(self.w.rescale(acc, [m], [s], 0, zp, elem), scale, zp)
     self.record_layer(node, "mul", qa, None, scale, zp, [qb])
@@ -85,20 +84,19 @@ def _lower_div(self, node, ins, scale, zp, elem, clamp):
         return w.reshape(v, (1,) * (len(out_shape) - len(q.shape)) + tuple(q.shape))
     num, den = widened(qa, k), widened(qb, 0)
     rank = len(out_shape)
-    zero = w.op("tosa.equal", [den, w.scalar(0, rank)], den.shape, "i1")
-    safe = w.op("tosa.select", [zero, w.scalar(1, rank), den], den.shape, "i32")
-    quotient = w.op("tosa.intdiv", [num, safe], out_shape, "i32")
+    zero = w.equal(den, w.scalar(0, rank))
+    safe = w.select(zero, w.scalar(1, rank), den)
+    quotient = w.intdiv(num, safe)
     m, sh = quantize_multiplier(qa.scale / (qb.scale * 2.0 ** k * scale))
     value = w.rescale(quotient, [m], [sh], 0, zp, elem)
     # a / 0 is +-inf where a is not 0 (the quantized float saturates), 0 / 0 the zero point.
     lo, hi = RANGE[elem]
     for bound, compared in ((hi, [num, w.scalar(0, rank)]), (lo, [w.scalar(0, rank), num])):
-        signed = w.op("tosa.greater", compared, out_shape, "i1")
-        hit = w.op("tosa.logical_and", [zero, signed], out_shape, "i1")
-        value = w.op("tosa.select", [hit, w.scalar(bound, rank, elem), value], out_shape, elem)
-    zero_over_zero = w.op("tosa.logical_and", [zero, w.op("tosa.equal", [num, w.scalar(0, rank)], out_shape, "i1")],
-                          out_shape, "i1")
-    value = w.op("tosa.select", [zero_over_zero, w.scalar(zp, rank, elem), value], out_shape, elem)
+        signed = w.greater(*compared)
+        hit = w.logical_and(zero, signed)
+        value = w.select(hit, w.scalar(bound, rank, elem), value)
+    zero_over_zero = w.logical_and(zero, w.equal(num, w.scalar(0, rank)))
+    value = w.select(zero_over_zero, w.scalar(zp, rank, elem), value)
     out = Q(value, scale, zp)
     self.record_layer(node, "div", qa, None, scale, zp, [qb])
     return self.apply_clamp(out, clamp)
@@ -113,11 +111,11 @@ def _lower_min_max(self, node, ins, scale, zp, elem, clamp):
     out_shape = shape_of(node)
     qs = [self.requantize(self.operand(v), scale, zp, elem) for v in ins[:2]]
     # TOSA compares int32 only: widen (exactly), compare, narrow (the values fit).
-    vs = [self.w.op("tosa.cast", [q.v], q.shape, "i32") for q in qs]
+    vs = [self.w.cast(q.v, "i32") for q in qs]
     vs = [self.w.reshape(v, (1,) * (len(out_shape) - len(v.shape)) + tuple(v.shape)) for v in vs]
-    name = "tosa.maximum" if node.target in (aten.maximum.default, aten.max.other) else "tosa.minimum"
-    wide = self.w.op(name, vs, out_shape, "i32")
-    out = Q(self.w.op("tosa.cast", [wide], out_shape, elem), scale, zp)
+    maximum = node.target in (aten.maximum.default, aten.max.other)
+    wide = self.w.maximum(*vs) if maximum else self.w.minimum(*vs)
+    out = Q(self.w.cast(wide, elem), scale, zp)
     return self.apply_clamp(out, clamp)
 
 
@@ -178,7 +176,7 @@ def runtime_condition(self, cond, shape):
     """A run-time flag tensor (int32, 0 / 1) as booleans, its rank that of `shape` (broadcast)."""
     rank = len(shape)
     v = self.w.reshape(cond.v, (1,) * (rank - len(cond.v.shape)) + tuple(cond.v.shape))
-    return self.w.op("tosa.greater", [v, self.w.scalar(0, rank)], tuple(v.shape), "i1")
+    return self.w.greater(v, self.w.scalar(0, rank))
 
 
 def _lower_where(self, node, ins, scale, zp, elem, clamp):
@@ -221,7 +219,7 @@ def _lower_where(self, node, ins, scale, zp, elem, clamp):
         if mask.all() and isinstance(a, DQ):    # keeps every value (an attention mask without padding)
             return self.apply_clamp(self.requantize(a.q, scale, zp, elem), clamp)
         cond_v = self.w.const(mask.astype(np.int64), "i1")
-    out = self.w.op("tosa.select", [cond_v, va, vb], shape, elem)
+    out = self.w.select(cond_v, va, vb)
     inputs = [v.q for v in (a, b) if isinstance(v, DQ)]
     if inputs:      # (two constants selected by a run-time flag: no quantized input to report)
         self.record_layer(node, "where", inputs[0], None, scale, zp, inputs[1:])
@@ -256,17 +254,17 @@ def _eager_compare(self, node, ins):
     rank = len(shape)
     if passing.size in (0, hi - lo + 1):         # never or always: a constant flag
         return Const(np.full(shape, int(passing.size > 0), np.int64))
-    wide = self.w.op("tosa.cast", [q.v], q.shape, "i32")
+    wide = self.w.cast(q.v, "i32")
     wide = self.w.reshape(wide, (1,) * (rank - len(q.shape)) + tuple(q.shape))
     if kind in ("gt", "ge"):
-        hit = self.w.op("tosa.greater_equal", [wide, self.w.scalar(int(passing[0]), rank)], shape, "i1")
+        hit = self.w.greater_equal(wide, self.w.scalar(int(passing[0]), rank))
     elif kind in ("lt", "le"):
-        hit = self.w.op("tosa.greater_equal", [self.w.scalar(int(passing[-1]), rank), wide], shape, "i1")
+        hit = self.w.greater_equal(self.w.scalar(int(passing[-1]), rank), wide)
     else:
         value = int(passing[0]) if kind == "eq" else int(np.setdiff1d(np.arange(lo, hi + 1), passing)[0])
-        hit = self.w.op("tosa.equal", [wide, self.w.scalar(value, rank)], shape, "i1")
+        hit = self.w.equal(wide, self.w.scalar(value, rank))
     yes, no = (0, 1) if kind == "ne" else (1, 0)
-    return Indices(self.w.op("tosa.select", [hit, self.w.scalar(yes, rank), self.w.scalar(no, rank)], shape, "i32"),
+    return Indices(self.w.select(hit, self.w.scalar(yes, rank), self.w.scalar(no, rank)),
                    flag=True, activation=True)
 
 
@@ -295,15 +293,13 @@ def _lower_hypot(self, node, ins, scale, zp, elem, clamp):
     for q in (qa, qb):
         v = w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")     # x - zp, exactly
         wide.append(w.reshape(v, (1,) * (rank - len(q.shape)) + tuple(q.shape)))
-    squares = [w.op("tosa.mul", [v, v, w.zp(0, "i8")], v.shape, "i32") for v in wide]
-    total = w.op("tosa.add", squares, shape, "i32")          # < 2**31: |x - zp| <= 32767 (int16 symmetric)
-    clz = w.op("tosa.clz", [total], shape, "i32")
-    even = w.op("tosa.bitwise_and", [w.op("tosa.sub", [clz, s(1)], shape, "i32"), s(-2)], shape, "i32")
-    normalised = w.op("tosa.logical_left_shift", [total, even], shape, "i32")
-    index = w.op("tosa.sub", [w.op("tosa.logical_right_shift", [normalised, s(16)], shape, "i32"), s(16384)],
-                 shape, "i32")
-    root = w.op("tosa.table", [w.op("tosa.cast", [index], shape, "i16"), w.const(_SQRT_TABLE, "i16", (513,))],
-                shape, "i32")                                  # ~ sqrt(normalised) * 2**6
+    squares = [w.mul(v, v) for v in wide]
+    total = w.add(*squares)          # < 2**31: |x - zp| <= 32767 (int16 symmetric)
+    clz = w.clz(total)
+    even = w.bitwise_and(w.sub(clz, s(1)), s(-2))
+    normalised = w.logical_left_shift(total, even)
+    index = w.sub(w.logical_right_shift(normalised, s(16)), s(16384))
+    root = w.table(w.cast(index, "i16"), w.const(_SQRT_TABLE, "i16", (513,)))    # ~ sqrt(normalised) * 2**6
     # The rescale's factor stays below 2**8 (its shift >= 23: TOSA requires |root| < 2**(shift - 1),
     # and the root reaches 2**21.5); the bits given up come back in the final per-element shift.
     ratio = qa.scale / scale
@@ -312,11 +308,10 @@ def _lower_hypot(self, node, ins, scale, zp, elem, clamp):
         raise UserError(f"{describe(node)}: output scale {scale} is too fine for the magnitude's input scale")
     m, sh = quantize_multiplier(ratio * 2.0 ** (headroom - 6))
     scaled = w.rescale(root, [m], [sh], 0, 0, "i32")
-    shift = w.op("tosa.add", [w.op("tosa.arithmetic_right_shift", [even, s(1)], shape, "i32", "round = false"),
-                              s(headroom)], shape, "i32")
-    y = w.op("tosa.arithmetic_right_shift", [scaled, shift], shape, "i32", "round = true")
-    zero = w.op("tosa.equal", [total, s(0)], shape, "i1")
-    y = w.op("tosa.select", [zero, s(0), y], shape, "i32")
+    shift = w.add(w.arithmetic_right_shift(even, s(1), round=False), s(headroom))
+    y = w.arithmetic_right_shift(scaled, shift, round=True)
+    zero = w.equal(total, s(0))
+    y = w.select(zero, s(0), y)
     out = Q(w.rescale(y, [1 << 30], [30], 0, zp, elem), scale, zp)
     self.record_layer(node, "hypot", qa, None, scale, zp, [qb])
     return self.apply_clamp(out, clamp)
