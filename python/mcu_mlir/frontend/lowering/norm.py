@@ -43,15 +43,10 @@ def normalize(self, x, q: Q, axes, centre: bool, eps_lsb: float):
     shape = list(x.shape)
     rank = len(shape)
     n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    red = list(shape)
-    for a in axes:
-        red[a] = 1
 
     def reduce_sum(v):
-        cur = list(shape)
         for a in axes:
-            cur[a] = 1
-            v = w.op("tosa.reduce_sum", [v], cur, "i32", f"axis = {a} : i32")
+            v = w.reduce_sum(v, a)
         return v
 
     # x spans the input type's range (int8: 255, int16: 65535 steps).
@@ -59,15 +54,14 @@ def normalize(self, x, q: Q, axes, centre: bool, eps_lsb: float):
     zp = q.zp
     if centre:
         total = reduce_sum(x)
-        d = w.op("tosa.sub", [w.op("tosa.mul", [x, w.scalar(n, rank), w.zp(0, "i8")], shape, "i32"), total],
-                 shape, "i32")
+        d = w.sub(w.mul(x, w.scalar(n, rank)), total)
         reach, c = (n - 1) * span, n
     else:
-        d = w.op("tosa.sub", [x, w.scalar(zp, rank)], shape, "i32")
+        d = w.sub(x, w.scalar(zp, rank))
         reach, c = span, 1
     s0 = max(0, _bits(reach) - 15)
     if s0:
-        d = w.op("tosa.arithmetic_right_shift", [d, w.scalar(s0, rank)], shape, "i32", "round = true")
+        d = w.arithmetic_right_shift(d, w.scalar(s0, rank), round=True)
     d_max = (reach >> s0) + 1
     # var (input LSB squared) = W * 2**(2 s0 + s1) / (c**2 n): E is eps in W's units.
     eps_units = eps_lsb * c * c * n / 2.0 ** (2 * s0)
@@ -76,24 +70,23 @@ def normalize(self, x, q: Q, axes, centre: bool, eps_lsb: float):
         s1 += 1
     if s1 > 63:
         raise UserError(f"{describe(self.node)}: a normalisation over {n} values is too long for int32 statistics")
-    square = w.op("tosa.mul", [d, d, w.zp(s1, "i8")], shape, "i32")
+    square = w.mul(d, d, s1)
     eps_term = max(1, round(eps_units / 2.0 ** s1))
-    var = w.op("tosa.add", [reduce_sum(square), w.scalar(eps_term, rank)], red, "i32")
+    var = w.add(reduce_sum(square), w.scalar(eps_term, rank))
     # var = m * 2**e, e even, m in [2**14, 2**16): e = (17 - clz) & -2.
-    clz = w.op("tosa.clz", [var], red, "i32")
-    e = w.op("tosa.bitwise_and", [w.op("tosa.sub", [w.scalar(17, rank), clz], red, "i32"), w.scalar(-2, rank)],
-             red, "i32")
+    clz = w.clz(var)
+    e = w.bitwise_and(w.sub(w.scalar(17, rank), clz), w.scalar(-2, rank))
     zero = w.scalar(0, rank)
-    up = w.op("tosa.maximum", [w.op("tosa.sub", [zero, e], red, "i32"), zero], red, "i32")
-    down = w.op("tosa.maximum", [e, zero], red, "i32")
-    m = w.op("tosa.logical_left_shift", [var, up], red, "i32")
-    m = w.op("tosa.arithmetic_right_shift", [m, down], red, "i32", "round = false")
-    index = w.op("tosa.cast", [w.op("tosa.sub", [m, w.scalar(1 << 15, rank)], red, "i32")], red, "i16")
-    rsqrt = w.op("tosa.table", [index, w.const(_RSQRT_TABLE, "i16", (513,))], red, "i32")
-    product = w.op("tosa.mul", [d, rsqrt, w.zp(7, "i8")], shape, "i32")
-    half_e = w.op("tosa.arithmetic_right_shift", [e, w.scalar(1, rank)], red, "i32", "round = false")
-    amount = w.op("tosa.add", [half_e, w.scalar(7, rank)], red, "i32")
-    z = w.op("tosa.arithmetic_right_shift", [product, amount], shape, "i32", "round = true")
+    up = w.maximum(w.sub(zero, e), zero)
+    down = w.maximum(e, zero)
+    m = w.logical_left_shift(var, up)
+    m = w.arithmetic_right_shift(m, down, round=False)
+    index = w.cast(w.sub(m, w.scalar(1 << 15, rank)), "i16")
+    rsqrt = w.table(index, w.const(_RSQRT_TABLE, "i16", (513,)))
+    product = w.mul(d, rsqrt, 7)
+    half_e = w.arithmetic_right_shift(e, w.scalar(1, rank), round=False)
+    amount = w.add(half_e, w.scalar(7, rank))
+    z = w.arithmetic_right_shift(product, amount, round=True)
     return z, s1, n
 
 
@@ -110,7 +103,7 @@ def affine(self, z, s1: int, n: int, gamma, beta, scale: float, zp: int, elem: s
     g = int(np.clip(math.floor(math.log2((1 << 29) / reach)), 0, 16))
     if (gamma < 0).any():
         signs = np.where(gamma < 0, -1, 1)
-        z = w.op("tosa.mul", [z, w.const(signs, "i32", [1] * (rank - 1) + [channels]), w.zp(0, "i8")], shape, "i32")
+        z = w.mul(z, w.const(signs, "i32", [1] * (rank - 1) + [channels]))
     try:
         pairs = [quantize_multiplier(abs(float(v)) * unit * 2.0 ** g) for v in gamma]
     except ValueError:
@@ -118,7 +111,7 @@ def affine(self, z, s1: int, n: int, gamma, beta, scale: float, zp: int, elem: s
     y = w.rescale(z, [p[0] for p in pairs], [p[1] for p in pairs], 0, 0, "i32")
     offsets = np.round(beta / scale * 2.0 ** g).astype(np.int64)
     if offsets.any():
-        y = w.op("tosa.add", [y, w.const(offsets, "i32", [1] * (rank - 1) + [channels])], shape, "i32")
+        y = w.add(y, w.const(offsets, "i32", [1] * (rank - 1) + [channels]))
     return Q(w.rescale(y, [1 << 30], [30 + g], 0, zp, elem, double_round=False), scale, zp)
 
 
@@ -134,7 +127,7 @@ def _input(self, node, src):
     if not isinstance(src, DQ):
         return None
     q = src.q
-    return q, self.w.op("tosa.cast", [q.v], q.shape, "i32")
+    return q, self.w.cast(q.v, "i32")
 
 
 def _arg(node, index, name, default=None):
