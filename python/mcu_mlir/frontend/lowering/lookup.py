@@ -132,10 +132,10 @@ def _index_compare(self, node, ins):
     a, b = (_int_operand(self, node, v, len(out)) for v in ins[:2])
     if a is None or b is None:
         return None
-    equal = self.w.op("tosa.equal", [a, b], out, "i1")
+    equal = self.w.equal(a, b)
     hit, miss = (1, 0) if node.target in (aten.eq.Scalar, aten.eq.Tensor) else (0, 1)
     rank = len(out)
-    return Indices(self.w.op("tosa.select", [equal, self.w.scalar(hit, rank), self.w.scalar(miss, rank)], out, "i32"),
+    return Indices(self.w.select(equal, self.w.scalar(hit, rank), self.w.scalar(miss, rank)),
                    flag=True)
 
 
@@ -148,9 +148,9 @@ def _index_binary(self, node, ins):
     if a is None or b is None:
         return None
     if node.target in (aten.mul.Tensor, aten.mul.Scalar):
-        return Indices(self.w.op("tosa.mul", [a, b, self.w.zp(0, "i8")], out, "i32"))
-    name = "tosa.add" if node.target in (aten.add.Tensor, aten.add.Scalar) else "tosa.sub"
-    return Indices(self.w.op(name, [a, b], out, "i32"))
+        return Indices(self.w.mul(a, b))
+    add = node.target in (aten.add.Tensor, aten.add.Scalar)
+    return Indices(self.w.add(a, b) if add else self.w.sub(a, b))
 
 
 def _index_fill(self, node, ins):
@@ -164,8 +164,8 @@ def _index_fill(self, node, ins):
     c, a, b = (_int_operand(self, node, v, rank) for v in (cond, on, off))
     if c is None or a is None or b is None:
         return None
-    unset = self.w.op("tosa.equal", [c, self.w.scalar(0, rank)], tuple(c.shape), "i1")
-    return Indices(self.w.op("tosa.select", [unset, b, a], out, "i32"), flag=_to_bool(node))
+    unset = self.w.equal(c, self.w.scalar(0, rank))
+    return Indices(self.w.select(unset, b, a), flag=_to_bool(node))
 
 
 def _index_slice(self, node, ins):
@@ -221,12 +221,9 @@ def _index_cumsum(self, node, ins):
     while step < shape[dim]:
         pads = [0] * (2 * len(shape))
         pads[2 * dim] = step
-        amounts = self.w.shape_const(pads)
-        padded_shape = tuple(d + step if a == dim else d for a, d in enumerate(shape))
-        shifted = self.w.op("tosa.pad", [total, (amounts, f"!tosa.shape<{2 * len(shape)}>"), self.w.zp(0, "i32")],
-                            padded_shape, "i32")
+        shifted = self.w.pad(total, pads, 0)
         shifted = self.w.slice(shifted, [0] * len(shape), shape)
-        total = self.w.op("tosa.add", [total, shifted], shape, "i32")
+        total = self.w.add(total, shifted)
         step *= 2
     return Indices(total)
 
@@ -239,10 +236,10 @@ def _index_gather(self, node, ins):
     if not isinstance(ids, Indices) or node.kwargs.get("sparse_grad") or len(ins) > 3 and ins[3]:
         return None
     if isinstance(table, Const) and table.scales is None and np.asarray(table.data).dtype.kind in "biu":
-        data, elem, wrap = np.asarray(table.data, np.int64), "i32", Indices
+        data, wrap = np.asarray(table.data, np.int64), Indices
         values = self.w.const(data, "i32")
     elif isinstance(table, DQ):
-        values, elem, q = table.q.v, table.q.elem, table.q
+        values, q = table.q.v, table.q
         data = np.empty(q.shape)
         wrap = lambda v: DQ(Q(v, q.scale, q.zp))  # noqa: E731
     else:
@@ -256,9 +253,8 @@ def _index_gather(self, node, ins):
     lead = math.prod(shape[d] for d in order[:-1])
     moved = self.w.transpose(values, order)
     index = self.w.transpose(ids.v, order)
-    rows = self.w.op("tosa.gather", [self.w.reshape(moved, (lead, shape[dim], 1)),
-                                     self.w.reshape(index, (lead, index_shape[dim]))],
-                     (lead, index_shape[dim], 1), elem)
+    rows = self.w.gather(self.w.reshape(moved, (lead, shape[dim], 1)),
+                         self.w.reshape(index, (lead, index_shape[dim])))
     back = self.w.reshape(rows, tuple(index_shape[d] for d in order))
     return wrap(self.w.transpose(back, [order.index(d) for d in range(rank)]))
 
@@ -279,8 +275,8 @@ def _nonzero(self, v, shape):
     """bool(v) as int32 1 / 0."""
     rank = len(shape)
     v = self.w.reshape(v, shape)
-    zero = self.w.op("tosa.equal", [v, self.w.scalar(0, rank)], shape, "i1")
-    return self.w.op("tosa.select", [zero, self.w.scalar(0, rank), self.w.scalar(1, rank)], shape, "i32")
+    zero = self.w.equal(v, self.w.scalar(0, rank))
+    return self.w.select(zero, self.w.scalar(0, rank), self.w.scalar(1, rank))
 
 
 def _index_logical(self, node, ins):
@@ -294,13 +290,13 @@ def _index_logical(self, node, ins):
         a = _int_operand(self, node, ins[0], rank)
         if a is None:
             return None
-        return Indices(self.w.op("tosa.sub", [self.w.scalar(1, rank), a], out, "i32"), flag=True)
+        return Indices(self.w.sub(self.w.scalar(1, rank), a), flag=True)
     a, b = (_int_operand(self, node, v, rank) for v in ins[:2])
     if a is None or b is None:
         return None
     if node.target in _ANDS:
-        return Indices(self.w.op("tosa.mul", [a, b, self.w.zp(0, "i8")], out, "i32"), flag=True)
-    return Indices(self.w.op("tosa.maximum", [a, b], out, "i32"), flag=True)
+        return Indices(self.w.mul(a, b), flag=True)
+    return Indices(self.w.maximum(a, b), flag=True)
 
 
 def _constant_positions(self, node, source: Indices, index):
@@ -315,7 +311,7 @@ def _constant_positions(self, node, source: Indices, index):
         return None
     flat = self.w.reshape(source.v, (1, math.prod(shape), 1))
     ids = self.w.const(positions.reshape(1, -1), "i32")
-    rows = self.w.op("tosa.gather", [flat, ids], (1, positions.size, 1), "i32")
+    rows = self.w.gather(flat, ids)
     return Indices(self.w.reshape(rows, out), flag=source.flag)
 
 
@@ -366,10 +362,10 @@ def _lookup(self, node, table, dim: int, indices: Indices):
     ids = self.w.reshape(indices.v, (1, w))
     if node.target == aten.index.Tensor:
         # x[ids] counts negative ids from the end (embedding and index_select refuse them): id + K.
-        negative = self.w.op("tosa.greater", [self.w.scalar(0, 2), ids], (1, w), "i1")
-        wrapped = self.w.op("tosa.add", [ids, self.w.scalar(k, 2)], (1, w), "i32")
-        ids = self.w.op("tosa.select", [negative, wrapped, ids], (1, w), "i32")
+        negative = self.w.greater(self.w.scalar(0, 2), ids)
+        wrapped = self.w.add(ids, self.w.scalar(k, 2))
+        ids = self.w.select(negative, wrapped, ids)
     if n > 1:
         ids = self.w.tile(ids, (n, 1))
-    rows = self.w.op("tosa.gather", [values, ids], (n, w, c), q.elem)
+    rows = self.w.gather(values, ids)
     return DQ(Q(self.w.reshape(rows, shape_of(node)), q.scale, q.zp))
