@@ -49,10 +49,10 @@ def _lut(self, v, left_shift: int, kind: str):
     """arm_nn_activation_s16 of an int16 value, as a gather from its table of every input."""
     w = self.w
     n = int(np.prod(v.shape, dtype=np.int64))
-    wide = w.op("tosa.cast", [v], v.shape, "i32")
-    index = w.op("tosa.add", [wide, w.scalar(32768, len(v.shape))], v.shape, "i32")
+    wide = w.cast(v, "i32")
+    index = w.add(wide, w.scalar(32768, len(v.shape)))
     table = _shared_const(self, cmsis_lstm.activation_table(left_shift, kind).reshape(1, -1, 1), "i16")
-    out = w.op("tosa.gather", [table, w.reshape(index, (1, n))], (1, n, 1), "i16")
+    out = w.gather(table, w.reshape(index, (1, n)))
     return w.reshape(out, v.shape)
 
 
@@ -72,8 +72,8 @@ def _scaled_bound(bound: int, m: int, s: int) -> int:
 
 def _product(w, a, b):
     """a * b of two int16 values, in int32 (|a * b| <= PRODUCT_BOUND)."""
-    wide = [w.op("tosa.cast", [v], v.shape, "i32") for v in (a, b)]
-    return w.op("tosa.mul", [wide[0], wide[1], w.zp(0, "i8")], a.shape, "i32")
+    wide = [w.cast(v, "i32") for v in (a, b)]
+    return w.mul(wide[0], wide[1])
 
 
 def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
@@ -85,7 +85,7 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
         qw, w_scale = cmsis_lstm.quantize_gate_weights(weights)
         a = w.reshape(q.v, (1, rows, q.shape[1]))
         wv = _shared_const(self, qw.T.reshape(1, q.shape[1], hidden), "i8")
-        acc = w.op("tosa.matmul", [a, wv, w.zp(q.zp, "i8"), w.zp(0, "i8")], (1, rows, hidden), "i32")
+        acc = w.matmul(a, wv, q.zp, 0)
         # |x - zp| <= 255 times the weights' row sums, plus the bias.
         bound = int(np.abs(qw).sum(axis=1).max(initial=0)) * max(128 + q.zp, 127 - q.zp)
         if b is not None:
@@ -93,8 +93,7 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
             if np.abs(bias_q).max(initial=0) >= 2 ** 31:
                 raise UserError(f"{describe(self.node)}: an LSTM bias does not fit in int32 at its scale "
                                 f"(input scale x weight scale {q.scale * w_scale:.3g})")
-            acc = w.op("tosa.add", [acc, w.const(bias_q.reshape(1, 1, hidden), "i32", (1, 1, hidden))],
-                       (1, rows, hidden), "i32")
+            acc = w.add(acc, w.const(bias_q.reshape(1, 1, hidden), "i32", (1, 1, hidden)))
             bound += int(np.abs(bias_q).max(initial=0))
         gain = q.scale * w_scale / 2.0 ** cmsis_lstm.GATE_POWER
         m, s = quantize_multiplier(gain)
@@ -104,8 +103,8 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
                             f"(up to {bound}) overflow the kernel's int32 requantization")
         parts.append(w.rescale(acc, [m], [s], 0, 0, "i16" if b is not None else "i32", bound=bound))
         bounds.append(min(_scaled_bound(bound, m, s), 1 << 15) if b is not None else _scaled_bound(bound, m, s))
-    gx = w.op("tosa.cast", [parts[0]], parts[0].shape, "i32")
-    pre = w.reshape(_saturate16(w, w.op("tosa.add", [gx, parts[1]], gx.shape, "i32"), sum(bounds)),
+    gx = w.cast(parts[0], "i32")
+    pre = w.reshape(_saturate16(w, w.add(gx, parts[1]), sum(bounds)),
                     (rows, hidden))
     return _lut(self, pre, 0, kind)
 
@@ -146,7 +145,7 @@ def _lower_lstm_cell(self, node, ins):
     if not zero_cell:
         m, s = mults["forget_to_cell"]
         fc = w.rescale(_product(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16", bound=PRODUCT_BOUND)
-        total = w.op("tosa.add", [total, w.op("tosa.cast", [fc], fc.shape, "i32")], total.shape, "i32")
+        total = w.add(total, w.cast(fc, "i32"))
     c_next = w.clamp(_saturate16(w, total, total_bound), -cmsis_lstm.CELL_CLIP, cmsis_lstm.CELL_CLIP)
     squashed = _lut(self, c_next, cmsis_lstm.tanh_left_shift(power), "tanh")
     m, s = mults["output"]
