@@ -120,13 +120,8 @@ def _eager_upsample(self, node, ins):
     out4 = tuple(out) + (1,) if one_d else tuple(out)
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
     hp, wp = _resize_params(out4[2], x.shape[2]), _resize_params(out4[3], x.shape[3])
-    shape4 = "!tosa.shape<4>"
-    shape2 = "!tosa.shape<2>"
-    scale = self.w.shape_const([hp[0], hp[1], wp[0], wp[1]])
-    offset = self.w.shape_const([hp[2], wp[2]])
-    border = self.w.shape_const([hp[3], wp[3]])
-    y = self.w.op("tosa.resize", [nhwc, (scale, shape4), (offset, shape2), (border, shape2)],
-                  (out4[0], out4[2], out4[3], out4[1]), q.elem, "mode = #tosa.resize_mode<NEAREST_NEIGHBOR>")
+    y = self.w.resize(nhwc, [hp[0], hp[1], wp[0], wp[1]], [hp[2], wp[2]], [hp[3], wp[3]], bilinear=False,
+                      out_hw=out4[2:])
     y = self.w.transpose(y, [0, 3, 1, 2])
     return DQ(Q(self.w.reshape(y, out), q.scale, q.zp))
 
@@ -185,11 +180,8 @@ def _eager_upsample_bilinear(self, node, ins):
     if hp == wp == (1, 1, 0, 0):
         return DQ(Q(x, q.scale, q.zp))
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
-    wide = "i32" if q.elem == "i8" else "i48"
-    y = self.w.op("tosa.resize", [nhwc, (self.w.shape_const([hp[0], hp[1], wp[0], wp[1]]), "!tosa.shape<4>"),
-                                  (self.w.shape_const([hp[2], wp[2]]), "!tosa.shape<2>"),
-                                  (self.w.shape_const([hp[3], wp[3]]), "!tosa.shape<2>")],
-                  (out[0], out[2], out[3], out[1]), wide, "mode = #tosa.resize_mode<BILINEAR>")
+    y = self.w.resize(nhwc, [hp[0], hp[1], wp[0], wp[1]], [hp[2], wp[2]], [hp[3], wp[3]], bilinear=True,
+                      out_hw=out[2:])
     # The zero point is inside the weighted sum; int16's int48 sum takes a 16-bit multiplier.
     y = self.acc_rescale(y, [1.0 / (hp[0] * wp[0])], 0, q.elem)
     y = self.w.transpose(y, [0, 3, 1, 2])
@@ -234,10 +226,7 @@ def _eager_pad(self, node, ins):
     # value nearest to `value` there, as the quantized model computes it (EfficientViT-MIT pads v
     # with ones for its linear attention's normaliser).
     fill = int(np.clip(np.round(float(value or 0.0) / q.scale) + q.zp, lo, hi))
-    shape = [d + padding[2 * i] + padding[2 * i + 1] for i, d in enumerate(q.shape)]
-    amounts = self.w.shape_const(padding)
-    v = self.w.op("tosa.pad", [q.v, (amounts, f"!tosa.shape<{2 * rank}>"), self.w.zp(fill, q.elem)],
-                  shape, q.elem)
+    v = self.w.pad(q.v, padding, fill)
     return DQ(Q(v, q.scale, q.zp))
 
 
@@ -275,7 +264,7 @@ def _copy_pad(self, node, q: Q, pads: list, mode: str) -> DQ:
             return self.w.slice(v, begin, extent)
 
         def mirrored(x):
-            return self.w.op("tosa.reverse", [x], x.shape, x.elem, f"axis = {d} : i32")
+            return self.w.reverse(x, d)
 
         def repeated(x, times: int):
             return self.w.tile(x, [times if k == d else 1 for k in range(rank)])
@@ -316,7 +305,7 @@ def _eager_flip(self, node, ins):
     q = ins[0].q
     v = q.v
     for d in sorted({int(d) % len(q.shape) for d in node.args[1]}):
-        v = self.w.op("tosa.reverse", [v], v.shape, v.elem, f"axis = {d} : i32")
+        v = self.w.reverse(v, d)
     return DQ(Q(v, q.scale, q.zp))
 
 
@@ -435,8 +424,7 @@ def _at_positions(self, node, q: Q, positions: np.ndarray) -> DQ:
     """The elements of q at flat `positions` (any shape, that of the node's output): one
     tosa.gather of q viewed as [1, elements, 1]. They keep q's quantization."""
     flat = self.w.reshape(q.v, (1, math.prod(q.shape), 1))
-    rows = self.w.op("tosa.gather", [flat, self.w.const(positions.reshape(1, -1), "i32")],
-                     (1, positions.size, 1), q.elem)
+    rows = self.w.gather(flat, self.w.const(positions.reshape(1, -1), "i32"))
     return DQ(Q(self.w.reshape(rows, shape_of(node)), q.scale, q.zp))
 
 
@@ -446,12 +434,10 @@ def _eager_reduce_extreme(self, node, ins):
     rank = len(q.shape)
     dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", ())
     dims = sorted({int(d) % rank for d in (dims if dims else range(rank))})
-    name = "tosa.reduce_max" if node.target == aten.amax.default else "tosa.reduce_min"
+    reduce = self.w.reduce_max if node.target == aten.amax.default else self.w.reduce_min
     v = q.v
     for d in dims:
-        shape = list(v.shape)
-        shape[d] = 1
-        v = self.w.op(name, [v], shape, v.elem, f"axis = {d} : i32")
+        v = reduce(v, d)
     return DQ(Q(self.w.reshape(v, shape_of(node)), q.scale, q.zp))
 
 
@@ -462,8 +448,7 @@ def _eager_argmax(self, node, ins):
     dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
     v = q.v if dim is not None else self.w.reshape(q.v, (math.prod(q.shape),))
     axis = 0 if dim is None else int(dim) % len(q.shape)
-    shape = [d for a, d in enumerate(v.shape) if a != axis]
-    out = self.w.op("tosa.argmax", [v], shape, "i32", f"axis = {axis} : i32")
+    out = self.w.argmax(v, axis)
     return Indices(self.w.reshape(out, shape_of(node)))
 
 
