@@ -40,11 +40,8 @@ def _eager_max_pool(self, node, ins):
         k, stride, pad = (k[0], 1), (stride[0], 1), (pad[0], 0)
     x = q.v if not one_d else self.w.reshape(q.v, q.shape + (1,))
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
-    n, h, w, c = nhwc.shape
-    pads, nhwc, out_hw = _window_pads(self, nhwc, k, stride, pad, ceil)
-    y = self.w.op("tosa.max_pool2d", [nhwc], (n, out_hw[0], out_hw[1], c), q.elem,
-                  f"kernel = array<i64: {k[0]}, {k[1]}>, pad = array<i64: {', '.join(map(str, pads))}>, "
-                  f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    pads, nhwc, _ = _window_pads(self, nhwc, k, stride, pad, ceil)
+    y = self.w.max_pool2d(nhwc, kernel=k, stride=stride, pad=pads)
     y = self.w.transpose(y, [0, 3, 1, 2])
     return DQ(Q(self.w.reshape(y, shape_of(node)), q.scale, q.zp))
 
@@ -93,7 +90,7 @@ def _avg_pool(self, node, q: Q) -> Q | None:
         outs = tuple_of(node.args[1], n_sp)
         ins_sp = q.shape[-n_sp:]
         if any(i % o for i, o in zip(ins_sp, outs)):
-            return _adaptive_cells(self, node, q, outs, "tosa.avg_pool2d")
+            return _adaptive_cells(self, node, q, outs, self.w.avg_pool2d)
         k = tuple(i // o for i, o in zip(ins_sp, outs))
         stride, pad = k, (0,) * n_sp
     elif t in (aten.avg_pool2d.default, aten.avg_pool1d.default):
@@ -125,28 +122,18 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     padded = (0, 0)
     if explicit_pad:
         # PyTorch counts the zero padding in the average (TOSA does not): pad with the zero point.
-        n, h, w, c = nhwc.shape
-        amounts = self.w.shape_const([0, 0, pad[0], pad[0], pad[1], pad[1], 0, 0])
-        nhwc = self.w.op("tosa.pad", [nhwc, (amounts, "!tosa.shape<8>"), self.w.zp(q.zp, q.elem)],
-                         (n, h + 2 * pad[0], w + 2 * pad[1], c), q.elem)
+        nhwc = self.w.pad(nhwc, [0, 0, pad[0], pad[0], pad[1], pad[1], 0, 0], q.zp)
         pad, padded = (0, 0), pad
-    n, h, w, c = nhwc.shape
     if ceil:
         # PyTorch divides a ceil_mode window hanging past the (padded) input by the elements it
         # covers there; TOSA leaves its padding out of the count: the same divisor.
-        pads, nhwc, (oh, ow) = _window_pads(self, nhwc, k, stride, pad, True, padded)
+        pads, nhwc, _ = _window_pads(self, nhwc, k, stride, pad, True, padded)
     else:
-        oh = (h + 2 * pad[0] - k[0]) // stride[0] + 1
-        ow = (w + 2 * pad[1] - k[1]) // stride[1] + 1
         pads, nhwc = exact_pads(self, nhwc, k, stride, pad, (1, 1))
     # The mean of the raw integers, zero points 0: with one zero point on both sides,
     # mean(x - zp) + zp == mean(x), and this form rounds ties away from zero as TFLite and
     # CMSIS-NN's arm_avgpool_* do, so the kernel computes these integers bit for bit.
-    zp = self.w.zp(0, q.elem)
-    acc = "i32"     # TOSA accumulates int8 and int16 average pools in int32
-    y = self.w.op("tosa.avg_pool2d", [nhwc, zp, zp], (n, oh, ow, c), q.elem,
-                  f"acc_type = {acc}, kernel = array<i64: {k[0]}, {k[1]}>, "
-                  f"pad = array<i64: {', '.join(map(str, pads))}>, stride = array<i64: {stride[0]}, {stride[1]}>")
+    y = self.w.avg_pool2d(nhwc, kernel=k, stride=stride, pad=pads)
     y = self.w.transpose(y, [0, 3, 1, 2])
     return Q(self.w.reshape(y, out_shape), q.scale, q.zp)
 
@@ -155,11 +142,11 @@ def _avg_pool(self, node, q: Q) -> Q | None:
 MAX_ADAPTIVE_CELLS = 1024
 
 
-def _adaptive_cells(self, node, q: Q, outs, op: str, out_shape=None) -> Q:
+def _adaptive_cells(self, node, q: Q, outs, pool, out_shape=None) -> Q:
     """Adaptive pooling as PyTorch defines it for any sizes: output cell i of a dim reads
     [floor(i * in / out), ceil((i + 1) * in / out)), so windows differ in size and may overlap.
     Each cell is its own TOSA pool over its slice (the average divides by that cell's count, as
-    PyTorch does), the cells concatenated."""
+    PyTorch does), the cells concatenated. `pool`: the builder's avg_pool2d or max_pool2d."""
     n_sp = len(outs)
     cells = outs[0] * (outs[1] if n_sp == 2 else 1)
     if cells > MAX_ADAPTIVE_CELLS:
@@ -173,18 +160,13 @@ def _adaptive_cells(self, node, q: Q, outs, op: str, out_shape=None) -> Q:
     def windows(size: int, count: int):
         return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
 
-    zp = self.w.zp(0, q.elem)
+    self.w.zp(0, q.elem)    # the average pools' zero points, made here: the constants keep their order
     rows = []
     for r0, r1 in windows(h, outs[0]):
         row = []
         for c0, c1 in windows(w, outs[1]):
             cell = self.w.slice(nhwc, (0, r0, c0, 0), (n, r1 - r0, c1 - c0, c))
-            window = f"kernel = array<i64: {r1 - r0}, {c1 - c0}>, pad = array<i64: 0, 0, 0, 0>, " \
-                     f"stride = array<i64: 1, 1>"
-            if op == "tosa.avg_pool2d":    # raw integers, zero points 0: see _avg_pool
-                row.append(self.w.op(op, [cell, zp, zp], (n, 1, 1, c), q.elem, f"acc_type = i32, {window}"))
-            else:
-                row.append(self.w.op(op, [cell], (n, 1, 1, c), q.elem, window))
+            row.append(pool(cell, kernel=(r1 - r0, c1 - c0), stride=(1, 1), pad=(0, 0, 0, 0)))
         rows.append(self.w.concat(row, 2))
     y = self.w.transpose(self.w.concat(rows, 1), [0, 3, 1, 2])
     return Q(self.w.reshape(y, out_shape or shape_of(node)), q.scale, q.zp)
@@ -197,7 +179,7 @@ def _eager_adaptive_max_pool(self, node, ins):
     if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
         raise UserError(f"{describe(node)}: the indices of adaptive max pooling are not supported")
     outs = tuple_of(node.args[1], n_sp)
-    out = _adaptive_cells(self, node, q, outs, "tosa.max_pool2d", tuple(int(d) for d in node.meta["val"][0].shape))
+    out = _adaptive_cells(self, node, q, outs, self.w.max_pool2d, tuple(int(d) for d in node.meta["val"][0].shape))
     return Tup([DQ(out), None])
 
 
@@ -219,10 +201,8 @@ def _reduce_mean(self, node, q: Q, scale, zp, elem) -> Q:
     v = self.w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")
     count = 1
     for d in dims:
-        shape = list(v.shape)
-        shape[d] = 1
         count *= q.shape[d]
-        v = self.w.op("tosa.reduce_sum", [v], shape, "i32", f"axis = {d} : i32")
+        v = self.w.reduce_sum(v, d)
     if node.target == aten.sum.dim_IntList:
         count = 1
     m, s = quantize_multiplier(q.scale / (count * scale))
