@@ -86,46 +86,41 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
     else:
         raise UserError(f"{describe(node)}: the bias is not a constant")
-    izp = self.w.zp(xq.zp, xq.elem)
-    wzp = self.w.zp(0, "i8")
+    # The zero points first, the weights after: the constants keep their order.
+    self.w.zp(xq.zp, xq.elem)
+    self.w.zp(0, "i8")
     n, h, wd, c_in = nhwc.shape
-    attrs_common = f"acc_type = {acc_elem}, dilation = array<i64: {dilation[0]}, {dilation[1]}>"
     if linear and xq.elem == "i8":
         # Fully connected as TOSA 1.0 writes it: matmul with a constant [1, K, M] right-hand side,
         # then the int32 bias add (the backend matches matmul + add + rescale as one kernel).
         a = self.w.reshape(xq.v, (1, rows, k_in))
         wv = self.w.const(wq.T.reshape(1, k_in, c_out), "i8")
-        mm = self.w.op("tosa.matmul", [a, wv, izp, wzp], (1, rows, c_out), "i32")
+        mm = self.w.matmul(a, wv, xq.zp, 0)
         b = self.w.const(bias_q.reshape(1, 1, c_out), "i32", (1, 1, c_out))
-        acc = self.w.op("tosa.add", [mm, b], (1, rows, c_out), "i32")
+        acc = self.w.add(mm, b)
         kind = "linear"
     elif linear:
         # int16 x int8 has no TOSA matmul: a 1x1 convolution over [1, rows, 1, K].
         wv = self.w.const(w4, "i8")
         b = self.w.const(bias_q, acc_elem, (c_out,))
-        acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (1, rows, 1, c_out), acc_elem,
-                        f"{attrs_common}, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>")
+        acc = self.w.conv2d(nhwc, wv, b, input_zp=xq.zp, pad=(0, 0, 0, 0), stride=(1, 1), dilation=dilation)
         kind = "linear"
     else:
         kh, kw = wq.shape[2], wq.shape[3]
-        pads, nhwc = exact_pads(self, nhwc, (kh, kw), stride, padding, dilation, (izp, xq.elem))
+        pads, nhwc = exact_pads(self, nhwc, (kh, kw), stride, padding, dilation, xq.zp)
         n, h, wd, c_in = nhwc.shape
-        oh = (h + pads[0] + pads[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-        ow = (wd + pads[2] + pads[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-        attrs = (f"{attrs_common}, pad = array<i64: {', '.join(map(str, pads))}>, "
-                 f"stride = array<i64: {stride[0]}, {stride[1]}>")
+        window = dict(input_zp=xq.zp, pad=pads, stride=stride, dilation=dilation)
         cin_g = wq.shape[1]
         if groups == 1:
             wv = self.w.const(wq.transpose(0, 2, 3, 1), "i8")
             b = self.w.const(bias_q, acc_elem, (c_out,))
-            acc = self.w.op("tosa.conv2d", [nhwc, wv, b, izp, wzp], (n, oh, ow, c_out), acc_elem, attrs)
+            acc = self.w.conv2d(nhwc, wv, b, **window)
             kind = "conv2d" if rank == 4 else "conv1d"
         elif cin_g == 1 and groups == c_in:
             mult = c_out // c_in
             wv = self.w.const(wq.reshape(c_in, mult, kh, kw).transpose(2, 3, 0, 1), "i8")
             b = self.w.const(bias_q, acc_elem, (c_out,))
-            acc = self.w.op("tosa.depthwise_conv2d", [nhwc, wv, b, izp, wzp], (n, oh, ow, c_out),
-                            acc_elem, attrs)
+            acc = self.w.depthwise_conv2d(nhwc, wv, b, **window)
             kind = "depthwise_conv2d" if rank == 4 else "depthwise_conv1d"
         else:
             # Grouped: one convolution per group, accumulators concatenated, one rescale.
@@ -135,8 +130,7 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
                 xs = self.w.slice(nhwc, (0, 0, 0, g * cin_g), (n, h, wd, cin_g))
                 wv = self.w.const(wq[g * cout_g:(g + 1) * cout_g].transpose(0, 2, 3, 1), "i8")
                 b = self.w.const(bias_q[g * cout_g:(g + 1) * cout_g], acc_elem, (cout_g,))
-                parts.append(self.w.op("tosa.conv2d", [xs, wv, b, izp, wzp], (n, oh, ow, cout_g),
-                                       acc_elem, attrs))
+                parts.append(self.w.conv2d(xs, wv, b, **window))
             kind = "grouped_conv2d" if rank == 4 else "grouped_conv1d"
     real = xq.scale * w_scales / scale
     if kind.startswith("grouped"):
@@ -186,18 +180,11 @@ def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
     else:
         bias_q = np.zeros(c_out, np.int64)
     nhwc = self.w.transpose(x4, [0, 2, 3, 1])
-    n, h, wd, _ = nhwc.shape
-    kh, kw = wq.shape[2], wq.shape[3]
     # PyTorch's padding crops the full output; output_padding adds rows at the bottom / right.
     out_pad = [-padding[0], -padding[0] + out_padding[0], -padding[1], -padding[1] + out_padding[1]]
-    oh = (h - 1) * stride[0] + kh + out_pad[0] + out_pad[1]
-    ow = (wd - 1) * stride[1] + kw + out_pad[2] + out_pad[3]
     wv = self.w.const(wq.transpose(1, 2, 3, 0), "i8")           # [IC, OC, KH, KW] -> [OC, KH, KW, IC]
     b = self.w.const(bias_q, acc_elem, (c_out,))
-    acc = self.w.op("tosa.transpose_conv2d", [nhwc, wv, b, self.w.zp(xq.zp, xq.elem), self.w.zp(0, "i8")],
-                    (n, oh, ow, c_out), acc_elem,
-                    f"acc_type = {acc_elem}, out_pad = array<i64: {', '.join(map(str, out_pad))}>, "
-                    f"stride = array<i64: {stride[0]}, {stride[1]}>")
+    acc = self.w.transpose_conv2d(nhwc, wv, b, input_zp=xq.zp, out_pad=out_pad, stride=stride)
     out = Q(self.acc_rescale(acc, xq.scale * w_scales / scale, zp, elem), scale, zp)
     out = self.apply_clamp(out, clamp)
     res = self.w.reshape(self.w.transpose(out.v, [0, 3, 1, 2]), shape_of(node))
@@ -205,12 +192,11 @@ def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
     return Q(res, scale, zp)
 
 
-def exact_pads(self, nhwc: Value, k, stride, padding, dilation, pad_value: tuple[Value, str] | None = None):
+def exact_pads(self, nhwc: Value, k, stride, padding, dilation, pad_value: int | None = None):
     """TOSA wants (in + pads - dilated kernel) divisible by the stride: trim the bottom/right
     padding (and input rows PyTorch would never read) like PyTorch's floor division does. Where
     the windows read the leading padding only (a 1-row input, padding 1, stride 3), no input row
-    is left to keep: that padding is made explicit with `pad_value` (the input's zero point and
-    element type)."""
+    is left to keep: that padding is made explicit with `pad_value` (the input's zero point)."""
     pads = [padding[0], padding[0], padding[1], padding[1]]
     n, h, w, c = nhwc.shape
     for axis, (size, kk, s, d) in enumerate(zip((h, w), k, stride, dilation)):
@@ -222,10 +208,7 @@ def exact_pads(self, nhwc: Value, k, stride, padding, dilation, pad_value: tuple
                                 "is not supported here")
             amounts = [0] * 8
             amounts[2 + 2 * axis] = lo
-            shape = list(nhwc.shape)
-            shape[1 + axis] += lo
-            nhwc = self.w.op("tosa.pad", [nhwc, (self.w.shape_const(amounts), "!tosa.shape<8>"), pad_value[0]],
-                             tuple(shape), pad_value[1])
+            nhwc = self.w.pad(nhwc, amounts, pad_value)
             size, lo = size + lo, 0
             pads[2 * axis] = 0
             rem = (size + hi - d * (kk - 1) - 1) % s
