@@ -296,7 +296,7 @@ class Lowering:
         y = self._call_pointwise(node, f)
         tab = qd.quantize_per_tensor.default(y.float(), scale, zp, -128, 127, torch.int8)
         t = self.w.const(tab.numpy().astype(np.int64), "i8", (256,))
-        return Q(self.w.op("tosa.table", [q.v, t], q.shape, "i8"), scale, zp)
+        return Q(self.w.table(q.v, t), scale, zp)
 
     def table16(self, node, q: Q, scale, zp, elem) -> Q:
         if q.elem != "i16" or elem != "i16" or q.zp != 0 or zp != 0:
@@ -310,7 +310,7 @@ class Lowering:
         target = np.nan_to_num(torch.clamp(torch.round(y / scale), -32768, 32767).numpy(), nan=0.0)
         tab = np.clip(np.round(_fit_interpolation_table(target)), -32768, 32767).astype(np.int64)
         t = self.w.const(tab, "i16", (513,))
-        wide = self.w.op("tosa.table", [q.v, t], q.shape, "i32")
+        wide = self.w.table(q.v, t)
         out = self.w.rescale(wide, [1 << 30], [37], 0, 0, "i16", double_round=False)
         return Q(out, scale, zp)
 

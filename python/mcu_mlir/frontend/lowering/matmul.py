@@ -43,9 +43,7 @@ def _lower_matmul(self, node, ins, scale, zp, elem, clamp):
 
     a3 = batched(qa.v, batch_a[:inner], (rows, k))
     b3 = batched(qb.v, batch_b[:inner], (k, n))
-    wide = qa.elem == "i16"       # int16 x int16 accumulates in int48
-    acc = self.w.op("tosa.matmul", [a3, b3, self.w.zp(qa.zp, qa.elem), self.w.zp(qb.zp, qb.elem)],
-                    (batch, rows, n), "i48" if wide else "i32")
+    acc = self.w.matmul(a3, b3, qa.zp, qb.zp)
     out = Q(self.acc_rescale(acc, [qa.scale * qb.scale / scale], zp, elem), scale, zp)
     self.record_layer(node, "matmul", qa, None, scale, zp, [qb])
     out = self.apply_clamp(out, clamp)
