@@ -1,6 +1,11 @@
 """Builds the integer TOSA of a lowered graph with the bindings (constants, shapes, ops with
 locations), op by op, in a function whose signature is fixed at the end.
 
+Each TOSA op the frontend builds has a typed method here (`add`, `mul`, `rescale`, `conv2d`,
+`max_pool2d`, `reduce_sum`, ...): it builds the op through its `tosa` op class, its attributes
+with the bindings' attribute classes, and derives the result type from the operands, so no
+lowering names an op or writes attribute text.
+
 The lowering learns a graph input's integer type only when the quantize that first reads it is
 reached, so ops are built in a staging block whose arguments appear as inputs are first used;
 `finish` moves them into `func.func @main` with the arguments in input order.
@@ -78,7 +83,6 @@ class TosaBuilder:
             self.block = holder.regions[0].blocks.append()
         self._args: dict[int, Value] = {}
         self._const_cache: dict = {}
-        self._attr_cache: dict = {}
         self.location = ir.Location.unknown(ctx)
 
     # -- locations and arguments ---------------------------------------------------------------
@@ -138,23 +142,6 @@ class TosaBuilder:
         """One value shaped [1, ..., 1] (`rank` ones): an operand every elementwise op broadcasts."""
         return self.const(np.array([value]), elem, (1,) * rank)
 
-    # -- generic op (being replaced by the typed methods below) ---------------------------------
-    def op(self, name: str, operands: list, shape, elem: str, attrs: str = "") -> Value:
-        values = [o.value if isinstance(o, Value) else o[0] for o in operands]
-        with self.ctx, self.location:
-            attributes = self._attributes(attrs)
-            shape = tuple(int(d) for d in shape)
-            op = ir.Operation.create(name, results=[ttype(shape, elem)], operands=values, attributes=attributes,
-                                     ip=ir.InsertionPoint(self.block))
-        return Value(op.results[0], shape, elem)
-
-    def _attributes(self, text: str) -> dict:
-        if text not in self._attr_cache:
-            with self.ctx:
-                parsed = ir.DictAttr(ir.Attribute.parse("{" + text + "}")) if text else []
-                self._attr_cache[text] = {named.name: named.attr for named in parsed}
-        return self._attr_cache[text]
-
     # -- building one op ----------------------------------------------------------------------
     def _emit(self, op_class, shape, elem: str, *operands, **attributes) -> Value:
         """One `op_class` (a `tosa` OpView) on `operands` (Values or shape values), its result typed
@@ -185,7 +172,8 @@ class TosaBuilder:
 
     def mul(self, a: Value, b: Value, shift: int = 0) -> Value:
         """a * b >> shift (rounded), in int32."""
-        return self._elementwise(tosa.MulOp, [a, b, self.zp(shift, "i8")], "i32")
+        shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+        return self._emit(tosa.MulOp, shape, "i32", a, b, self.zp(shift, "i8"))
 
     def intdiv(self, a: Value, b: Value) -> Value:
         return self._elementwise(tosa.IntDivOp, [a, b])
@@ -330,8 +318,9 @@ class TosaBuilder:
                          dilation) -> Value:
         """NHWC x weight [KH, KW, C, M]: C * M output channels."""
         oh, ow = _window_output(x.shape, weight.shape[0:2], pad, stride, dilation)
-        return self._conv(tosa.DepthwiseConv2DOp, (x.shape[0], oh, ow, weight.shape[2] * weight.shape[3]), x,
-                          weight, bias, input_zp, pad=self._i64s(pad), stride=self._i64s(stride), dilation=self._i64s(dilation))
+        shape = (x.shape[0], oh, ow, weight.shape[2] * weight.shape[3])
+        return self._conv(tosa.DepthwiseConv2DOp, shape, x, weight, bias, input_zp, pad=self._i64s(pad),
+                          stride=self._i64s(stride), dilation=self._i64s(dilation))
 
     def transpose_conv2d(self, x: Value, weight: Value, bias: Value, *, input_zp: int, out_pad, stride) -> Value:
         """NHWC x weight [OC, KH, KW, IC]; `out_pad` crops (negative) or extends the full output."""
