@@ -144,8 +144,9 @@ class TosaBuilder:
 
     # -- building one op ----------------------------------------------------------------------
     def _emit(self, op_class, shape, elem: str, *operands, **attributes) -> Value:
-        """One `op_class` (a `tosa` OpView) on `operands` (Values or shape values), its result typed
-        `shape` x `elem`; `attributes` are the class's own keyword arguments."""
+        """One `op_class` (a `tosa` OpView) on `operands` (Values, shape values, or a list of values
+        for a variadic operand), its result typed `shape` x `elem`; `attributes` are the class's own
+        keyword arguments."""
         values = [o.value if isinstance(o, Value) else o for o in operands]
         shape = tuple(int(d) for d in shape)
         with self.ctx, self.location:
@@ -274,10 +275,7 @@ class TosaBuilder:
             return xs[0]
         shape = list(xs[0].shape)
         shape[axis] = sum(x.shape[axis] for x in xs)
-        with self.ctx, self.location:
-            op = tosa.ConcatOp([x.value for x in xs], self._i32(axis), results=[ttype(shape, xs[0].elem)],
-                               ip=ir.InsertionPoint(self.block))
-        return Value(op.result, tuple(int(d) for d in shape), xs[0].elem)
+        return self._emit(tosa.ConcatOp, shape, xs[0].elem, [x.value for x in xs], axis=self._i32(axis))
 
     def reverse(self, x: Value, axis: int) -> Value:
         return self._emit(tosa.ReverseOp, x.shape, x.elem, x, axis=self._i32(axis))
