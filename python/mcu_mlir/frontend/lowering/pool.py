@@ -40,19 +40,18 @@ def _eager_max_pool(self, node, ins):
         k, stride, pad = (k[0], 1), (stride[0], 1), (pad[0], 0)
     x = q.v if not one_d else self.w.reshape(q.v, q.shape + (1,))
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
-    pads, nhwc, _ = _window_pads(self, nhwc, k, stride, pad, ceil)
+    pads, nhwc = _window_pads(self, nhwc, k, stride, pad, ceil)
     y = self.w.max_pool2d(nhwc, kernel=k, stride=stride, pad=pads)
     y = self.w.transpose(y, [0, 3, 1, 2])
     return DQ(Q(self.w.reshape(y, shape_of(node)), q.scale, q.zp))
 
 
 def _window_pads(self, nhwc, k, stride, pad, ceil: bool, padded=(0, 0)):
-    """TOSA pads and output size of a PyTorch pooling window (floor or ceil_mode): the bottom / right
+    """TOSA pads of a PyTorch pooling window (floor or ceil_mode), and its input: the bottom / right
     pad that gives exactly PyTorch's output count (rows it never reads are sliced off). A ceil_mode
     window hanging past the input reads TOSA padding, which no pool counts or selects. `padded`:
     PyTorch's padding per side already in `nhwc` (an average pool counting it pads explicitly)."""
     pads = [pad[0], pad[0], pad[1], pad[1]]
-    out_hw = []
     for i, size in enumerate(nhwc.shape[1:3]):
         span = size + 2 * pad[i] - k[i]
         o = (-(-span // stride[i]) if ceil else span // stride[i]) + 1
@@ -65,8 +64,7 @@ def _window_pads(self, nhwc, k, stride, pad, ceil: bool, padded=(0, 0)):
             nhwc = self.w.slice(nhwc, (0, 0, 0, 0), shape)
             need = 0
         pads[2 * i + 1] = need
-        out_hw.append(o)
-    return pads, nhwc, out_hw
+    return pads, nhwc
 
 
 def _eager_mean_like(self, node, ins):
@@ -127,7 +125,7 @@ def _avg_pool(self, node, q: Q) -> Q | None:
     if ceil:
         # PyTorch divides a ceil_mode window hanging past the (padded) input by the elements it
         # covers there; TOSA leaves its padding out of the count: the same divisor.
-        pads, nhwc, _ = _window_pads(self, nhwc, k, stride, pad, True, padded)
+        pads, nhwc = _window_pads(self, nhwc, k, stride, pad, True, padded)
     else:
         pads, nhwc = exact_pads(self, nhwc, k, stride, pad, (1, 1))
     # The mean of the raw integers, zero points 0: with one zero point on both sides,
@@ -160,7 +158,7 @@ def _adaptive_cells(self, node, q: Q, outs, pool, out_shape=None) -> Q:
     def windows(size: int, count: int):
         return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
 
-    self.w.zp(0, q.elem)    # the average pools' zero points, made here: the constants keep their order
+    self.w.zp(0, q.elem)    # an average pool's zero points, made here for either pool: the constants keep their order
     rows = []
     for r0, r1 in windows(h, outs[0]):
         row = []
