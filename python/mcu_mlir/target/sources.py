@@ -1,7 +1,7 @@
 """Where the C side of mcu-mlir lives (CMakeLists.txt, cmake/, include/, lib/, tools/qemu-plugin).
 
-The Python package finds it wherever it is installed: `MCU_MLIR_ROOT` when set, else the source
-tree the package was installed from (a checkout or an editable install).
+The package carries it: an installed wheel holds it as mcu_mlir/csrc (setup.py copies it there), a
+checkout or an editable install has it in the tree around python/. `MCU_MLIR_ROOT` overrides both.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from pathlib import Path
 from ..diagnostics import UserError
 
 ENV = "MCU_MLIR_ROOT"
+_PACKAGE = Path(__file__).resolve().parents[1]          # .../mcu_mlir
+_CANDIDATES = (_PACKAGE / "csrc", _PACKAGE.parents[1])  # the wheel's copy; python/mcu_mlir -> the checkout
 
 
 def _is_root(path: Path) -> bool:
@@ -28,8 +30,9 @@ def root() -> Path:
             raise UserError(f"{ENV}={given} is not an mcu-mlir checkout (no CMakeLists.txt, include/mcu and "
                             "lib/portable there)")
         return path
-    tree = Path(__file__).resolve().parents[3]  # python/mcu_mlir/target/ -> the checkout
-    if _is_root(tree):
-        return tree
-    raise UserError(f"the mcu-mlir C sources (CMakeLists.txt, include/, lib/) are not next to the installed "
-                    f"package ({tree}): set {ENV} to a checkout of mcu-mlir")
+    for path in _CANDIDATES:
+        if _is_root(path):
+            return path
+    raise UserError(f"the mcu-mlir C sources (CMakeLists.txt, include/, lib/) are neither in the installed package "
+                    f"({_CANDIDATES[0]}) nor around it ({_CANDIDATES[1]}): reinstall mcu-mlir from its wheel, "
+                    f"or set {ENV} to a checkout of mcu-mlir")

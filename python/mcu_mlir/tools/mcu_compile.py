@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import cpu_paths
+from .. import __version__, cpu_paths
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 from ..options import CompileOptions
 
@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
         _add_option(p, f)
     p.add_argument("-v", "--verbose", action="store_true",
                    help="also show what torch, torchao and other libraries warn or log")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return p
 
 

@@ -11,6 +11,7 @@ import re
 import sys
 import tempfile
 
+from .. import __version__
 from ..diagnostics import Diagnostic, UserError, from_mlir_error, repro_command, report_internal_error
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
@@ -36,6 +37,7 @@ def _arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-timing", action="store_true", help="print pass timing")
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     p.add_argument("--allow-unregistered-dialect", action="store_true")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return p
 
 

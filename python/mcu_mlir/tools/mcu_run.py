@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import cpu_paths
+from .. import __version__, cpu_paths
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 
 from ..target.cores import TARGETS
@@ -51,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sanitize", action="store_true",
                    help="host: build the model, kernels, CMSIS-NN and harness with AddressSanitizer and "
                         "UndefinedBehaviorSanitizer; any report fails the run")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return p
 
 
