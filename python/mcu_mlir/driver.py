@@ -7,12 +7,11 @@ of the last stage that succeeded. `report.json` collects the figures of every st
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import io_quant, progress
@@ -57,6 +56,8 @@ def compile(model, example_inputs=None, options: CompileOptions | None = None, /
     result = CompileResult(out, options)
     timings: dict[str, float] = {}
     report = result.report
+    options, cmsis_nn = _choose_cmsis_nn(options, report)
+    result.options = options
     model, example_inputs = _exported_program(model, example_inputs)
     if not isinstance(model, (str, Path)):
         # torch's first-use imports (once per process) are reported apart from the model's compile.
@@ -80,7 +81,7 @@ def compile(model, example_inputs=None, options: CompileOptions | None = None, /
     if options.reaches("elf"):
         with _Timer(timings, "build"), progress.step(f"building the firmware for {options.target}"):
             from .target import build as target_build
-            elf = target_build.build(out, target=options.target, cmsis_nn_path=_cmsis_nn_path(options))
+            elf = target_build.build(out, target=options.target, cmsis_nn_path=cmsis_nn.path if cmsis_nn else None)
         result.files["elf"] = Path(elf)
         report.update(_flash_report(Path(elf), options.target, report))
         _check_flash(report, options)
@@ -111,10 +112,20 @@ def _exported_program(model, example_inputs):
     return module, example_inputs
 
 
-def _cmsis_nn_path(options: CompileOptions) -> str | None:
-    if options.backend != "cmsis-nn":
-        return None
-    return options.cmsis_nn_path or os.environ.get("CMSIS_NN_PATH")
+def _choose_cmsis_nn(options: CompileOptions, report: dict):
+    """(options, the CMSIS-NN a build links) and report.json's `cmsis_nn`: a checkout given, else the
+    pinned commit fetched once. Without one (--cmsis-nn off, or the pinned commit out of reach) the
+    model is compiled for the portable kernels, and the report's note says why."""
+    if options.backend != "cmsis-nn" or not (options.reaches("elf") or options.cmsis_nn == "off"):
+        if options.reaches("elf"):
+            report["cmsis_nn"] = {"source": "off", "note": f"--backend {options.backend}: the portable C kernels"}
+        return options, None
+    from .target import cmsis_nn
+    used = cmsis_nn.resolve(options.cmsis_nn_path, options.cmsis_nn)
+    report["cmsis_nn"] = used.as_report()
+    if used.source == "off":
+        return replace(options, backend="portable"), None
+    return options, used
 
 
 def _ir(module) -> str:
@@ -453,7 +464,7 @@ def _emit_stage(module, options, result, timings):
         if options.writes_project():
             from .target import project
             uses_cmsis = any(op["kernel"].startswith("arm_") for op in report["ops"])
-            folder = project.project_files(files, options.name, uses_cmsis)
+            folder = project.project_files(files, options.name, uses_cmsis, result.report.get("cmsis_nn"))
             for path in project.write_project(out, folder):
                 result.files[str(path.relative_to(out))] = path
             report["name"] = options.name or project.DEFAULT_PREFIX

@@ -14,6 +14,9 @@ PREFER = ("speed", "memory")
 # int8 softmax in arm_softmax_s8's integers: `table` looks its exponentials up (one portable kernel),
 # `cmsis-nn` calls arm_softmax_s8 itself (which computes each exponential twice).
 SOFTMAX = ("table", "cmsis-nn")
+# Which CMSIS-NN a build links: auto, a checkout given (--cmsis-nn-path, $CMSIS_NN_PATH), else the pinned
+# commit fetched once (the portable kernels when it cannot be); off: the portable kernels.
+CMSIS_NN_MODES = ("auto", "off")
 # int8 activation ranges: min / max, the histogram's least-squares range, or auto: the histogram's
 # where the output measures at least 1 dB closer to float (frontend/range_choice.py).
 ACTIVATION_RANGES = ("auto", "minmax", "histogram")
@@ -122,6 +125,10 @@ class CompileOptions:
         None, "prefix of every exported symbol, macro and file (PREFIX_model_run, PREFIX_model.h), so several "
               "models link into one firmware; writes the self-contained folder", metavar="PREFIX")
     cmsis_nn_path: str | None = _option(None, "CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
+    cmsis_nn: str = _option(
+        "auto", "auto (default): a checkout given (--cmsis-nn-path, $CMSIS_NN_PATH), else with --emit elf the "
+                "commit mcu-mlir is tested with, fetched once into the cache (the portable kernels, with a note, "
+                "when it cannot be fetched); off: the portable kernels", choices=CMSIS_NN_MODES)
     timing: bool = _option(False, "print the time of each stage")
     output_dir: str | None = _option(None, "output directory", flag=("-o", "--output-dir"), required=True)
     extra: dict = field(default_factory=dict, compare=False, metadata={"cli": False})
@@ -147,6 +154,7 @@ class CompileOptions:
                                      ("quantize", self.quantize, QUANTIZE),
                                      ("io-layout", self.io_layout, IO_LAYOUTS), ("prefer", self.prefer, PREFER),
                                      ("softmax", self.softmax, SOFTMAX), ("emit", self.emit, STAGES),
+                                     ("cmsis-nn", self.cmsis_nn, CMSIS_NN_MODES),
                                      ("activation-ranges", self.activation_ranges, ACTIVATION_RANGES),
                                      ("range-equalization", self.range_equalization, RANGE_EQUALIZATION)):
             if value not in allowed:

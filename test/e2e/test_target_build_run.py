@@ -273,11 +273,14 @@ def test_embedded_inputs(tmp_path):
 
 
 def test_cmsis_nn_model_without_cmsis_nn_path(tmp_path, monkeypatch):
+    """No checkout given and the pinned commit out of reach (offline): the C calls CMSIS-NN, so no fall back."""
     _need_host_toolchain()
     monkeypatch.delenv("CMSIS_NN_PATH", raising=False)
+    monkeypatch.setenv("MCU_CMSIS_NN_GIT_URL", "file:///nonexistent/CMSIS-NN.git")
+    monkeypatch.setenv("MCU_CMSIS_NN_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "model"
     shutil.copytree(FIXTURES / "cmsis_add", out)      # a fresh copy: no build directory to remember a path
-    with pytest.raises(UserError, match="calls CMSIS-NN kernels: set CMSIS_NN_PATH"):
+    with pytest.raises(UserError, match="calls CMSIS-NN kernels and CMSIS-NN could not be fetched.*set CMSIS_NN_PATH"):
         build.build(out, target="host")
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..diagnostics import UserError
 from . import cores, qemu
-from . import project, sources
+from . import cmsis_nn, project, sources
 from .qemu import MACHINES
 
 TARGETS = cores.TARGETS
@@ -148,6 +148,21 @@ def cmsis_nn_library(cmsis_nn_path: Path | str, target: str, verbose: bool = Fal
     return library
 
 
+def _cmsis_nn_for(stamp: Path) -> Path | str:
+    """$CMSIS_NN_PATH, else the checkout this build directory was configured with, else the pinned
+    commit (fetched once into the cache)."""
+    previous = json.loads(stamp.read_text()).get("CMSIS_NN_PATH") if stamp.exists() else None
+    if previous and Path(previous).is_relative_to(cmsis_nn.cache_dir()):
+        previous = None     # fetched: the pin decides, which may have changed since
+    if os.environ.get("CMSIS_NN_PATH") or previous:
+        return os.environ.get("CMSIS_NN_PATH") or previous
+    try:
+        return cmsis_nn.fetch().path
+    except cmsis_nn.Unreachable as err:
+        raise UserError(f"the model calls CMSIS-NN kernels and {err}: set CMSIS_NN_PATH (or pass --cmsis-nn-path) "
+                        "to a CMSIS-NN checkout, or compile with --backend portable") from None
+
+
 def build_dir_for(outdir: Path | str, target: str, sanitize: bool = False) -> Path:
     return Path(outdir) / f"build-{target}{'-sanitize' if sanitize else ''}"
 
@@ -179,12 +194,7 @@ def build(outdir, *, target: str, cmsis_nn_path: str | os.PathLike | None = None
     build_dir = build_dir_for(outdir, target, sanitize)
     stamp = build_dir / "mcu_configure.json"
     if cmsis_nn_path is None and uses_cmsis:
-        # $CMSIS_NN_PATH, else the checkout this build directory was configured with
-        previous = json.loads(stamp.read_text()).get("CMSIS_NN_PATH") if stamp.exists() else None
-        cmsis_nn_path = os.environ.get("CMSIS_NN_PATH") or previous or None
-    if uses_cmsis and not cmsis_nn_path:
-        raise UserError("the model calls CMSIS-NN kernels: set CMSIS_NN_PATH (or pass --cmsis-nn-path) "
-                        "to a CMSIS-NN checkout, or compile with --backend portable")
+        cmsis_nn_path = _cmsis_nn_for(stamp)
     generated_for, building_for = model_target(outdir), cores.core(target)
     if uses_cmsis and generated_for is not None and generated_for.cmsis_path is not building_for.cmsis_path:
         raise UserError(f"{outdir} was compiled for {generated_for.name}, whose CMSIS-NN kernels "

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from ..diagnostics import UserError
-from . import sources
+from . import cmsis_nn, sources
 
 DEFAULT_PREFIX = "mcu"
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -94,8 +94,18 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return template
 
 
-def project_files(model_files: dict[str, str], name: str | None, uses_cmsis_nn: bool) -> dict[str, str]:
-    """The folder's files (relative path -> text) for a model emitted as `model.c` / `model.h`."""
+def _cmsis_nn_used(used: dict | None) -> str:
+    """The README's line on the CMSIS-NN the compile built the model with (report.json's cmsis_nn)."""
+    if not used or used["source"] == "off":
+        return ""
+    where = "CMSIS_NN_PATH" if used["source"] == "path" else f"fetched from {used.get('url')}"
+    return f" mcu-mlir built this model with CMSIS-NN `{used.get('commit') or 'of unknown commit'}` ({where})."
+
+
+def project_files(model_files: dict[str, str], name: str | None, uses_cmsis_nn: bool,
+                  cmsis_nn_used: dict | None = None) -> dict[str, str]:
+    """The folder's files (relative path -> text) for a model emitted as `model.c` / `model.h`;
+    `cmsis_nn_used`: report.json's `cmsis_nn` when the compile built the model too."""
     prefix = name or DEFAULT_PREFIX
     stem = model_stem(name)
     root = sources.root()
@@ -111,11 +121,16 @@ def project_files(model_files: dict[str, str], name: str | None, uses_cmsis_nn: 
         out[f"src/{prefix}_portable_internal.h"] = prefix_names(internal, prefix)
     for file in called:
         out[f"src/{prefix}_{file}"] = prefix_names(kernels[file], prefix)
+    if uses_cmsis_nn:   # the fetch of the pinned commit, when the firmware's build names no CMSIS-NN
+        out["cmake/mcu-cmsis-nn.cmake"] = cmsis_nn.module().read_text()
     source_files = [f"{stem}.c", *sorted(p for p in out if p.startswith("src/") and p.endswith(".c"))]
+    pinned_commit, pinned_url = cmsis_nn.pins()
     values = {"PREFIX": prefix, "UPREFIX": prefix.upper(), "STEM": stem,
               "USES_CMSIS_NN": "ON" if uses_cmsis_nn else "OFF", "USES_CMSIS_NN_01": "1" if uses_cmsis_nn else "0",
               "CMAKE_SOURCES": "\n".join(f"  ${{CMAKE_CURRENT_LIST_DIR}}/{f}" for f in source_files),
               "MAKE_SOURCES": " \\\n".join(f"  $({prefix.upper()}_MODEL_DIR){f}" for f in source_files),
+              "CMSIS_NN_COMMIT": pinned_commit, "CMSIS_NN_URL": pinned_url,
+              "CMSIS_NN_USED": _cmsis_nn_used(cmsis_nn_used),
               "FILES": "\n".join(f"- `{f}`" for f in sorted(out))}
     out["CMakeLists.txt"] = _fill(_template("CMakeLists.txt.in"), values)
     out[f"{stem}.mk"] = _fill(_template("model.mk.in"), values)

@@ -134,6 +134,17 @@ def _output_db(row: dict) -> str:
            f"{_db(part['sqnr_db'])})"
 
 
+def _cmsis_nn_summary(used: dict | None) -> None:
+    """Which CMSIS-NN the firmware links; the one note when there is none (report.json's cmsis_nn)."""
+    if used is None:
+        return
+    if used["source"] != "off":
+        from ..target.cmsis_nn import describe
+        print(f"  CMSIS-NN {describe(used)}")
+    elif not used["note"].startswith("--"):   # none, and not as the user asked: say why
+        print(f"mcu-compile: note: {used['note']}", file=sys.stderr)
+
+
 def _summary(result, timing: bool) -> None:
     r = result.report
     out = Path(result.output_dir)
@@ -155,6 +166,7 @@ def _summary(result, timing: bool) -> None:
         if kept and "minmax" in ranges.get("output_sqnr_db", {}):
             shown += f" ({kept} ranges; min / max gave {ranges['output_sqnr_db']['minmax']:.1f} dB)"
         print(f"  SQNR vs float: output {shown}" + (f"; most lost at {lossy}" if lossy else "") + " (layer_sqnr.md)")
+    _cmsis_nn_summary(r.get("cmsis_nn"))
     fallbacks = portable_layers(r)
     if fallbacks:
         shown = ", ".join(f"{name} ({op} -> {kernel}{': ' + why if why else ''})"
