@@ -8,7 +8,6 @@ figures.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import warnings
@@ -32,7 +31,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="mcu-demo", description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None, help="zoo model name (default: the zoo's default)")
     p.add_argument("--target", default=CompileOptions.target)
-    p.add_argument("--backend", default=None, help="cmsis-nn when CMSIS_NN_PATH is set, else portable")
+    p.add_argument("--backend", default="cmsis-nn",
+                   help="cmsis-nn (default: CMSIS_NN_PATH, else the pinned commit fetched once; the portable "
+                        "kernels when it cannot be fetched) or portable")
     p.add_argument("-o", "--output-dir", default=None)
     args = p.parse_args(argv)
     warnings.showwarning = lambda message, *rest, **kw: print(f"  warning: {message}", file=sys.stderr)
@@ -51,15 +52,14 @@ def _demo(args) -> int:
 
     name = args.model or zoo.default
     model, example = zoo.get(name)
-    backend = args.backend or ("cmsis-nn" if os.environ.get("CMSIS_NN_PATH") else "portable")
     out = args.output_dir or tempfile.mkdtemp(prefix=f"mcu-demo-{name}-")
-    print(f"model: {name}   target: {args.target}   backend: {backend}   output: {out}")
-    if backend == "portable":
-        print("  (CMSIS_NN_PATH is not set: using the portable C kernels; set it to a CMSIS-NN checkout for CMSIS-NN)")
+    print(f"model: {name}   target: {args.target}   output: {out}")
 
-    result = compile_model(model, example, target=args.target, backend=backend, quantize="int8",
+    result = compile_model(model, example, target=args.target, backend=args.backend, quantize="int8",
                            emit="elf", output_dir=out)
     r = result.report
+    from .target.cmsis_nn import describe
+    print(f"kernels: {result.options.backend}   CMSIS-NN: {describe(r['cmsis_nn'])}")
     inputs = [t.detach().numpy() for t in example]
     with torch.no_grad():
         eager = result.frontend.eager(inputs)
