@@ -14,11 +14,14 @@ C_SIDE = ("CMakeLists.txt", "cmake", "include", "lib", "tools/qemu-plugin")
 
 class BuildPyWithCSources(build_py):
     def run(self):
-        super().run()
         if getattr(self, "editable_mode", False):
+            super().run()
             return   # the package finds the checkout it is installed from
+        # An in-tree build/ keeps what earlier builds put there: a module moved or deleted since
+        # would ship again.
+        shutil.rmtree(Path(self.build_lib) / "mcu_mlir", ignore_errors=True)
+        super().run()
         into = Path(self.build_lib) / "mcu_mlir" / "csrc"
-        shutil.rmtree(into, ignore_errors=True)
         for rel in C_SIDE:
             source, target = HERE / rel, into / rel
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
                         "any differs); --outputs gets the C's outputs")
     p.add_argument("--count-instructions", action="store_true",
                    help="print per-layer and total instruction counts (QEMU targets)")
-    p.add_argument("--cmsis-nn-path", default=None, help="CMSIS-NN checkout (default: $CMSIS_NN_PATH)")
+    p.add_argument("--cmsis-nn-path", default=None,
+                   help="CMSIS-NN checkout (default: $CMSIS_NN_PATH, else the pinned commit, fetched once)")
     p.add_argument("--opt", default="-O2", help="optimisation flags for the C (default -O2)")
     p.add_argument("--timeout", type=float, default=120, help="seconds before a run is abandoned")
     p.add_argument("--steps", type=int, default=None, metavar="N",
