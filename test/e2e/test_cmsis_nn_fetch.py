@@ -152,6 +152,7 @@ def test_cmsis_nn_off_compiles_for_the_portable_kernels(tmp_path, monkeypatch, c
     report = json.loads((out / "report.json").read_text())
     assert report["cmsis_nn"] == {"source": "off", "note": "--cmsis-nn off: the portable C kernels"}
     assert report["backend"] == "portable"
+    assert "note: --cmsis-nn off: the portable C kernels" in capsys.readouterr().err
 
 
 def test_a_build_links_the_pinned_commit(from_mirror, tmp_path):

@@ -141,7 +141,7 @@ def _cmsis_nn_summary(used: dict | None) -> None:
     if used["source"] != "off":
         from ..target.cmsis_nn import describe
         print(f"  CMSIS-NN {describe(used)}")
-    elif not used["note"].startswith("--"):   # none, and not as the user asked: say why
+    elif not used["note"].startswith("--backend"):   # none, though the model was to call it: say why
         print(f"mcu-compile: note: {used['note']}", file=sys.stderr)
 
 
