@@ -52,8 +52,9 @@ def describe(used: dict) -> str:
     commit = used.get("commit") or "(commit unknown)"
     if used["source"] == "path":
         return f"{commit} from CMSIS_NN_PATH={used['path']}"
-    how = "found in the cache" if used.get("from_cache") else f"fetched from {used['url']} in {used['fetch_seconds']:.1f} s"
-    return f"{commit}, the pinned commit, {how}"
+    if used.get("from_cache"):
+        return f"{commit}, the pinned commit, found in the cache"
+    return f"{commit}, the pinned commit, fetched from {used['url']} in {used['fetch_seconds']:.1f} s"
 
 
 class Unreachable(UserError):
