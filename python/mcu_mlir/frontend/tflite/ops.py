@@ -1,0 +1,205 @@
+"""One lowering per TFLite builtin: `lower(lowering, op) -> Value` (see lower.py for the forms)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...diagnostics import UserError
+from ..qmath import quantize_multiplier
+from .lower import ADD_LEFT_SHIFT, SAME, VALID, Lowering, activation_range
+from .reader import Operator
+
+
+def _input(lw: Lowering, op: Operator, position: int, role: str):
+    if position >= len(op.inputs) or op.inputs[position] < 0:
+        raise UserError(f"{lw.where(op)}: its {role} (input {position}) is missing")
+    return op.inputs[position]
+
+
+def _options(lw: Lowering, op: Operator):
+    if op.options is None:
+        raise UserError(f"{lw.where(op)}: it has no options")
+    return op.options
+
+
+def _window(lw: Lowering, op: Operator, x, kernel, stride, dilation, padding: int, out_hw):
+    """TOSA pads (top, bottom, left, right) giving TFLite's output size: SAME puts the smaller half
+    of the padding first (ComputePaddingWithOffset); a bottom / right pad below zero means rows no
+    window reads, sliced off (TOSA wants the windows to end exactly at the padded edge)."""
+    if padding not in (SAME, VALID):
+        raise UserError(f"{lw.where(op)}: padding type {padding} is not supported")
+    if min(stride) < 1 or min(dilation) < 1:
+        raise UserError(f"{lw.where(op)}: stride {list(stride)} and dilation {list(dilation)} must be at least 1")
+    pads, shape = [], list(x.shape)
+    for axis in range(2):
+        size, k, s, d = x.shape[1 + axis], kernel[axis], stride[axis], dilation[axis]
+        span = (k - 1) * d + 1
+        expected = -(-size // s) if padding == SAME else (size - span + s) // s
+        if out_hw[axis] != expected or expected < 1:
+            raise UserError(f"{lw.where(op)}: its output is {out_hw[axis]} along axis {1 + axis}, but "
+                            f"{'SAME' if padding == SAME else 'VALID'} padding gives {expected}")
+        before = max((expected - 1) * s + span - size, 0) // 2 if padding == SAME else 0
+        after = (expected - 1) * s + span - size - before
+        if after < 0:
+            shape[1 + axis] += after
+            after = 0
+        pads += [before, after]
+    return pads, lw.w.slice(x, (0, 0, 0, 0), shape)
+
+
+def _bias(lw: Lowering, op: Operator, channels: int):
+    if len(op.inputs) < 3 or op.inputs[2] < 0:
+        return lw.w.const(np.zeros(channels, np.int64), "i32", (channels,))
+    b = lw.tensor(op.inputs[2])
+    if b.elem != "i32" or b.data is None or b.data.size != channels:
+        raise UserError(f"{lw.where(op)}: its bias ('{b.name}') must be a constant int32 vector of {channels} "
+                        f"values, not {b.elem} {list(b.shape)}")
+    return lw.w.const(b.data.reshape(channels).astype(np.int64), "i32", (channels,))
+
+
+def _weights(lw: Lowering, op: Operator, channels: int, axis: int):
+    w = lw.quantized(op, _input(lw, op, 1, "filter"), "filter")
+    if w.data is None:
+        raise UserError(f"{lw.where(op)}: its filter ('{w.name}') is not a constant")
+    if np.any(w.quant.zero_points != 0):
+        raise UserError(f"{lw.where(op)}: its filter ('{w.name}') has a non-zero zero point (CMSIS-NN takes "
+                        "symmetric weights only)")
+    if w.quant.per_channel and w.quant.axis != axis:
+        raise UserError(f"{lw.where(op)}: its filter's scales are on axis {w.quant.axis}, expected {axis}")
+    return w, np.broadcast_to(w.quant.scales, (channels,))
+
+
+def _conv(lw: Lowering, op: Operator):
+    """CONV_2D and DEPTHWISE_CONV_2D: acc = sum((x - zp_x) * w) + bias; out = requantize per channel."""
+    o = _options(lw, op)
+    depthwise = op.name == "DEPTHWISE_CONV_2D"
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    x = lw.value(xt.index, op)
+    c_out = out.shape[3]
+    w, w_scales = _weights(lw, op, c_out, 3 if depthwise else 0)
+    if len(w.shape) != 4 or len(xt.shape) != 4:
+        raise UserError(f"{lw.where(op)}: input and filter must be 4-D (NHWC, {'1HWC' if depthwise else 'OHWI'})")
+    stride, dilation = (o.StrideH(), o.StrideW()), (o.DilationHFactor(), o.DilationWFactor())
+    kernel = w.shape[1:3]
+    pads, x = _window(lw, op, x, kernel, stride, dilation, o.Padding(), out.shape[1:3])
+    bias = _bias(lw, op, c_out)
+    c_in = xt.shape[3]
+    if depthwise:
+        if w.shape[0] != 1 or w.shape[3] != c_out or c_out % c_in:
+            raise UserError(f"{lw.where(op)}: filter {list(w.shape)} does not fit {c_in} input and {c_out} output "
+                            "channels")
+        # [1, KH, KW, C * M] -> TOSA's [KH, KW, C, M]: output channel c * M + m in both.
+        wv = lw.w.const(w.data.reshape(kernel[0], kernel[1], c_in, c_out // c_in), "i8")
+        acc = lw.w.depthwise_conv2d(x, wv, bias, input_zp=xt.quant.zero_point, pad=pads, stride=stride,
+                                    dilation=dilation)
+    else:
+        if w.shape[3] != c_in or w.shape[0] != c_out:
+            raise UserError(f"{lw.where(op)}: filter {list(w.shape)} does not fit {c_in} input and {c_out} output "
+                            "channels (grouped convolution is not supported)")
+        wv = lw.w.const(w.data, "i8")
+        acc = lw.w.conv2d(x, wv, bias, input_zp=xt.quant.zero_point, pad=pads, stride=stride, dilation=dilation)
+    # TFLite: double(input scale) * double(filter scale) / double(output scale), per channel.
+    real = xt.quant.scale * w_scales / out.quant.scale
+    y = lw.requantize_accumulator(acc, real, out)
+    return lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+
+
+def _fully_connected(lw: Lowering, op: Operator):
+    """acc = (x - zp_x) . w + bias as matmul + add (the form the backend puts on arm_fully_connected_s8)."""
+    o = _options(lw, op)
+    if o.WeightsFormat() != 0:
+        raise UserError(f"{lw.where(op)}: shuffled weights (weights_format {o.WeightsFormat()}) are not supported")
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    w_tensor = lw.tensor(_input(lw, op, 1, "filter"))
+    if len(w_tensor.shape) != 2:
+        raise UserError(f"{lw.where(op)}: its filter must be 2-D [outputs, depth], not {list(w_tensor.shape)}")
+    n_out, depth = w_tensor.shape
+    w, w_scales = _weights(lw, op, n_out, 0)
+    total = int(np.prod(xt.shape, dtype=np.int64))
+    if total % depth:
+        raise UserError(f"{lw.where(op)}: an input of {total} values is not rows of the filter's depth {depth}")
+    rows = total // depth
+    a = lw.w.reshape(lw.value(xt.index, op), (1, rows, depth))
+    product = lw.w.matmul(a, lw.w.const(w.data.T.reshape(1, depth, n_out), "i8"), xt.quant.zero_point, 0)
+    bias = lw.w.reshape(_bias(lw, op, n_out), (1, 1, n_out))
+    acc = lw.w.add(product, bias)
+    y = lw.requantize_accumulator(acc, xt.quant.scale * w_scales / out.quant.scale, out)
+    y = lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+    return lw.w.reshape(y, out.shape)
+
+
+def _average_pool(lw: Lowering, op: Operator):
+    """The mean of the valid cells of each window on the raw integers, rounded half away from zero
+    (TFLite's reference kernel and arm_avgpool_s8); input and output share their parameters."""
+    o = _options(lw, op)
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    if (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
+        raise UserError(f"{lw.where(op)}: input and output quantization differ; TFLite's average pool keeps them")
+    kernel, stride = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW())
+    pads, x = _window(lw, op, lw.value(xt.index, op), kernel, stride, (1, 1), o.Padding(), out.shape[1:3])
+    y = lw.w.avg_pool2d(x, kernel=kernel, stride=stride, pad=pads)
+    return lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+
+
+def _add(lw: Lowering, op: Operator):
+    """TFLite's quantized ADD (CMSIS-NN's arm_elementwise_add_s8): each (x - zp) << 20 rescaled by
+    scale / (2 max scale), summed, rescaled by 2 max scale / (2**20 out scale)."""
+    o = _options(lw, op)
+    ta, tb = (lw.quantized(op, _input(lw, op, i, "input"), f"input {i}") for i in (0, 1))
+    out = lw.quantized(op, op.outputs[0], "output")
+    twice_max = 2 * max(ta.quant.scale, tb.quant.scale)
+    rank = len(out.shape)
+    parts = []
+    for t in (ta, tb):
+        shifted = lw.w.rescale(lw.value(t.index, op), [1 << 30], [30 - ADD_LEFT_SHIFT], t.quant.zero_point, 0, "i32")
+        m, s = quantize_multiplier(t.quant.scale / twice_max)
+        part = lw.w.rescale(shifted, [m], [s], 0, 0, "i32")
+        parts.append(lw.w.reshape(part, (1,) * (rank - len(part.shape)) + tuple(part.shape)))
+    acc = lw.w.add(*parts)
+    m, s = quantize_multiplier(twice_max / ((1 << ADD_LEFT_SHIFT) * out.quant.scale))
+    y = lw.w.rescale(acc, [m], [s], 0, out.quant.zero_point, out.elem)
+    return lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+
+
+def _reshape(lw: Lowering, op: Operator):
+    xt = lw.tensor(_input(lw, op, 0, "input"))
+    out = lw.tensor(op.outputs[0])
+    if int(np.prod(xt.shape, dtype=np.int64)) != int(np.prod(out.shape, dtype=np.int64)):
+        raise UserError(f"{lw.where(op)}: reshapes {list(xt.shape)} to {list(out.shape)}, a different size")
+    if xt.quant != out.quant and (xt.quant is None or out.quant is None or
+                                  (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point)):
+        raise UserError(f"{lw.where(op)}: input and output quantization differ")
+    return lw.w.reshape(lw.value(xt.index, op), out.shape)
+
+
+SOFTMAX_OUTPUT = (np.float32(1 / 256), -128)
+
+
+def _softmax(lw: Lowering, op: Operator):
+    """int8 softmax on the last axis, computing arm_softmax_s8's integers (which TFLite's reference
+    kernel computes too) with TFLite's PreprocessSoftmaxScaling of beta * input scale."""
+    from ... import cmsis_softmax as cmsis_softmax_math
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    if (np.float32(out.quant.scale), out.quant.zero_point) != SOFTMAX_OUTPUT:
+        raise UserError(f"{lw.where(op)}: its output is quantized with scale {out.quant.scale} and zero point "
+                        f"{out.quant.zero_point}; TFLite's int8 softmax writes scale 1/256, zero point -128")
+    beta = float(np.float32(op.options.Beta())) if op.options is not None else 1.0
+    params = cmsis_softmax_math.params(beta * xt.quant.scale)
+    count = xt.shape[-1]
+    if params is None or count >= 512:
+        raise UserError(f"{lw.where(op)}: beta * input scale = {beta * xt.quant.scale:g} over rows of {count} is "
+                        "outside arm_softmax_s8's range")
+    from ..lowering.softmax import cmsis_softmax
+    from ..lowering.values import Q
+    q = cmsis_softmax(lw, Q(lw.value(xt.index, op), xt.quant.scale, xt.quant.zero_point), len(xt.shape) - 1, params)
+    return q.v
+
+
+LOWER = {
+    "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "FULLY_CONNECTED": _fully_connected,
+    "AVERAGE_POOL_2D": _average_pool, "ADD": _add, "RESHAPE": _reshape, "SOFTMAX": _softmax,
+}
