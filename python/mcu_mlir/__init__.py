@@ -9,8 +9,8 @@ from .options import CompileOptions, with_options
 @with_options
 def compile(model, example_inputs=None, options: CompileOptions | None = None, /,  # noqa: A001 - the contract's name
             **fields):
-    """Compiles `model` (an nn.Module with its example inputs, a TOSA `.mlir` file or a `.tosa` flatbuffer)
-    to C for a microcontroller; returns a CompileResult (output_dir, report, files).
+    """Compiles `model` (an nn.Module with its example inputs, a TOSA `.mlir` file, a `.tosa` flatbuffer
+    or a `.tflite` model) to C for a microcontroller; returns a CompileResult (output_dir, report, files).
 
     `options` is a CompileOptions; keyword arguments set its fields (over `options` when both are given)."""
     from .driver import compile as _compile

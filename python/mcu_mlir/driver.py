@@ -46,7 +46,7 @@ class _Timer:
 @with_options
 def compile(model, example_inputs=None, options: CompileOptions | None = None, /,  # noqa: A001 - the contract's name
             **fields) -> CompileResult:
-    """Compiles an nn.Module (with example inputs), a TOSA `.mlir` file or a `.tosa` flatbuffer.
+    """Compiles an nn.Module (with example inputs), a TOSA `.mlir` file, a `.tosa` flatbuffer or a `.tflite` model.
 
     `options` is a CompileOptions; keyword arguments set its fields (over `options` when both are given)."""
     options = resolve(options, fields)
@@ -142,6 +142,8 @@ def _write(out: Path, name: str, text: str, result: CompileResult, stage: str) -
 
 def _frontend(model, example_inputs, options, result, timings):
     """Brings the input to TOSA in an MLIR module."""
+    if isinstance(model, (str, Path)) and str(model).endswith(".tflite"):
+        return _tflite_frontend(Path(model), options, result, timings)
     if isinstance(model, (str, Path)) and str(model).endswith((".mlir", ".tosa")):
         if options.emit == "torch":
             raise UserError(f"--emit torch needs a PyTorch model, but {model} is already TOSA")
@@ -187,6 +189,21 @@ def _frontend(model, example_inputs, options, result, timings):
         result.report["quantization"]["layer_sqnr"] = fres.layer_sqnr
         _write(result.output_dir, "layer_sqnr.md", table(fres.layer_sqnr), result, "layer-sqnr")
     return fres.module
+
+
+def _tflite_frontend(path: Path, options, result, timings):
+    """A TFLite int8 model: its integer TOSA and its inputs' / outputs' quantization."""
+    if options.emit == "torch":
+        raise UserError(f"--emit torch needs a PyTorch model, but {path} is a TFLite model")
+    from .frontend.tflite import import_tflite
+    with _Timer(timings, "import"):
+        module, inputs, outputs = import_tflite(path)
+    io_quant.annotate(module, inputs, outputs)
+    if options.state:
+        _annotate_tosa_state(module, options.state, str(path))
+    _write(result.output_dir, "tosa-import.mlir", _ir(module), result, "tosa-import")
+    result.report["quantization"] = {"inputs": [_asdict(t) for t in inputs], "outputs": [_asdict(t) for t in outputs]}
+    return module
 
 
 def _annotate_tosa_state(module, pairs, path: str) -> None:

@@ -20,7 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mcu-compile", allow_abbrev=False,
                                 description="Compile a PyTorch model or TOSA to C calling CMSIS-NN kernels.")
     p.add_argument("model", help="FILE.py:FACTORY (FACTORY() returns an nn.Module), FILE.pt2 (a saved torch.export "
-                   "program), FILE.mlir (TOSA) or FILE.tosa")
+                   "program), FILE.mlir (TOSA), FILE.tosa or FILE.tflite (an int8 TFLite model)")
     p.add_argument("--input-shape", action="append", default=[], metavar="D0,D1,...[:int64]",
                    help="shape of one model input; repeat for several inputs. A ':int64' or ':int32' suffix makes "
                         "it an integer input (token ids, looked up by an embedding), int32 in the C")
@@ -94,9 +94,9 @@ def run(args) -> int:
     from ..driver import compile as compile_model
     options = {f.name: getattr(args, f.name) for f in _cli_fields()}
     options["calibration"] = _calibration(args.calibration)
-    if args.model.endswith((".mlir", ".tosa")):
+    if args.model.endswith((".mlir", ".tosa", ".tflite")):
         if args.input_shape:
-            raise UserError("--input-shape is for PyTorch models; a TOSA input has its shapes already")
+            raise UserError("--input-shape is for PyTorch models; a TOSA or TFLite input has its shapes already")
         result = compile_model(args.model, None, **options)
     elif args.model.endswith(".pt2"):
         # The program's own example inputs give the shapes, unless --input-shape says otherwise.
