@@ -47,6 +47,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$VENV/bin/pip" install -q --disable-pip-version-check -e "$ROOT[test,models]" 2>&1 | grep -v "^WARNING: Location" || true
   # torchaudio's model code only: its releases pin another torch, so never let pip resolve it.
   "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps "torchaudio==2.11.0" 2>&1 | grep -v "^WARNING: Location" || true
+  # TFLite Micro's interpreter, the .tflite tests' oracle: its wheel names tensorflow-free deps
+  # only, but --no-deps keeps pip away from torch whatever a release declares.
+  "$VENV/bin/pip" install -q --disable-pip-version-check flatbuffers numpy pyyaml backports.strenum 2>&1 | grep -v "^WARNING: Location" || true
+  "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps "tflite-micro==0.dev20261023182759" 2>&1 | grep -v "^WARNING: Location" || true
   # The import check keeps the libraries' own start-up chatter (torchao's optional kernels, torch
   # deprecation notices) to itself and shows it only when the check fails.
   if ! check_log="$("$VENV/bin/python" -c "import torch, torch_mlir, torchao, mcu_mlir; assert torch.__version__.startswith('2.13.0'), torch.__version__" 2>&1)"; then
