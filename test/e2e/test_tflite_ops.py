@@ -1,0 +1,179 @@
+"""The .tflite frontend op by op: one small int8 model (written here with the flatbuffer builder)
+whose outputs each come from one op and option (stride, dilation, SAME / VALID padding, fused
+activation, per-channel or per-tensor weights, beta), compiled for the host with the CMSIS-NN and
+the portable backend and compared bit for bit with TFLite Micro's interpreter on random inputs
+(the extremes -128 / 127 included). One compile and one host build per backend."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from tflite_writer import ModelWriter
+
+import mcu_mlir
+from mcu_mlir.target import build, run
+
+IN_SHAPE, IN_SCALE, IN_ZP = (1, 9, 9, 4), 0.05, 3
+SAME, VALID = 0, 1
+NONE, RELU, RELU_N1_TO_1, RELU6 = 0, 1, 2, 3
+# name -> what its output tests (the model's outputs, in order)
+CASES = [
+    "conv SAME stride 2, RELU, per-channel",
+    "conv VALID dilation 2, 3x2 kernel, RELU6, per-tensor",
+    "conv 2x2 SAME stride 1 (the extra pad after), per-channel",
+    "depthwise SAME stride 1, multiplier 2, per-channel",
+    "depthwise VALID stride 2 dilation 2, RELU_N1_TO_1, per-tensor",
+    "average pool SAME 3x3 stride 2",
+    "average pool VALID 2x2 stride 2, RELU",
+    "add of the input and a 1x1 conv (other parameters), RELU",
+    "reshape + fully connected, per-tensor, with bias",
+    "softmax (beta 1) of the fully connected",
+    "softmax (beta 0.7) of a fully connected with RELU, per-channel, no bias",
+]
+
+
+def _out_scale(w_scale: float, depth: int) -> float:
+    """An output step that spreads a random accumulator over most of int8."""
+    return IN_SCALE * w_scale * np.sqrt(depth) * 75 * 73 / 50
+
+
+def _conv(m: ModelWriter, rng, x, name, cout, kernel, options, out_hw, depthwise=False, per_channel=True):
+    cin = IN_SHAPE[3]
+    w_shape = (1, *kernel, cout) if depthwise else (cout, *kernel, cin)
+    scales = rng.uniform(0.01, 0.03, cout) if per_channel else 0.02
+    w = m.tensor(f"{name}/w", w_shape, "i8", scales, 0, rng.integers(-127, 128, w_shape), axis=3 if depthwise else 0)
+    depth = kernel[0] * kernel[1] * (1 if depthwise else cin)
+    b = m.tensor(f"{name}/b", (cout,), "i32", IN_SCALE * np.asarray(scales) * np.ones(cout), 0,
+                 rng.integers(-3000, 3000, cout))
+    y = m.tensor(name, (1, *out_hw, cout), "i8", _out_scale(0.02, depth), int(rng.integers(-20, 20)))
+    kind = "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D"
+    m.op(kind, [x, w, b], [y], ("DepthwiseConv2DOptions" if depthwise else "Conv2DOptions", options))
+    return y
+
+
+def _window(padding, stride, activation=NONE, dilation=(1, 1), **extra):
+    return {"Padding": padding, "StrideH": stride[0], "StrideW": stride[1], "FusedActivationFunction": activation,
+            "DilationHFactor": dilation[0], "DilationWFactor": dilation[1], **extra}
+
+
+def op_model(seed: int = 0) -> bytes:
+    rng = np.random.default_rng(seed)
+    m = ModelWriter()
+    x = m.tensor("input", IN_SHAPE, "i8", IN_SCALE, IN_ZP)
+    outs = [
+        _conv(m, rng, x, "conv_same_s2", 6, (3, 3), _window(SAME, (2, 2), RELU), (5, 5)),
+        _conv(m, rng, x, "conv_valid_d2", 3, (3, 2), _window(VALID, (1, 1), RELU6, (2, 2)), (5, 7), per_channel=False),
+        _conv(m, rng, x, "conv_2x2_same", 2, (2, 2), _window(SAME, (1, 1)), (9, 9)),
+        _conv(m, rng, x, "dw_same_m2", 8, (3, 3), _window(SAME, (1, 1), DepthMultiplier=2), (9, 9), depthwise=True),
+        _conv(m, rng, x, "dw_valid_s2_d2", 4, (3, 3), _window(VALID, (2, 2), RELU_N1_TO_1, (2, 2), DepthMultiplier=1),
+              (3, 3), depthwise=True, per_channel=False),
+    ]
+    for name, padding, k, s, act, hw in (("pool_same", SAME, 3, 2, NONE, 5), ("pool_valid", VALID, 2, 2, RELU, 4)):
+        y = m.tensor(name, (1, hw, hw, 4), "i8", IN_SCALE, IN_ZP)
+        m.op("AVERAGE_POOL_2D", [x], [y], ("Pool2DOptions", {"Padding": padding, "StrideH": s, "StrideW": s,
+                                                             "FilterHeight": k, "FilterWidth": k,
+                                                             "FusedActivationFunction": act}))
+        outs.append(y)
+    pointwise = _conv(m, rng, x, "pointwise", 4, (1, 1), _window(SAME, (1, 1)), (9, 9))
+    added = m.tensor("add", IN_SHAPE, "i8", 0.08, -5)
+    m.op("ADD", [x, pointwise], [added], ("AddOptions", {"FusedActivationFunction": RELU}))
+    outs.append(added)
+    flat = m.tensor("flat", (1, 324), "i8", IN_SCALE, IN_ZP)
+    new_shape = m.tensor("flat/shape", (2,), "i32", None, 0, [1, 324])
+    m.op("RESHAPE", [x, new_shape], [flat])
+    w = m.tensor("fc/w", (10, 324), "i8", 0.004, 0, rng.integers(-127, 128, (10, 324)))
+    b = m.tensor("fc/b", (10,), "i32", IN_SCALE * 0.004, 0, rng.integers(-2000, 2000, 10))
+    fc = m.tensor("fc", (1, 10), "i8", _out_scale(0.004, 324) / 4, 2)
+    m.op("FULLY_CONNECTED", [flat, w, b], [fc], ("FullyConnectedOptions", {}))
+    outs.append(fc)
+    # Each softmax reads its own input (two of one tensor would share their max - x).
+    w2 = m.tensor("scores/w", (10, 324), "i8", list(rng.uniform(0.003, 0.005, 10)), 0,
+                  rng.integers(-127, 128, (10, 324)))
+    scores = m.tensor("scores", (1, 10), "i8", 0.11, -7)
+    m.op("FULLY_CONNECTED", [flat, w2, -1], [scores], ("FullyConnectedOptions", {"FusedActivationFunction": RELU}))
+    for beta, logits in ((1.0, fc), (0.7, scores)):
+        probs = m.tensor(f"softmax_{beta}", (1, 10), "i8", 1 / 256, -128)
+        m.op("SOFTMAX", [logits], [probs], ("SoftmaxOptions", {"Beta": beta}))
+        outs.append(probs)
+    assert len(outs) == len(CASES)
+    return m.write([x], outs)
+
+
+def inputs(shape, count: int, seed: int = 1) -> list[np.ndarray]:
+    """`count` int8 inputs: all -128, all 127, the two extremes mixed, then uniform."""
+    rng = np.random.default_rng(seed)
+    fixed = [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
+             rng.choice(np.array([-128, 127], np.int8), size=shape)]
+    return (fixed + [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(count)])[:count]
+
+
+def need_host_build(backend: str):
+    pytest.importorskip("tflite_micro", reason="tflite-micro (TFLite Micro's interpreter, the oracle) is not "
+                        "installed: tools/setup.sh installs it")
+    if shutil.which("cmake") is None or shutil.which("cc") is None:
+        pytest.skip("cmake or cc not installed: the host build tier needs them")
+    if backend == "cmsis-nn" and not os.environ.get("CMSIS_NN_PATH"):
+        pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
+
+
+def compare_with_tflm(model: bytes, outdir, backend: str, count: int):
+    """Compiles `model` (written to outdir/model.tflite) for the host, runs `count` inputs in the C
+    and in TFLite Micro; the report and, per input, the outputs that differ."""
+    from tflite_micro.python.tflite_micro import runtime
+    path = outdir / "model.tflite"
+    path.write_bytes(model)
+    # --softmax cmsis-nn: the CMSIS-NN build runs softmax on arm_softmax_s8 (the default looks the
+    # exponentials up on a portable kernel, the same integers).
+    result = mcu_mlir.compile(str(path), target="host", backend=backend, emit="c", output_dir=str(outdir / "out"),
+                              softmax="cmsis-nn" if backend == "cmsis-nn" else "table")
+    exe = build.build(outdir / "out", target="host")
+    ip = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
+    shape = tuple(ip.get_input_details(0)["shape"])
+    n_out = len(result.report["quantization"]["outputs"])
+    differing = []
+    for k, x in enumerate(inputs(shape, count)):
+        ip.set_input(x, 0)
+        ip.invoke()
+        got = run.run_executable(exe, outdir / "out", [x], target="host").outputs_q
+        for i in range(n_out):
+            ref = ip.get_output(i)
+            if not np.array_equal(got[i].reshape(ref.shape), ref):
+                differing.append((k, i, int(np.abs(got[i].reshape(ref.shape).astype(int) - ref).max())))
+    return result.report, differing
+
+
+# (TOSA op in a layer, the CMSIS-NN kernel it must run on), first match wins; a softmax left as
+# separate ops shows its gather / clz.
+CMSIS_KERNELS = [("depthwise_conv2d", "arm_depthwise_conv"), ("conv2d", "arm_convolve"),
+                 ("matmul", "arm_fully_connected"), ("avg_pool2d", "arm_avgpool_s8"), ("softmax", "arm_softmax_s8"),
+                 ("gather", "arm_softmax_s8"), ("clz", "arm_softmax_s8"), ("add", "arm_elementwise_add_s8")]
+
+
+def check_kernels(report: dict, backend: str) -> None:
+    """Every computing layer on its CMSIS-NN kernel (or, portable, on a portable one); no transposes."""
+    assert report["transposes"] == 0
+    for op in report["ops"]:
+        layer = [name.removeprefix("tosa.") for name in op["tosa_op"].split("+")]
+        kernel = next((k for name, k in CMSIS_KERNELS if name in layer), None)
+        if kernel is None:
+            continue
+        if backend == "cmsis-nn":
+            assert op["kernel"].startswith(kernel), op
+        else:
+            assert op["kernel"].startswith("portable:"), op
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_ops_bit_exact_with_tflite_micro(backend, tmp_path):
+    need_host_build(backend)
+    report, differing = compare_with_tflm(op_model(), tmp_path, backend, count=12)
+    assert not differing, [(k, CASES[i], d) for k, i, d in differing]
+    check_kernels(report, backend)
+    kernels = {op["kernel"] for op in report["ops"]}
+    if backend == "cmsis-nn":
+        assert {"arm_convolve_wrapper_s8", "arm_depthwise_conv_wrapper_s8", "arm_avgpool_s8", "arm_elementwise_add_s8",
+                "arm_softmax_s8"} <= kernels, kernels
