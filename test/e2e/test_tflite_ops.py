@@ -6,16 +6,11 @@ the portable backend and compared bit for bit with TFLite Micro's interpreter on
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import numpy as np
 import pytest
 
+from tflite_oracle import check_kernels, compare_with_tflm, need_host_build
 from tflite_writer import ModelWriter
-
-import mcu_mlir
-from mcu_mlir.target import build, run
 
 IN_SHAPE, IN_SCALE, IN_ZP = (1, 9, 9, 4), 0.05, 3
 SAME, VALID = 0, 1
@@ -101,70 +96,6 @@ def op_model(seed: int = 0) -> bytes:
         outs.append(probs)
     assert len(outs) == len(CASES)
     return m.write([x], outs)
-
-
-def inputs(shape, count: int, seed: int = 1) -> list[np.ndarray]:
-    """`count` int8 inputs: all -128, all 127, the two extremes mixed, then uniform."""
-    rng = np.random.default_rng(seed)
-    fixed = [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
-             rng.choice(np.array([-128, 127], np.int8), size=shape)]
-    return (fixed + [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(count)])[:count]
-
-
-def need_host_build(backend: str):
-    pytest.importorskip("tflite_micro", reason="tflite-micro (TFLite Micro's interpreter, the oracle) is not "
-                        "installed: tools/setup.sh installs it")
-    if shutil.which("cmake") is None or shutil.which("cc") is None:
-        pytest.skip("cmake or cc not installed: the host build tier needs them")
-    if backend == "cmsis-nn" and not os.environ.get("CMSIS_NN_PATH"):
-        pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
-
-
-def compare_with_tflm(model: bytes, outdir, backend: str, count: int):
-    """Compiles `model` (written to outdir/model.tflite) for the host, runs `count` inputs in the C
-    and in TFLite Micro; the report and, per input, the outputs that differ."""
-    from tflite_micro.python.tflite_micro import runtime
-    path = outdir / "model.tflite"
-    path.write_bytes(model)
-    # --softmax cmsis-nn: the CMSIS-NN build runs softmax on arm_softmax_s8 (the default looks the
-    # exponentials up on a portable kernel, the same integers).
-    result = mcu_mlir.compile(str(path), target="host", backend=backend, emit="c", output_dir=str(outdir / "out"),
-                              softmax="cmsis-nn" if backend == "cmsis-nn" else "table")
-    exe = build.build(outdir / "out", target="host")
-    ip = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
-    shape = tuple(ip.get_input_details(0)["shape"])
-    n_out = len(result.report["quantization"]["outputs"])
-    differing = []
-    for k, x in enumerate(inputs(shape, count)):
-        ip.set_input(x, 0)
-        ip.invoke()
-        got = run.run_executable(exe, outdir / "out", [x], target="host").outputs_q
-        for i in range(n_out):
-            ref = ip.get_output(i)
-            if not np.array_equal(got[i].reshape(ref.shape), ref):
-                differing.append((k, i, int(np.abs(got[i].reshape(ref.shape).astype(int) - ref).max())))
-    return result.report, differing
-
-
-# (TOSA op in a layer, the CMSIS-NN kernel it must run on), first match wins; a softmax left as
-# separate ops shows its gather / clz.
-CMSIS_KERNELS = [("depthwise_conv2d", "arm_depthwise_conv"), ("conv2d", "arm_convolve"),
-                 ("matmul", "arm_fully_connected"), ("avg_pool2d", "arm_avgpool_s8"), ("softmax", "arm_softmax_s8"),
-                 ("gather", "arm_softmax_s8"), ("clz", "arm_softmax_s8"), ("add", "arm_elementwise_add_s8")]
-
-
-def check_kernels(report: dict, backend: str) -> None:
-    """Every computing layer on its CMSIS-NN kernel (or, portable, on a portable one); no transposes."""
-    assert report["transposes"] == 0
-    for op in report["ops"]:
-        layer = [name.removeprefix("tosa.") for name in op["tosa_op"].split("+")]
-        kernel = next((k for name, k in CMSIS_KERNELS if name in layer), None)
-        if kernel is None:
-            continue
-        if backend == "cmsis-nn":
-            assert op["kernel"].startswith(kernel), op
-        else:
-            assert op["kernel"].startswith("portable:"), op
 
 
 @pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
