@@ -1,4 +1,4 @@
 """The `.tflite` frontend: a TFLite int8 model's flatbuffer -> integer TOSA (reader.py checks and
 reads the file, lower.py and ops.py build the TOSA TFLite Micro's kernels compute)."""
 
-from .lower import import_tflite  # noqa: F401  (the frontend's API)
+from .importer import import_tflite  # noqa: F401  (the frontend's API)

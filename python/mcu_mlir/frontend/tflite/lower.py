@@ -1,4 +1,5 @@
-"""A read TFLite graph -> integer TOSA computing what TFLite Micro's reference kernels compute.
+"""What every TFLite op's lowering shares: the graph's tensors as TOSA values, TFLite's
+requantisation and its fused activations as clamps.
 
 NHWC stays NHWC (TFLite's layout is the kernels' layout: no transposes). Each op is built in the
 form the torch frontend gives the same op (lowering/conv.py, pool.py, elementwise.py, softmax.py),
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import io_quant
 from ...diagnostics import UserError
 from ...ir.types import RANGE
 from ..qmath import quantize_multiplier
@@ -77,7 +77,7 @@ class Lowering:
         return self.values[index]
 
     def where(self, op: Operator) -> str:
-        return f"{self.graph.path}: {op.describe()}"
+        return op.describe()
 
     def quantized(self, op: Operator, index: int, role: str, elems=("i8",)) -> Tensor:
         t = self.tensor(index)
@@ -89,62 +89,22 @@ class Lowering:
             raise UserError(f"{self.where(op)}: its {role} ('{t.name}') has no quantization parameters")
         return t
 
-    # -- the graph -----------------------------------------------------------------------------
-    def run(self):
-        """(module, input quantization, output quantization)."""
-        from . import ops
-        g = self.graph
-        args = []
-        for i, index in enumerate(g.inputs):
-            t = g.tensors[index]
-            if t.elem != "i8" or t.quant is None or t.quant.per_channel:
-                raise UserError(f"{g.path}: input #{i} ('{t.name}') is {t.elem}, not a per-tensor quantized int8 "
-                                "tensor; only int8 models are supported")
-            self.values[index] = self.w.argument(i, t.shape, t.elem)
-            args.append(self.values[index])
-        for op in g.operators:
-            lower = ops.LOWER.get(op.name)
-            if lower is None:
-                raise UserError(f"{self.where(op)}: the operator is not supported (supported: "
-                                f"{', '.join(sorted(ops.LOWER))})")
-            if len(op.outputs) != 1:
-                raise UserError(f"{self.where(op)}: {len(op.outputs)} outputs, expected 1")
-            out = self.tensor(op.outputs[0])
-            self.w.set_location(out.name or f"{op.name.lower()}_{op.index}", None, None)
-            result = lower(self, op)
-            if tuple(result.shape) != tuple(out.shape):
-                raise UserError(f"{self.where(op)}: its output '{out.name}' is {list(out.shape)}, but the operator "
-                                f"computes {list(result.shape)}")
-            self.values[op.outputs[0]] = result
-        results = []
-        for i, index in enumerate(g.outputs):
-            t = g.tensors[index]
-            if t.elem != "i8" or t.quant is None:
-                raise UserError(f"{g.path}: output #{i} ('{t.name}') is {t.elem}, not a quantized int8 tensor")
-            if index not in self.values:
-                raise UserError(f"{g.path}: output #{i} ('{t.name}') is computed by no operator")
-            results.append(self.values[index])
-        module = self.w.finish(args, results)
-        quant = [[io_quant.IOQuant(g.tensors[i].quant.scale, g.tensors[i].quant.zero_point) for i in indices]
-                 for indices in (g.inputs, g.outputs)]
-        return module, quant[0], quant[1]
-
     # -- shared by the ops ---------------------------------------------------------------------
-    def requantize_accumulator(self, acc: Value, real_scales, out: Tensor) -> Value:
+    def multiplier(self, op: Operator, real: float) -> tuple[int, int]:
+        """TFLite's QuantizeMultiplier of `real` as a TOSA (multiplier, shift)."""
+        try:
+            return quantize_multiplier(float(real))
+        except ValueError:
+            raise UserError(f"{op.describe()}: its quantization gives the rescale factor {float(real):g}, which no "
+                            "32-bit multiplier and shift express") from None
+
+    def requantize_accumulator(self, op: Operator, acc: Value, real_scales, out: Tensor) -> Value:
         """int32 accumulator -> output integers: QuantizeMultiplier of each real scale, then
         MultiplyByQuantizedMultiplier (a DOUBLE_ROUND rescale), per channel when several."""
-        pairs = [quantize_multiplier(float(r)) for r in real_scales]
+        pairs = [self.multiplier(op, r) for r in real_scales]
         return self.w.rescale(acc, [p[0] for p in pairs], [p[1] for p in pairs], 0, out.quant.zero_point, out.elem)
 
     def clamp(self, v: Value, bounds: tuple[int, int]) -> Value:
         if tuple(bounds) == RANGE[v.elem]:
             return v
         return self.w.clamp(v, *bounds)
-
-
-def import_tflite(path):
-    """`.tflite` file -> (integer TOSA module, input IOQuants, output IOQuants)."""
-    from ..._mlir import new_context
-    from .reader import read
-    graph = read(path)
-    return Lowering(graph, new_context()).run()

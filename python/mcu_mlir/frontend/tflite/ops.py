@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...diagnostics import UserError
-from ..qmath import quantize_multiplier
 from .lower import ADD_LEFT_SHIFT, SAME, VALID, Lowering, activation_range
 from .reader import Operator
 
@@ -28,8 +27,9 @@ def _window(lw: Lowering, op: Operator, x, kernel, stride, dilation, padding: in
     window reads, sliced off (TOSA wants the windows to end exactly at the padded edge)."""
     if padding not in (SAME, VALID):
         raise UserError(f"{lw.where(op)}: padding type {padding} is not supported")
-    if min(stride) < 1 or min(dilation) < 1:
-        raise UserError(f"{lw.where(op)}: stride {list(stride)} and dilation {list(dilation)} must be at least 1")
+    if min(stride) < 1 or min(dilation) < 1 or min(kernel) < 1:
+        raise UserError(f"{lw.where(op)}: kernel {list(kernel)}, stride {list(stride)} and dilation {list(dilation)} "
+                        "must be at least 1")
     pads, shape = [], list(x.shape)
     for axis in range(2):
         size, k, s, d = x.shape[1 + axis], kernel[axis], stride[axis], dilation[axis]
@@ -64,8 +64,9 @@ def _weights(lw: Lowering, op: Operator, channels: int, axis: int):
     if np.any(w.quant.zero_points != 0):
         raise UserError(f"{lw.where(op)}: its filter ('{w.name}') has a non-zero zero point (CMSIS-NN takes "
                         "symmetric weights only)")
-    if w.quant.per_channel and w.quant.axis != axis:
-        raise UserError(f"{lw.where(op)}: its filter's scales are on axis {w.quant.axis}, expected {axis}")
+    if w.quant.per_channel and (w.quant.axis != axis or len(w.quant.scales) != channels):
+        raise UserError(f"{lw.where(op)}: its filter has {len(w.quant.scales)} scales on axis {w.quant.axis}, "
+                        f"expected {channels} on axis {axis}")
     return w, np.broadcast_to(w.quant.scales, (channels,))
 
 
@@ -80,9 +81,9 @@ def _conv(lw: Lowering, op: Operator):
     w, w_scales = _weights(lw, op, c_out, 3 if depthwise else 0)
     if len(w.shape) != 4 or len(xt.shape) != 4:
         raise UserError(f"{lw.where(op)}: input and filter must be 4-D (NHWC, {'1HWC' if depthwise else 'OHWI'})")
-    stride, dilation = (o.StrideH(), o.StrideW()), (o.DilationHFactor(), o.DilationWFactor())
+    stride, dilation = (o["StrideH"], o["StrideW"]), (o["DilationHFactor"], o["DilationWFactor"])
     kernel = w.shape[1:3]
-    pads, x = _window(lw, op, x, kernel, stride, dilation, o.Padding(), out.shape[1:3])
+    pads, x = _window(lw, op, x, kernel, stride, dilation, o["Padding"], out.shape[1:3])
     bias = _bias(lw, op, c_out)
     c_in = xt.shape[3]
     if depthwise:
@@ -101,15 +102,15 @@ def _conv(lw: Lowering, op: Operator):
         acc = lw.w.conv2d(x, wv, bias, input_zp=xt.quant.zero_point, pad=pads, stride=stride, dilation=dilation)
     # TFLite: double(input scale) * double(filter scale) / double(output scale), per channel.
     real = xt.quant.scale * w_scales / out.quant.scale
-    y = lw.requantize_accumulator(acc, real, out)
-    return lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+    y = lw.requantize_accumulator(op, acc, real, out)
+    return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
 
 
 def _fully_connected(lw: Lowering, op: Operator):
     """acc = (x - zp_x) . w + bias as matmul + add (the form the backend puts on arm_fully_connected_s8)."""
     o = _options(lw, op)
-    if o.WeightsFormat() != 0:
-        raise UserError(f"{lw.where(op)}: shuffled weights (weights_format {o.WeightsFormat()}) are not supported")
+    if o["WeightsFormat"] != 0:
+        raise UserError(f"{lw.where(op)}: shuffled weights (weights_format {o['WeightsFormat']}) are not supported")
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
     out = lw.quantized(op, op.outputs[0], "output")
     w_tensor = lw.tensor(_input(lw, op, 1, "filter"))
@@ -125,8 +126,8 @@ def _fully_connected(lw: Lowering, op: Operator):
     product = lw.w.matmul(a, lw.w.const(w.data.T.reshape(1, depth, n_out), "i8"), xt.quant.zero_point, 0)
     bias = lw.w.reshape(_bias(lw, op, n_out), (1, 1, n_out))
     acc = lw.w.add(product, bias)
-    y = lw.requantize_accumulator(acc, xt.quant.scale * w_scales / out.quant.scale, out)
-    y = lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+    y = lw.requantize_accumulator(op, acc, xt.quant.scale * w_scales / out.quant.scale, out)
+    y = lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
     return lw.w.reshape(y, out.shape)
 
 
@@ -138,10 +139,10 @@ def _average_pool(lw: Lowering, op: Operator):
     out = lw.quantized(op, op.outputs[0], "output")
     if (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
         raise UserError(f"{lw.where(op)}: input and output quantization differ; TFLite's average pool keeps them")
-    kernel, stride = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW())
-    pads, x = _window(lw, op, lw.value(xt.index, op), kernel, stride, (1, 1), o.Padding(), out.shape[1:3])
+    kernel, stride = (o["FilterHeight"], o["FilterWidth"]), (o["StrideH"], o["StrideW"])
+    pads, x = _window(lw, op, lw.value(xt.index, op), kernel, stride, (1, 1), o["Padding"], out.shape[1:3])
     y = lw.w.avg_pool2d(x, kernel=kernel, stride=stride, pad=pads)
-    return lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+    return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
 
 
 def _add(lw: Lowering, op: Operator):
@@ -150,18 +151,23 @@ def _add(lw: Lowering, op: Operator):
     o = _options(lw, op)
     ta, tb = (lw.quantized(op, _input(lw, op, i, "input"), f"input {i}") for i in (0, 1))
     out = lw.quantized(op, op.outputs[0], "output")
-    twice_max = 2 * max(ta.quant.scale, tb.quant.scale)
     rank = len(out.shape)
+    for t in (ta, tb):
+        padded = (1,) * (rank - len(t.shape)) + tuple(t.shape)
+        if len(t.shape) > rank or any(d not in (1, o) for d, o in zip(padded, out.shape)):
+            raise UserError(f"{lw.where(op)}: its input '{t.name}' {list(t.shape)} does not broadcast to its output "
+                            f"{list(out.shape)}")
+    twice_max = 2 * max(ta.quant.scale, tb.quant.scale)
     parts = []
     for t in (ta, tb):
         shifted = lw.w.rescale(lw.value(t.index, op), [1 << 30], [30 - ADD_LEFT_SHIFT], t.quant.zero_point, 0, "i32")
-        m, s = quantize_multiplier(t.quant.scale / twice_max)
+        m, s = lw.multiplier(op, t.quant.scale / twice_max)
         part = lw.w.rescale(shifted, [m], [s], 0, 0, "i32")
         parts.append(lw.w.reshape(part, (1,) * (rank - len(part.shape)) + tuple(part.shape)))
     acc = lw.w.add(*parts)
-    m, s = quantize_multiplier(twice_max / ((1 << ADD_LEFT_SHIFT) * out.quant.scale))
+    m, s = lw.multiplier(op, twice_max / ((1 << ADD_LEFT_SHIFT) * out.quant.scale))
     y = lw.w.rescale(acc, [m], [s], 0, out.quant.zero_point, out.elem)
-    return lw.clamp(y, activation_range(o.FusedActivationFunction(), out, lw.where(op)))
+    return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
 
 
 def _reshape(lw: Lowering, op: Operator):
@@ -187,7 +193,7 @@ def _softmax(lw: Lowering, op: Operator):
     if (np.float32(out.quant.scale), out.quant.zero_point) != SOFTMAX_OUTPUT:
         raise UserError(f"{lw.where(op)}: its output is quantized with scale {out.quant.scale} and zero point "
                         f"{out.quant.zero_point}; TFLite's int8 softmax writes scale 1/256, zero point -128")
-    beta = float(np.float32(op.options.Beta())) if op.options is not None else 1.0
+    beta = float(np.float32(_options(lw, op)["Beta"]))
     params = cmsis_softmax_math.params(beta * xt.quant.scale)
     count = xt.shape[-1]
     if params is None or count >= 512:

@@ -60,7 +60,7 @@ class Operator:
     name: str                   # the builtin's name, e.g. CONV_2D
     inputs: tuple               # tensor indices (-1: an optional input left out)
     outputs: tuple
-    options: object             # the schema's options object (tflite.Conv2DOptions, ...) or None
+    options: dict | None        # the fields of its options table the lowering reads (reader.OPTIONS)
 
     def describe(self) -> str:
         return f"operator #{self.index} ({self.name})"
@@ -87,48 +87,48 @@ def read(path: Path) -> Graph:
         raise UserError(f"cannot read input file '{path}'")
     buf = path.read_bytes()
     if len(buf) < 8 or buf[4:8] != FILE_IDENTIFIER:
-        raise UserError(f"{path}: not a TFLite flatbuffer (no 'TFL3' file identifier)")
+        raise UserError(f"not a TFLite flatbuffer (no 'TFL3' file identifier)")
     try:
         return _read(buf, str(path))
     except UserError:
         raise
     except (struct.error, IndexError, ValueError, TypeError, UnicodeDecodeError, OverflowError) as err:
         # The flatbuffer's offsets point outside the file or at the wrong kind of data.
-        raise UserError(f"{path}: a truncated or corrupt TFLite flatbuffer ({type(err).__name__}: {err})") from None
+        raise UserError(f"a truncated or corrupt TFLite flatbuffer (reading it failed: {err})") from None
 
 
 def _read(buf: bytes, path: str) -> Graph:
     import tflite
     (root,) = struct.unpack_from("<I", buf, 0)
     if root + 4 > len(buf):
-        raise UserError(f"{path}: a truncated TFLite flatbuffer (its root table lies past the end)")
+        raise UserError(f"a truncated TFLite flatbuffer (its root table lies past the end)")
     model = tflite.Model.GetRootAsModel(buf, 0)
     if model.SubgraphsLength() != 1:
-        raise UserError(f"{path}: the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models "
+        raise UserError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models "
                         "are supported (no control flow, no separate initialisation graph)")
     sub = model.Subgraphs(0)
     graph = Graph(path)
-    graph.tensors = [_tensor(model, sub.Tensors(i), i, buf, path) for i in range(sub.TensorsLength())]
+    graph.tensors = [_tensor(model, sub.Tensors(i), i, buf) for i in range(sub.TensorsLength())]
     n_tensors = len(graph.tensors)
-    graph.inputs = tuple(_indices(sub.InputsAsNumpy(), n_tensors, "the subgraph's inputs", path))
-    graph.outputs = tuple(_indices(sub.OutputsAsNumpy(), n_tensors, "the subgraph's outputs", path))
+    graph.inputs = tuple(_indices(sub.InputsAsNumpy(), n_tensors, "the subgraph's inputs"))
+    graph.outputs = tuple(_indices(sub.OutputsAsNumpy(), n_tensors, "the subgraph's outputs"))
     names = _builtin_names()
     for i in range(sub.OperatorsLength()):
-        graph.operators.append(_operator(model, sub.Operators(i), i, names, n_tensors, path))
+        graph.operators.append(_operator(model, sub.Operators(i), i, names, n_tensors))
     return graph
 
 
-def _indices(array, count: int, what: str, path: str, allow_missing: bool = False) -> list[int]:
+def _indices(array, count: int, what: str, allow_missing: bool = False) -> list[int]:
     values = [] if isinstance(array, int) else [int(v) for v in array]
     for v in values:
         if not (0 <= v < count or (allow_missing and v == -1)):
-            raise UserError(f"{path}: {what} name tensor {v}, but the subgraph has {count} tensors")
+            raise UserError(f"{what} name tensor {v}, but the subgraph has {count} tensors")
     return values
 
 
-def _tensor(model, t, index: int, buf: bytes, path: str) -> Tensor:
+def _tensor(model, t, index: int, buf: bytes) -> Tensor:
     name = (t.Name() or b"").decode("utf-8", "replace")
-    what = f"{path}: tensor #{index} ('{name}')"
+    what = f"tensor #{index} ('{name}')"
     shape = tuple(int(d) for d in (t.ShapeAsNumpy() if t.ShapeLength() else ()))
     if any(d < 0 for d in shape):
         raise UserError(f"{what} has a dynamic or negative dimension {list(shape)}")
@@ -186,43 +186,49 @@ def _quantization(q, shape, what: str) -> Quantization | None:
     return Quantization(np.asarray(scales, np.float32).astype(np.float64), zps, axis)
 
 
-def _operator(model, op, index: int, names: dict, n_tensors: int, path: str) -> Operator:
+def _operator(model, op, index: int, names: dict, n_tensors: int) -> Operator:
     code_index = op.OpcodeIndex()
     if not 0 <= code_index < model.OperatorCodesLength():
-        raise UserError(f"{path}: operator #{index} names operator code {code_index}, but the model has "
+        raise UserError(f"operator #{index} names operator code {code_index}, but the model has "
                         f"{model.OperatorCodesLength()}")
     code = model.OperatorCodes(code_index)
     builtin = max(int(code.BuiltinCode()), int(code.DeprecatedBuiltinCode()))
     name = names.get(builtin, f"builtin {builtin}")
     if name == "CUSTOM":
         custom = (code.CustomCode() or b"").decode("utf-8", "replace")
-        raise UserError(f"{path}: operator #{index} (CUSTOM '{custom}'): custom operators are not supported")
-    what = f"{path}: operator #{index} ({name})"
-    inputs = _indices(op.InputsAsNumpy(), n_tensors, f"operator #{index} ({name})'s inputs", path, True)
-    outputs = _indices(op.OutputsAsNumpy(), n_tensors, f"operator #{index} ({name})'s outputs", path)
+        raise UserError(f"operator #{index} (CUSTOM '{custom}'): custom operators are not supported")
+    what = f"operator #{index} ({name})"
+    inputs = _indices(op.InputsAsNumpy(), n_tensors, f"operator #{index} ({name})'s inputs", True)
+    outputs = _indices(op.OutputsAsNumpy(), n_tensors, f"operator #{index} ({name})'s outputs")
     return Operator(index, name, tuple(inputs), tuple(outputs), _options(op, name, what))
 
 
-# The options class of each builtin the lowering reads options of.
+# The options table of each builtin the lowering reads, and the fields it reads (read here, inside
+# the reader's checks: a corrupt table fails as the file's error, not later in the lowering).
+WINDOW = ("Padding", "StrideH", "StrideW", "FusedActivationFunction")
 OPTIONS = {
-    "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
-    "FULLY_CONNECTED": "FullyConnectedOptions", "AVERAGE_POOL_2D": "Pool2DOptions",
-    "MAX_POOL_2D": "Pool2DOptions", "ADD": "AddOptions", "SOFTMAX": "SoftmaxOptions",
-    "RESHAPE": "ReshapeOptions",
+    "CONV_2D": ("Conv2DOptions", WINDOW + ("DilationHFactor", "DilationWFactor")),
+    "DEPTHWISE_CONV_2D": ("DepthwiseConv2DOptions", WINDOW + ("DilationHFactor", "DilationWFactor",
+                                                              "DepthMultiplier")),
+    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat", "KeepNumDims")),
+    "AVERAGE_POOL_2D": ("Pool2DOptions", WINDOW + ("FilterHeight", "FilterWidth")),
+    "ADD": ("AddOptions", ("FusedActivationFunction",)),
+    "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
 }
 
 
-def _options(op, name: str, what: str):
+def _options(op, name: str, what: str) -> dict | None:
+    """The operator's options as {field: value}; None when it has no options table."""
     if name not in OPTIONS:
         return None
     import importlib
-    cls = getattr(importlib.import_module(f"tflite.{OPTIONS[name]}"), OPTIONS[name])
+    from tflite.BuiltinOptions import BuiltinOptions
+    kind, fields = OPTIONS[name]
     table = op.BuiltinOptions()
     if table is None:
         return None
-    from tflite.BuiltinOptions import BuiltinOptions
-    if op.BuiltinOptionsType() != getattr(BuiltinOptions, OPTIONS[name]):
-        raise UserError(f"{what}: its options are of type {op.BuiltinOptionsType()}, not {OPTIONS[name]}")
-    options = cls()
+    if op.BuiltinOptionsType() != getattr(BuiltinOptions, kind):
+        raise UserError(f"{what}: its options are of type {op.BuiltinOptionsType()}, not {kind}")
+    options = getattr(importlib.import_module(f"tflite.{kind}"), kind)()
     options.Init(table.Bytes, table.Pos)
-    return options
+    return {field: getattr(options, field)() for field in fields}
