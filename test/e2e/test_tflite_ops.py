@@ -28,6 +28,7 @@ CASES = [
     "reshape + fully connected, per-tensor, with bias",
     "softmax (beta 1) of the fully connected",
     "softmax (beta 0.7) of a fully connected with RELU, per-channel, no bias",
+    "depthwise 1x1 rescaled by 1.5 exactly (a factor over one: ties of odd values), second input",
 ]
 
 
@@ -94,8 +95,16 @@ def op_model(seed: int = 0) -> bytes:
         probs = m.tensor(f"softmax_{beta}", (1, 10), "i8", 1 / 256, -128)
         m.op("SOFTMAX", [logits], [probs], ("SoftmaxOptions", {"Beta": beta}))
         outs.append(probs)
+    # 0.5 * 0.375 / 0.125 = 1.5 exactly: TFLite's left shift and doubling high multiply round the
+    # ties (x - zp odd) half up, as TOSA's rescale does.
+    x2 = m.tensor("input2", (1, 4, 4, 4), "i8", 0.5, -1)
+    w = m.tensor("times1.5/w", (1, 1, 1, 4), "i8", 0.375, 0, [1, 1, 1, 1])
+    b = m.tensor("times1.5/b", (4,), "i32", 0.1875, 0, [0, 0, 0, 0])
+    y = m.tensor("times1.5", (1, 4, 4, 4), "i8", 0.125, 2)
+    m.op("DEPTHWISE_CONV_2D", [x2, w, b], [y], ("DepthwiseConv2DOptions", _window(VALID, (1, 1), DepthMultiplier=1)))
+    outs.append(y)
     assert len(outs) == len(CASES)
-    return m.write([x], outs)
+    return m.write([x, x2], outs)
 
 
 @pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])

@@ -42,13 +42,16 @@ def compare_with_tflm(model: bytes, outdir, backend: str, count: int):
                               softmax="cmsis-nn" if backend == "cmsis-nn" else "table")
     exe = build.build(outdir / "out", target="host")
     ip = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
-    shape = tuple(ip.get_input_details(0)["shape"])
+    n_in = len(result.report["quantization"]["inputs"])
     n_out = len(result.report["quantization"]["outputs"])
+    samples = [inputs(tuple(ip.get_input_details(i)["shape"]), count, seed=1 + i) for i in range(n_in)]
     differing = []
-    for k, x in enumerate(inputs(shape, count)):
-        ip.set_input(x, 0)
+    for k in range(count):
+        xs = [s[k] for s in samples]
+        for i, x in enumerate(xs):
+            ip.set_input(x, i)
         ip.invoke()
-        got = run.run_executable(exe, outdir / "out", [x], target="host").outputs_q
+        got = run.run_executable(exe, outdir / "out", xs, target="host").outputs_q
         for i in range(n_out):
             ref = ip.get_output(i)
             if not np.array_equal(got[i].reshape(ref.shape), ref):

@@ -9,8 +9,10 @@ so the backend's patterns put it on the same CMSIS-NN kernel:
   AVERAGE_POOL_2D              avg_pool on the raw integers (TFLite divides by the valid cells)
   ADD                          (x - zp) << 20, rescaled to twice the larger scale, add, rescale
   SOFTMAX                      arm_softmax_s8's integers (cmsis_softmax.py), TFLite's beta scaling
-TFLite's QuantizeMultiplier is qmath.quantize_multiplier; its MultiplyByQuantizedMultiplier with a
-multiplier below one is TOSA's DOUBLE_ROUND rescale, bit for bit.
+TFLite's QuantizeMultiplier is qmath.quantize_multiplier; its MultiplyByQuantizedMultiplier is TOSA's
+DOUBLE_ROUND rescale bit for bit (its doubling high multiply rounds half up, as a rescale with a
+shift of 31 or less does; above 31 the double rounding is TFLite's two roundings), as long as a
+factor of 1 or more does not overflow TFLite's int32 left shift of the accumulator.
 """
 
 from __future__ import annotations
