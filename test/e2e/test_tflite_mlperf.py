@@ -1,8 +1,8 @@
 """The five trained MLPerf Tiny int8 models (../shared/models/mlperf_tiny, beside the checkout),
-compiled from their .tflite files for the host with the CMSIS-NN and the portable backend: outputs
-equal to TFLite Micro's interpreter bit for bit on 100 int8 inputs (all -128, all 127, the two
-mixed, then uniform), no transposes, every conv / depthwise / fully connected / pool / add /
-softmax on its CMSIS-NN kernel."""
+compiled from their .tflite files with the CMSIS-NN and the portable backend: outputs equal to
+TFLite Micro's interpreter bit for bit on 100 int8 inputs on the host and 10 under QEMU on the
+Cortex-M55 and M4 (all -128, all 127, the two mixed, then uniform), no transposes, every conv /
+depthwise / fully connected / pool / add / softmax on its CMSIS-NN kernel."""
 
 from __future__ import annotations
 
@@ -10,20 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from tflite_oracle import check_kernels, compare_with_tflm, need_host_build
+from tflite_oracle import check_kernels, compare_with_tflm, need_build
 
 MODELS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "mlperf_tiny"
 MODELS = ["kws_ref_model", "vww_96_int8", "pretrainedResnet_quant", "ad01_int8", "str_ww_ref_model"]
-INPUTS = 100
+INPUTS = {"host": 100, "cortex-m55": 10, "cortex-m4": 10}
 
 
+@pytest.mark.parametrize("target", list(INPUTS))
 @pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
 @pytest.mark.parametrize("name", MODELS)
-def test_mlperf_tiny_bit_exact_with_tflite_micro(name, backend, tmp_path):
+def test_mlperf_tiny_bit_exact_with_tflite_micro(name, backend, target, tmp_path):
     path = MODELS_DIR / f"{name}.tflite"
     if not path.exists():
         pytest.skip(f"{path} is absent: the MLPerf Tiny models sit in ../shared/models beside the checkout")
-    need_host_build(backend)
-    report, differing = compare_with_tflm(path.read_bytes(), tmp_path, backend, count=INPUTS)
+    need_build(backend, target)
+    report, differing = compare_with_tflm(path.read_bytes(), tmp_path, backend, INPUTS[target], target)
     assert not differing, differing[:10]
     check_kernels(report, backend)

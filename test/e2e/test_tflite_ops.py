@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tflite_oracle import check_kernels, compare_with_tflm, need_host_build
+from tflite_oracle import check_kernels, compare_with_tflm, need_build
 from tflite_writer import ModelWriter
 
 IN_SHAPE, IN_SCALE, IN_ZP = (1, 9, 9, 4), 0.05, 3
@@ -109,7 +109,7 @@ def op_model(seed: int = 0) -> bytes:
 
 @pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
 def test_ops_bit_exact_with_tflite_micro(backend, tmp_path):
-    need_host_build(backend)
+    need_build(backend)
     report, differing = compare_with_tflm(op_model(), tmp_path, backend, count=12)
     assert not differing, [(k, CASES[i], d) for k, i, d in differing]
     check_kernels(report, backend)

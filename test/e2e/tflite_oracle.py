@@ -21,26 +21,28 @@ def inputs(shape, count: int, seed: int = 1) -> list[np.ndarray]:
     return (fixed + [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(count)])[:count]
 
 
-def need_host_build(backend: str):
+def need_build(backend: str, target: str = "host"):
     pytest.importorskip("tflite_micro", reason="tflite-micro (TFLite Micro's interpreter, the oracle) is not "
                         "installed: tools/setup.sh installs it")
-    if shutil.which("cmake") is None or shutil.which("cc") is None:
-        pytest.skip("cmake or cc not installed: the host build tier needs them")
+    tools = ("cmake", "cc") if target == "host" else ("cmake", "arm-none-eabi-gcc", "qemu-system-arm")
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: needed to build and run the generated C on {target}")
     if backend == "cmsis-nn" and not os.environ.get("CMSIS_NN_PATH"):
         pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
 
 
-def compare_with_tflm(model: bytes, outdir, backend: str, count: int):
-    """Compiles `model` (written to outdir/model.tflite) for the host, runs `count` inputs in the C
-    and in TFLite Micro; the report and, per input, the outputs that differ."""
+def compare_with_tflm(model: bytes, outdir, backend: str, count: int, target: str = "host"):
+    """Compiles `model` (written to outdir/model.tflite) for `target`, runs `count` inputs in the C
+    (QEMU for a core) and in TFLite Micro; the report and, per input, the outputs that differ."""
     from tflite_micro.python.tflite_micro import runtime
     path = outdir / "model.tflite"
     path.write_bytes(model)
     # --softmax cmsis-nn: the CMSIS-NN build runs softmax on arm_softmax_s8 (the default looks the
     # exponentials up on a portable kernel, the same integers).
-    result = mcu_mlir.compile(str(path), target="host", backend=backend, emit="c", output_dir=str(outdir / "out"),
+    result = mcu_mlir.compile(str(path), target=target, backend=backend, emit="c", output_dir=str(outdir / "out"),
                               softmax="cmsis-nn" if backend == "cmsis-nn" else "table")
-    exe = build.build(outdir / "out", target="host")
+    exe = build.build(outdir / "out", target=target)
     ip = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
     n_in = len(result.report["quantization"]["inputs"])
     n_out = len(result.report["quantization"]["outputs"])
@@ -51,7 +53,7 @@ def compare_with_tflm(model: bytes, outdir, backend: str, count: int):
         for i, x in enumerate(xs):
             ip.set_input(x, i)
         ip.invoke()
-        got = run.run_executable(exe, outdir / "out", xs, target="host").outputs_q
+        got = run.run_executable(exe, outdir / "out", xs, target=target).outputs_q
         for i in range(n_out):
             ref = ip.get_output(i)
             if not np.array_equal(got[i].reshape(ref.shape), ref):
