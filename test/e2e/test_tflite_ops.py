@@ -29,6 +29,11 @@ CASES = [
     "softmax (beta 1) of the fully connected",
     "softmax (beta 0.7) of a fully connected with RELU, per-channel, no bias",
     "depthwise 1x1 rescaled by 1.5 exactly (a factor over one: ties of odd values), second input",
+    "max pool SAME 3x3 stride 2, RELU",
+    "max pool VALID 2x2 stride 1",
+    "sub of two 1x1 convs, RELU6",
+    "mul of the input and the 1x1 conv",
+    "mul of a 1x1 conv by a constant [1, 1, 1, 4] (broadcast), RELU",
 ]
 
 
@@ -103,6 +108,23 @@ def op_model(seed: int = 0) -> bytes:
     y = m.tensor("times1.5", (1, 4, 4, 4), "i8", 0.125, 2)
     m.op("DEPTHWISE_CONV_2D", [x2, w, b], [y], ("DepthwiseConv2DOptions", _window(VALID, (1, 1), DepthMultiplier=1)))
     outs.append(y)
+    for name, padding, k, s, act, hw in (("max_same", SAME, 3, 2, RELU, 5), ("max_valid", VALID, 2, 1, NONE, 8)):
+        y = m.tensor(name, (1, hw, hw, 4), "i8", IN_SCALE, IN_ZP)
+        m.op("MAX_POOL_2D", [x], [y], ("Pool2DOptions", {"Padding": padding, "StrideH": s, "StrideW": s,
+                                                         "FilterHeight": k, "FilterWidth": k,
+                                                         "FusedActivationFunction": act}))
+        outs.append(y)
+    # Elementwise ops that read one tensor with the same parameters share its rescale, and a
+    # shared rescale is no kernel's: each op reads its own pair here.
+    others = [_conv(m, rng, x, f"pointwise{i}", 4, (1, 1), _window(SAME, (1, 1)), (9, 9)) for i in (2, 3)]
+    difference = m.tensor("sub", IN_SHAPE, "i8", 0.07, 4)
+    m.op("SUB", others, [difference], ("SubOptions", {"FusedActivationFunction": RELU6}))
+    product = m.tensor("mul", IN_SHAPE, "i8", 0.9, -2)
+    m.op("MUL", [x, pointwise], [product], ("MulOptions", {}))
+    gains = m.tensor("gains", (1, 1, 1, 4), "i8", 0.02, 1, [-100, 3, 50, 127])
+    scaled = m.tensor("scaled", IN_SHAPE, "i8", 0.03, -6)
+    m.op("MUL", [others[0], gains], [scaled], ("MulOptions", {"FusedActivationFunction": RELU}))
+    outs += [difference, product, scaled]
     assert len(outs) == len(CASES)
     return m.write([x, x2], outs)
 

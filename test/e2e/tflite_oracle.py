@@ -65,7 +65,8 @@ def compare_with_tflm(model: bytes, outdir, backend: str, count: int, target: st
 # separate ops shows its gather / clz.
 CMSIS_KERNELS = [("depthwise_conv2d", "arm_depthwise_conv"), ("conv2d", "arm_convolve"),
                  ("matmul", "arm_fully_connected"), ("avg_pool2d", "arm_avgpool_s8"), ("softmax", "arm_softmax_s8"),
-                 ("gather", "arm_softmax_s8"), ("clz", "arm_softmax_s8"), ("add", "arm_elementwise_add_s8")]
+                 ("gather", "arm_softmax_s8"), ("clz", "arm_softmax_s8"), ("add", "arm_elementwise_add_s8"),
+                 ("max_pool2d", "arm_max_pool_s8"), ("mul", "arm_elementwise_mul_s8")]
 
 
 def check_kernels(report: dict, backend: str) -> None:

@@ -131,42 +131,66 @@ def _fully_connected(lw: Lowering, op: Operator):
     return lw.w.reshape(y, out.shape)
 
 
-def _average_pool(lw: Lowering, op: Operator):
-    """The mean of the valid cells of each window on the raw integers, rounded half away from zero
-    (TFLite's reference kernel and arm_avgpool_s8); input and output share their parameters."""
+def _pool(lw: Lowering, op: Operator):
+    """AVERAGE_POOL_2D: the mean of the valid cells of each window on the raw integers, rounded half
+    away from zero (TFLite's reference kernel and arm_avgpool_s8); MAX_POOL_2D: their largest. Input
+    and output share their parameters."""
     o = _options(lw, op)
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
     out = lw.quantized(op, op.outputs[0], "output")
     if (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
-        raise UserError(f"{lw.where(op)}: input and output quantization differ; TFLite's average pool keeps them")
+        raise UserError(f"{lw.where(op)}: input and output quantization differ; TFLite's pooling keeps them")
     kernel, stride = (o["FilterHeight"], o["FilterWidth"]), (o["StrideH"], o["StrideW"])
     pads, x = _window(lw, op, lw.value(xt.index, op), kernel, stride, (1, 1), o["Padding"], out.shape[1:3])
-    y = lw.w.avg_pool2d(x, kernel=kernel, stride=stride, pad=pads)
+    pool = lw.w.avg_pool2d if op.name == "AVERAGE_POOL_2D" else lw.w.max_pool2d
+    y = pool(x, kernel=kernel, stride=stride, pad=pads)
     return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
 
 
-def _add(lw: Lowering, op: Operator):
-    """TFLite's quantized ADD (CMSIS-NN's arm_elementwise_add_s8): each (x - zp) << 20 rescaled by
-    scale / (2 max scale), summed, rescaled by 2 max scale / (2**20 out scale)."""
-    o = _options(lw, op)
+def _broadcast_operands(lw: Lowering, op: Operator):
+    """The two int8 inputs and the output of an elementwise op; inputs that broadcast to it."""
     ta, tb = (lw.quantized(op, _input(lw, op, i, "input"), f"input {i}") for i in (0, 1))
     out = lw.quantized(op, op.outputs[0], "output")
     rank = len(out.shape)
     for t in (ta, tb):
         padded = (1,) * (rank - len(t.shape)) + tuple(t.shape)
-        if len(t.shape) > rank or any(d not in (1, o) for d, o in zip(padded, out.shape)):
+        if len(t.shape) > rank or any(d not in (1, size) for d, size in zip(padded, out.shape)):
             raise UserError(f"{lw.where(op)}: its input '{t.name}' {list(t.shape)} does not broadcast to its output "
                             f"{list(out.shape)}")
+    return ta, tb, out
+
+
+def _ranked(lw: Lowering, v, rank: int):
+    return lw.w.reshape(v, (1,) * (rank - len(v.shape)) + tuple(v.shape))
+
+
+def _add_sub(lw: Lowering, op: Operator):
+    """TFLite's quantized ADD / SUB (CMSIS-NN's arm_elementwise_add_s8): each (x - zp) << 20
+    rescaled by scale / (2 max scale), added or subtracted, rescaled by 2 max scale / (2**20 out
+    scale)."""
+    o = _options(lw, op)
+    ta, tb, out = _broadcast_operands(lw, op)
     twice_max = 2 * max(ta.quant.scale, tb.quant.scale)
     parts = []
     for t in (ta, tb):
         shifted = lw.w.rescale(lw.value(t.index, op), [1 << 30], [30 - ADD_LEFT_SHIFT], t.quant.zero_point, 0, "i32")
         m, s = lw.multiplier(op, t.quant.scale / twice_max)
-        part = lw.w.rescale(shifted, [m], [s], 0, 0, "i32")
-        parts.append(lw.w.reshape(part, (1,) * (rank - len(part.shape)) + tuple(part.shape)))
-    acc = lw.w.add(*parts)
+        parts.append(_ranked(lw, lw.w.rescale(shifted, [m], [s], 0, 0, "i32"), len(out.shape)))
+    acc = lw.w.add(*parts) if op.name == "ADD" else lw.w.sub(*parts)
     m, s = lw.multiplier(op, twice_max / ((1 << ADD_LEFT_SHIFT) * out.quant.scale))
     y = lw.w.rescale(acc, [m], [s], 0, out.quant.zero_point, out.elem)
+    return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
+
+
+def _mul(lw: Lowering, op: Operator):
+    """TFLite's quantized MUL (arm_elementwise_mul_s8): (a - zp_a) * (b - zp_b) in int32, rescaled by
+    scale_a * scale_b / out scale."""
+    o = _options(lw, op)
+    ta, tb, out = _broadcast_operands(lw, op)
+    wide = [_ranked(lw, lw.w.rescale(lw.value(t.index, op), [1 << 30], [30], t.quant.zero_point, 0, "i32"),
+                    len(out.shape)) for t in (ta, tb)]    # x - zp, exactly
+    m, s = lw.multiplier(op, ta.quant.scale * tb.quant.scale / out.quant.scale)
+    y = lw.w.rescale(lw.w.mul(*wide), [m], [s], 0, out.quant.zero_point, out.elem)
     return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
 
 
@@ -207,5 +231,6 @@ def _softmax(lw: Lowering, op: Operator):
 
 LOWER = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "FULLY_CONNECTED": _fully_connected,
-    "AVERAGE_POOL_2D": _average_pool, "ADD": _add, "RESHAPE": _reshape, "SOFTMAX": _softmax,
+    "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add_sub, "SUB": _add_sub, "MUL": _mul,
+    "RESHAPE": _reshape, "SOFTMAX": _softmax,
 }

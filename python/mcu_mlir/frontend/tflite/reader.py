@@ -212,7 +212,10 @@ OPTIONS = {
                                                               "DepthMultiplier")),
     "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat", "KeepNumDims")),
     "AVERAGE_POOL_2D": ("Pool2DOptions", WINDOW + ("FilterHeight", "FilterWidth")),
+    "MAX_POOL_2D": ("Pool2DOptions", WINDOW + ("FilterHeight", "FilterWidth")),
     "ADD": ("AddOptions", ("FusedActivationFunction",)),
+    "SUB": ("SubOptions", ("FusedActivationFunction",)),
+    "MUL": ("MulOptions", ("FusedActivationFunction",)),
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
 }
 
