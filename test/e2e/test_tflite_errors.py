@@ -84,6 +84,12 @@ def _unsupported_op(m):
     m.op("TANH", [0], [3])
 
 
+def _relu6_requantizing(m):
+    m.operators.clear()
+    m.tensors[3].shape = (1, 4, 4, 2)
+    m.op("RELU6", [0], [3])
+
+
 def _tensor_index_out_of_range(m):
     m.operators[0][1][1] = 17
 
@@ -101,6 +107,8 @@ CASES = {
     "two subgraphs": (lambda: _edited(lambda m: None, subgraphs=2), "2 subgraphs"),
     "custom op": (lambda: _edited(_custom_op), "operator #0 (CUSTOM 'MyOp'): custom operators are not supported"),
     "unsupported op": (lambda: _edited(_unsupported_op), "operator #0 (TANH): the operator is not supported"),
+    "relu6 to other parameters": (lambda: _edited(_relu6_requantizing), "operator #0 (RELU6): its input 'input' and "
+                                                                        "its output are quantized differently"),
     "tensor index out of range": (lambda: _edited(_tensor_index_out_of_range),
                                   "operator #0 (CONV_2D)'s inputs name tensor 17"),
 }

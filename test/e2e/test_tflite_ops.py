@@ -34,6 +34,11 @@ CASES = [
     "sub of two 1x1 convs, RELU6",
     "mul of the input and the 1x1 conv",
     "mul of a 1x1 conv by a constant [1, 1, 1, 4] (broadcast), RELU",
+    "concatenation of the input with itself on axis -3",
+    "pad (the zero point) before and after",
+    "padv2 with a constant 7",
+    "relu to other parameters (a rescale)",
+    "relu6 in the input's parameters",
 ]
 
 
@@ -59,6 +64,18 @@ def _conv(m: ModelWriter, rng, x, name, cout, kernel, options, out_hw, depthwise
 def _window(padding, stride, activation=NONE, dilation=(1, 1), **extra):
     return {"Padding": padding, "StrideH": stride[0], "StrideW": stride[1], "FusedActivationFunction": activation,
             "DilationHFactor": dilation[0], "DilationWFactor": dilation[1], **extra}
+
+
+def _data_movement(m: ModelWriter, x) -> list:
+    joined = m.tensor("concat", (1, 18, 9, 4), "i8", IN_SCALE, IN_ZP)
+    m.op("CONCATENATION", [x, x], [joined], ("ConcatenationOptions", {"Axis": -3}))
+    paddings = m.tensor("pad/paddings", (4, 2), "i32", None, 0, [[0, 0], [1, 2], [0, 1], [0, 0]])
+    padded = m.tensor("pad", (1, 12, 10, 4), "i8", IN_SCALE, IN_ZP)
+    m.op("PAD", [x, paddings], [padded])
+    seven = m.tensor("padv2/value", (1,), "i8", IN_SCALE, IN_ZP, [7])
+    padded7 = m.tensor("padv2", (1, 12, 10, 4), "i8", IN_SCALE, IN_ZP)
+    m.op("PADV2", [x, paddings, seven], [padded7])
+    return [joined, padded, padded7]
 
 
 def op_model(seed: int = 0) -> bytes:
@@ -124,7 +141,11 @@ def op_model(seed: int = 0) -> bytes:
     gains = m.tensor("gains", (1, 1, 1, 4), "i8", 0.02, 1, [-100, 3, 50, 127])
     scaled = m.tensor("scaled", IN_SHAPE, "i8", 0.03, -6)
     m.op("MUL", [others[0], gains], [scaled], ("MulOptions", {"FusedActivationFunction": RELU}))
-    outs += [difference, product, scaled]
+    outs += [difference, product, scaled, *_data_movement(m, x)]
+    for kind, scale, zp in (("RELU", 0.03, -100), ("RELU6", IN_SCALE, IN_ZP)):
+        y = m.tensor(kind.lower(), IN_SHAPE, "i8", scale, zp)
+        m.op(kind, [x], [y])
+        outs.append(y)
     assert len(outs) == len(CASES)
     return m.write([x, x2], outs)
 

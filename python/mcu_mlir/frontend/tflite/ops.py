@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...diagnostics import UserError
-from .lower import ADD_LEFT_SHIFT, SAME, VALID, Lowering, activation_range
+from .lower import ADD_LEFT_SHIFT, RELU, RELU6, SAME, VALID, Lowering, activation_range
 from .reader import Operator
 
 
@@ -205,6 +205,60 @@ def _reshape(lw: Lowering, op: Operator):
     return lw.w.reshape(lw.value(xt.index, op), out.shape)
 
 
+def _same_quantization(lw: Lowering, op: Operator, tensors, out) -> None:
+    for t in tensors:
+        if (t.quant.scale, t.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
+            raise UserError(f"{lw.where(op)}: its input '{t.name}' and its output are quantized differently; "
+                            "TFLite Micro's int8 kernel copies the integers, so they must be the same")
+
+
+def _concatenation(lw: Lowering, op: Operator):
+    o = _options(lw, op)
+    ts = [lw.quantized(op, i, f"input '{lw.tensor(i).name}'") for i in op.inputs]
+    out = lw.quantized(op, op.outputs[0], "output")
+    _same_quantization(lw, op, ts, out)
+    rank = len(out.shape)
+    axis = o["Axis"] % rank if rank else 0
+    if any(len(t.shape) != rank for t in ts) or sum(t.shape[axis] for t in ts) != out.shape[axis]:
+        raise UserError(f"{lw.where(op)}: inputs {[list(t.shape) for t in ts]} do not concatenate to "
+                        f"{list(out.shape)} on axis {axis}")
+    y = lw.w.concat([lw.value(t.index, op) for t in ts], axis)
+    return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
+
+
+def _pad(lw: Lowering, op: Operator):
+    """PAD fills with the output's zero point (a real 0), PADV2 with its constant value."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    _same_quantization(lw, op, [xt], out)
+    paddings = lw.tensor(_input(lw, op, 1, "paddings"))
+    rank = len(xt.shape)
+    if paddings.data is None or paddings.data.shape != (rank, 2) or np.any(paddings.data < 0):
+        raise UserError(f"{lw.where(op)}: its paddings must be a constant [{rank}, 2] of counts >= 0")
+    fill = out.quant.zero_point
+    if op.name == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
+        value = lw.tensor(op.inputs[2])
+        if value.data is None or value.data.size != 1 or value.elem != xt.elem:
+            raise UserError(f"{lw.where(op)}: its constant value must be one constant {xt.elem}")
+        fill = int(value.data.reshape(-1)[0])
+    return lw.w.pad(lw.value(xt.index, op), [int(v) for v in paddings.data.reshape(-1)], fill)
+
+
+def _relu(lw: Lowering, op: Operator):
+    """RELU as TFLite Micro's ReluQuantized (x - zp rescaled to the output, then the bounds); RELU6
+    clamps in the input's parameters and copies the integers (Relu6Quantized), so its output must
+    keep them."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    x = lw.value(xt.index, op)
+    if op.name == "RELU6":
+        _same_quantization(lw, op, [xt], out)
+    elif (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
+        m, s = lw.multiplier(op, xt.quant.scale / out.quant.scale)
+        x = lw.w.rescale(x, [m], [s], xt.quant.zero_point, out.quant.zero_point, out.elem)
+    return lw.clamp(x, activation_range(RELU6 if op.name == "RELU6" else RELU, out, lw.where(op)))
+
+
 SOFTMAX_OUTPUT = (np.float32(1 / 256), -128)
 
 
@@ -232,5 +286,6 @@ def _softmax(lw: Lowering, op: Operator):
 LOWER = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add_sub, "SUB": _add_sub, "MUL": _mul,
-    "RESHAPE": _reshape, "SOFTMAX": _softmax,
+    "RESHAPE": _reshape, "SOFTMAX": _softmax, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
+    "RELU": _relu, "RELU6": _relu,
 }

@@ -217,6 +217,7 @@ OPTIONS = {
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
     "MUL": ("MulOptions", ("FusedActivationFunction",)),
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
+    "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
 }
 
 
