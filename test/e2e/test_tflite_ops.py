@@ -39,6 +39,11 @@ CASES = [
     "padv2 with a constant 7",
     "relu to other parameters (a rescale)",
     "relu6 in the input's parameters",
+    "squeeze of a 1-channel conv's [1, 9, 9, 1], then expand_dims to [1, 9, 9]",
+    "transpose NHWC -> NCWH",
+    "quantize int8 -> int8 (a requantisation)",
+    "maximum of the input and a broadcast constant",
+    "minimum of the input and a pool of it",
 ]
 
 
@@ -76,6 +81,32 @@ def _data_movement(m: ModelWriter, x) -> list:
     padded7 = m.tensor("padv2", (1, 12, 10, 4), "i8", IN_SCALE, IN_ZP)
     m.op("PADV2", [x, paddings, seven], [padded7])
     return [joined, padded, padded7]
+
+
+def _shape_ops(m: ModelWriter, x) -> list:
+    one = m.tensor("channel_max", (1, 9, 9, 1), "i8", IN_SCALE, IN_ZP)
+    conv_w = m.tensor("channel_max/w", (1, 1, 1, 4), "i8", 0.25, 0, [1, 1, 1, 1])
+    conv_b = m.tensor("channel_max/b", (1,), "i32", IN_SCALE * 0.25, 0, [0])
+    m.op("CONV_2D", [x, conv_w, conv_b], [one], ("Conv2DOptions", _window(VALID, (1, 1))))
+    squeezed = m.tensor("squeeze", (9, 9), "i8", IN_SCALE, IN_ZP)
+    m.op("SQUEEZE", [one], [squeezed])
+    axis = m.tensor("expand/axis", (1,), "i32", None, 0, [0])
+    expanded = m.tensor("expand", (1, 9, 9), "i8", IN_SCALE, IN_ZP)
+    m.op("EXPAND_DIMS", [squeezed, axis], [expanded])
+    perm = m.tensor("transpose/perm", (4,), "i32", None, 0, [0, 3, 2, 1])
+    transposed = m.tensor("transpose", (1, 4, 9, 9), "i8", IN_SCALE, IN_ZP)
+    m.op("TRANSPOSE", [x, perm], [transposed])
+    requantized = m.tensor("quantize", IN_SHAPE, "i8", 0.021, 9)
+    m.op("QUANTIZE", [x], [requantized])
+    floor = m.tensor("maximum/floor", (1, 1, 1, 4), "i8", IN_SCALE, IN_ZP, [-20, 0, 20, 100])
+    top = m.tensor("maximum", IN_SHAPE, "i8", IN_SCALE, IN_ZP)
+    m.op("MAXIMUM", [x, floor], [top])
+    pooled = m.tensor("minimum/pool", IN_SHAPE, "i8", IN_SCALE, IN_ZP)
+    m.op("AVERAGE_POOL_2D", [x], [pooled], ("Pool2DOptions", {"Padding": SAME, "StrideH": 1, "StrideW": 1,
+                                                              "FilterHeight": 3, "FilterWidth": 3}))
+    bottom = m.tensor("minimum", IN_SHAPE, "i8", IN_SCALE, IN_ZP)
+    m.op("MINIMUM", [x, pooled], [bottom])
+    return [expanded, transposed, requantized, top, bottom]
 
 
 def op_model(seed: int = 0) -> bytes:
@@ -146,6 +177,7 @@ def op_model(seed: int = 0) -> bytes:
         y = m.tensor(kind.lower(), IN_SHAPE, "i8", scale, zp)
         m.op(kind, [x], [y])
         outs.append(y)
+    outs += _shape_ops(m, x)
     assert len(outs) == len(CASES)
     return m.write([x, x2], outs)
 
@@ -155,7 +187,7 @@ def test_ops_bit_exact_with_tflite_micro(backend, tmp_path):
     need_build(backend)
     report, differing = compare_with_tflm(op_model(), tmp_path, backend, count=12)
     assert not differing, [(k, CASES[i], d) for k, i, d in differing]
-    check_kernels(report, backend)
+    check_kernels(report, backend, transposes=1)    # the model's TRANSPOSE
     kernels = {op["kernel"] for op in report["ops"]}
     if backend == "cmsis-nn":
         assert {"arm_convolve_wrapper_s8", "arm_depthwise_conv_wrapper_s8", "arm_avgpool_s8", "arm_elementwise_add_s8",

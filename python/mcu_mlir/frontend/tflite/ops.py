@@ -195,13 +195,10 @@ def _mul(lw: Lowering, op: Operator):
 
 
 def _reshape(lw: Lowering, op: Operator):
-    xt = lw.tensor(_input(lw, op, 0, "input"))
-    out = lw.tensor(op.outputs[0])
+    """RESHAPE, SQUEEZE, EXPAND_DIMS: the output tensor's shape (the shape operand says the same)."""
+    xt, out = _copying(lw, op)
     if int(np.prod(xt.shape, dtype=np.int64)) != int(np.prod(out.shape, dtype=np.int64)):
         raise UserError(f"{lw.where(op)}: reshapes {list(xt.shape)} to {list(out.shape)}, a different size")
-    if xt.quant != out.quant and (xt.quant is None or out.quant is None or
-                                  (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point)):
-        raise UserError(f"{lw.where(op)}: input and output quantization differ")
     return lw.w.reshape(lw.value(xt.index, op), out.shape)
 
 
@@ -259,6 +256,40 @@ def _relu(lw: Lowering, op: Operator):
     return lw.clamp(x, activation_range(RELU6 if op.name == "RELU6" else RELU, out, lw.where(op)))
 
 
+def _copying(lw: Lowering, op: Operator):
+    """The int8 input and output of an op TFLite Micro computes on the integers as they are."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    _same_quantization(lw, op, [xt], out)
+    return xt, out
+
+
+def _transpose(lw: Lowering, op: Operator):
+    xt, out = _copying(lw, op)
+    perm = lw.tensor(_input(lw, op, 1, "permutation"))
+    if perm.data is None or sorted(int(p) for p in perm.data.reshape(-1)) != list(range(len(xt.shape))):
+        raise UserError(f"{lw.where(op)}: its permutation must be a constant permutation of {len(xt.shape)} axes")
+    return lw.w.transpose(lw.value(xt.index, op), [int(p) for p in perm.data.reshape(-1)])
+
+
+def _quantize(lw: Lowering, op: Operator):
+    """int8 -> int8 QUANTIZE (TFLite's Requantize): x - zp rescaled by in scale / out scale."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    out = lw.quantized(op, op.outputs[0], "output")
+    m, s = lw.multiplier(op, xt.quant.scale / out.quant.scale)
+    return lw.w.rescale(lw.value(xt.index, op), [m], [s], xt.quant.zero_point, out.quant.zero_point, out.elem)
+
+
+def _maximum_minimum(lw: Lowering, op: Operator):
+    """MAXIMUM / MINIMUM compare the integers as they are (one quantization), widened to int32 as
+    TOSA compares."""
+    ta, tb, out = _broadcast_operands(lw, op)
+    _same_quantization(lw, op, [ta, tb], out)
+    wide = [_ranked(lw, lw.w.cast(lw.value(t.index, op), "i32"), len(out.shape)) for t in (ta, tb)]
+    pick = lw.w.maximum if op.name == "MAXIMUM" else lw.w.minimum
+    return lw.w.cast(pick(*wide), out.elem)
+
+
 SOFTMAX_OUTPUT = (np.float32(1 / 256), -128)
 
 
@@ -287,5 +318,6 @@ LOWER = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add_sub, "SUB": _add_sub, "MUL": _mul,
     "RESHAPE": _reshape, "SOFTMAX": _softmax, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
-    "RELU": _relu, "RELU6": _relu,
+    "RELU": _relu, "RELU6": _relu, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "TRANSPOSE": _transpose,
+    "QUANTIZE": _quantize, "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum,
 }
