@@ -16,7 +16,7 @@ import numpy as np
 from .._mlir import ir, tosa
 from .conversion.common import const_array, make_const, read_rescale
 from ..ir.ops import create, op_class
-from ..ir.values import elem, only_user, producer, users
+from ..ir.values import elem, only_user, producer
 
 # Per-element ops that commute with a channel block (per-tensor parameters).
 PER_ELEMENT = (tosa.TableOp, tosa.ClampOp)

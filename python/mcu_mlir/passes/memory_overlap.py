@@ -22,12 +22,10 @@ import random
 
 import numpy as np
 
-from .._mlir import ir
 from ..ir.values import elem_bytes as _elem_bytes, i32_array as _ints, shape as _shape
 from ..dialects import cmsisnn
 from ..dialects.kernel_op import enum_attr
 from ..target import cmsis_padding
-from ..target.cores import Core
 
 ALIGN = 16
 

@@ -8,7 +8,6 @@ from ..diagnostics import ArenaOverLimit
 from .._mlir import ir
 from ..dialects import cmsisnn, portable
 from ..dialects.kernel_op import KernelOp, enum_attr
-from ..target import cores
 from . import memory_overlap
 from .base import ModulePass
 from ..ir.types import BYTES as DTYPE_BYTES

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._mlir import ir
 from ..ir.values import shape as _shape
 from ..dialects import cmsisnn
 from ..ir import attributes as mcu_attrs

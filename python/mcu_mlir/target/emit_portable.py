@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._mlir import ir
 from ..ir.values import elem as _elem, elem_bytes as _elem_bytes, numel as _count, shape as _shape
 from ..dialects import portable
 from ..ir.types import RUNTIME

@@ -87,7 +87,7 @@ def read(path: Path) -> Graph:
         raise UserError(f"cannot read input file '{path}'")
     buf = path.read_bytes()
     if len(buf) < 8 or buf[4:8] != FILE_IDENTIFIER:
-        raise UserError(f"not a TFLite flatbuffer (no 'TFL3' file identifier)")
+        raise UserError("not a TFLite flatbuffer (no 'TFL3' file identifier)")
     try:
         return _read(buf, str(path))
     except UserError:
@@ -101,7 +101,7 @@ def _read(buf: bytes, path: str) -> Graph:
     import tflite
     (root,) = struct.unpack_from("<I", buf, 0)
     if root + 4 > len(buf):
-        raise UserError(f"a truncated TFLite flatbuffer (its root table lies past the end)")
+        raise UserError("a truncated TFLite flatbuffer (its root table lies past the end)")
     model = tflite.Model.GetRootAsModel(buf, 0)
     if model.SubgraphsLength() != 1:
         raise UserError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models "
