@@ -1,0 +1,396 @@
+"""The frontend's stages in order: export and graph rewrites, PT2E quantization (calibrated and
+chosen per layer), lowering to integer TOSA; `import_model` runs them."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import progress
+from ..cpu_paths import reproducibly
+from .._mlir import ir, new_context
+from ..diagnostics import UserError
+from .torch_export import export, fold_batch_norm, inline_autocast_regions
+from .calibration import _as_tensor, calibration_samples, carry_state, sqnr_samples
+
+
+@dataclass
+class TensorQuant:
+    shape: tuple
+    dtype: str            # "int8" | "int16" | "float32" | "int32" (token ids and other indices: no scale)
+    scale: float = 1.0
+    zero_point: int = 0
+
+    def quantize(self, x: np.ndarray) -> np.ndarray:
+        if self.dtype == "float32":
+            return np.asarray(x, np.float32)
+        if self.dtype == "int32":
+            return np.asarray(x).astype(np.int32)
+        info = np.iinfo(self.dtype)
+        q = np.round(np.asarray(x, np.float64) / self.scale) + self.zero_point
+        return np.clip(q, info.min, info.max).astype(self.dtype)
+
+    def dequantize(self, q: np.ndarray) -> np.ndarray:
+        if self.dtype in ("float32", "int32"):
+            return np.asarray(q, np.float32)
+        return ((np.asarray(q, np.float64) - self.zero_point) * self.scale).astype(np.float32)
+
+
+@dataclass
+class FrontendResult:
+    module: ir.Module
+    inputs: list[TensorQuant]
+    outputs: list[TensorQuant]
+    layers: list[dict] = field(default_factory=list)
+    reference: Callable = None
+    eager: Callable = None
+    quantize: str = "int8"
+    torch_text: str | None = None   # torch-dialect IR (float path only), for --emit torch
+    layer_sqnr: list[dict] = field(default_factory=list)   # frontend/layer_sqnr.py, per quantized op
+    activation_ranges: dict = field(default_factory=dict)   # int8 ranges chosen (frontend/range_choice.py)
+
+
+_DTYPE_NAME = {"i8": "int8", "i16": "int16", "i32": "int32", "f32": "float32"}
+_INDEX_DTYPES = ("torch.int32", "torch.int64")
+
+
+def _check_model(model, example_inputs):
+    import torch
+    if not isinstance(model, torch.nn.Module):
+        raise UserError(f"expected a torch.nn.Module, got {type(model).__name__}")
+    training = [n for n, m in model.named_modules() if m.training]
+    if training:
+        where = training[0] or "the top-level module"
+        raise UserError(f"the model is in training mode ({where}); call model.eval() before compiling")
+    if not isinstance(example_inputs, (tuple, list)):
+        example_inputs = (example_inputs,)
+    out = []
+    for i, x in enumerate(example_inputs):
+        if isinstance(x, np.ndarray):
+            x = torch.from_numpy(x)
+        if not isinstance(x, torch.Tensor):
+            raise UserError(f"example input {i} is a {type(x).__name__}, not a tensor")
+        if x.dtype != torch.float32 and str(x.dtype) not in _INDEX_DTYPES:
+            raise UserError(f"example input {i} has dtype {x.dtype}; mcu-mlir models take float32 inputs "
+                            "(or int32 / int64 indices such as token ids)")
+        out.append(x)
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def flush_denormals():
+    """Subnormal floats as zero while calibrating: the same observed ranges, many times faster.
+
+    Observers floor every scale at eps = 2**-24, far above the subnormal range (< 2**-126), so a
+    range that differs only by subnormals gives the same scale and zero point. Subnormals are
+    common in calibration (activations decaying through random or badly scaled layers), and x86
+    computes them in microcode: a calibration pass can be 40x slower with them.
+    """
+    import torch
+    was_on = _flush_denormal_enabled()
+    supported = torch.set_flush_denormal(True)
+    try:
+        yield supported
+    finally:
+        if supported and not was_on:
+            torch.set_flush_denormal(False)
+
+
+def _flush_denormal_enabled() -> bool:
+    import torch
+    tiny = torch.tensor([1e-40], dtype=torch.float32)   # subnormal; a multiply flushes it when on
+    return bool((tiny * 1.0).item() == 0.0)
+
+
+def _runner(fn, example_inputs):
+    import torch
+
+    def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
+        with torch.no_grad():
+            out = fn(*[_as_tensor(x, like) for x, like in zip(inputs, example_inputs)])
+        import torch.utils._pytree as pytree
+        return [o.detach().float().numpy() for o in pytree.tree_leaves(out)]
+    return run
+
+
+def bias_corrected(gm, samples):
+    """A copy of the float graph `gm` whose conv / linear biases absorb the mean error of their
+    int8 weights on `samples` (frontend/bias_correction.py)."""
+    from .bias_correction import correct_biases
+    from .quantizer import weight_spec
+    corrected = copy.deepcopy(gm)
+    with flush_denormals(), progress.step("correcting biases for weight rounding"):
+        correct_biases(corrected, samples, weight_spec())
+    return corrected
+
+
+def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None,
+                    ranges: str = "minmax", factors=None, own_ranges=frozenset(), bounded=frozenset()):
+    """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
+    converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
+    when not given). int16_nodes: ops kept in int16 in an int8 model; ranges: of the int8
+    activations (quantizer.RANGES); own_ranges: means with a range of their own (shrinking_means.py);
+    bounded: int16 ops without headroom (quantizer.CmsisNNQuantizer)."""
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from .attention_masks import keep_masks_in_simulation
+    from .layer_sqnr import layer_sqnr
+    from .quantizer import CmsisNNQuantizer
+    try:
+        prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
+                                CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges, bounded))
+    except Exception as e:
+        raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
+    with torch.no_grad():
+        with flush_denormals(), progress.step(f"calibrating on {len(samples)} samples"):
+            for s in samples:
+                prepared(*s)
+            converted = convert_pt2e(prepared)
+        with progress.step("measuring per-layer SQNR"):
+            rows = layer_sqnr(gm, keep_masks_in_simulation(converted),
+                              measure_on if measure_on is not None else samples, factors)
+    return converted, rows
+
+
+@reproducibly      # calibration's float results become the C's scales: the same code on every CPU
+def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict | None = None,
+                 **fields) -> FrontendResult:
+    """PyTorch model -> TOSA (integer when quantize is "int8"/"int16", float when "none").
+
+    `options` is the compile's CompileOptions (keyword arguments set its fields); the frontend reads
+    quantize, calibration, int16_layers, target_sqnr_db, state, bias_correction, activation_ranges,
+    range_equalization and emit.
+
+    int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
+    output's SQNR against the float model reaches target_sqnr_db (frontend/mixed_precision.py), or
+    a list of layer names (module paths, or graph node names) to keep in int16.
+
+    With emit="torch", `result.torch_text` also holds the quantized graph in the torch dialect (the
+    PT2E QDQ form, for `--emit torch`); the float path always keeps its torch-dialect IR.
+
+    state: (input, output) index pairs of a streaming model: calibrated with the state carried
+    (carry_state), and each state output quantized as its input so the integers carry over.
+
+    bias_correction: each conv / linear bias absorbs the mean error its rounded weights make on
+    the calibration data (frontend/bias_correction.py).
+
+    activation_ranges: "minmax", "histogram" or "auto" (int8 activations; the histogram's where the
+    output measures at least 1 dB closer to the float model, frontend/range_choice.py).
+
+    range_equalization: "on", "off" or "auto" (int8: layers' output channels scaled toward one range
+    through ReLUs and residual adds where the output measures at least 1 dB closer,
+    frontend/range_equalization.py).
+    """
+    from ..options import resolve
+    options = resolve(options, fields)
+    quantize, calibration, state = options.quantize, options.calibration, options.state
+    int16_layers, target_sqnr_db = options.int16_layers, options.target_sqnr_db
+    bias_correction, torch_ir = options.bias_correction, options.emit == "torch"
+    activation_ranges, range_equalization = options.activation_ranges, options.range_equalization
+    if quantize not in ("int8", "int16", "none"):
+        raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
+    from .quantizer import RANGES
+    if activation_ranges != "auto" and activation_ranges not in RANGES:
+        raise UserError(f"activation ranges must be auto or one of {', '.join(RANGES)}, not '{activation_ranges}'")
+    if range_equalization not in ("auto", "on", "off"):
+        raise UserError(f"range equalization must be auto, on or off, not '{range_equalization}'")
+    timings = timings if timings is not None else {}
+    example_inputs = _check_model(model, example_inputs)
+    t0 = time.perf_counter()
+    from .composite_ops import (decompose_composites, division_by_constant_as_product, l2_normalize_as_rms_norm,
+                                magnitude_as_hypot, square_as_product, stft_magnitude_as_conv,
+                                vector_norm_as_square_sum)
+    from .grouped_attention import repeated_heads_broadcast
+    from .norms_by_hand import layer_norm_by_hand_as_layer_norm, rms_norm_by_hand_as_rms_norm
+    from .attention_masks import fills_as_where, masks_as_fills
+    from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
+    from .reparameterize import merge_parallel_convs
+    from .identity_ops import drop_identity_ops, drop_infinite_bounds
+    from .channel_scales import channel_scales_as_depthwise
+    from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
+    with progress.step("exporting the model (torch.export)"):
+        # int8: each LSTM step one op, lowered to CMSIS-NN's LSTM arithmetic (int16 / float: gates).
+        to_export = decompose_modules(model, lstm_kernel=quantize == "int8")
+        folded, folds = fold_sequential_batch_norms(to_export) if quantize != "none" else (to_export, {})
+        ep = export(folded, example_inputs)
+        if not sequential_folds_hold(ep.graph, folds):
+            ep = export(to_export, example_inputs)
+        if quantize != "none":
+            ep = decompose_composites(ep)
+        gm = ep.module()
+        inline_autocast_regions(gm)
+        gm = fold_batch_norm(gm)
+        if quantize != "none":
+            drop_identity_ops(gm)
+            stft_magnitude_as_conv(gm)
+            drop_empty_concat_operands(gm)
+            fold_parameter_subgraphs(gm)
+            drop_infinite_bounds(gm)                  # after folding: a bound may be computed (expanded)
+            merge_parallel_convs(gm)                  # after folding: a layer scale may be computed
+            channel_scales_as_depthwise(gm)           # the scales no conv or linear took
+            masks_as_fills(gm)
+            fills_as_where(gm)                        # the finite fills no softmax reads
+            division_by_constant_as_product(gm)
+            l2_normalize_as_rms_norm(gm)
+            layer_norm_by_hand_as_layer_norm(gm)      # before RMSNorm's: its x is a centred value
+            rms_norm_by_hand_as_rms_norm(gm)
+            repeated_heads_broadcast(gm)
+            vector_norm_as_square_sum(gm)
+            square_as_product(gm)
+            magnitude_as_hypot(gm)
+    timings["export"] = time.perf_counter() - t0
+    eager = _runner(model, example_inputs)
+    if quantize == "none":
+        from .float_import import import_float
+        t0 = time.perf_counter()
+        module, ins, outs, torch_text = import_float(ep, example_inputs)
+        timings["import"] = time.perf_counter() - t0
+        timings.setdefault("quantize", 0.0)
+        timings.setdefault("legalize", 0.0)
+        return FrontendResult(module, [TensorQuant(s, "float32") for s in ins],
+                              [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none",
+                              torch_text)
+
+    from .fx_to_tosa import lower_quantized_graph
+    from .lowering.lookup import index_bounds
+    bounds = index_bounds(gm)
+    exported = _runner(gm, example_inputs)
+
+    def finite(sample) -> bool:      # on the graph that is quantized (the model's own code may branch on a mask)
+        return all(np.isfinite(o).all() for o in exported(list(sample)))
+    samples = calibration_samples(calibration, example_inputs, bounds, finite)
+    for s in samples:
+        if len(s) != len(example_inputs):
+            raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
+    measure_on = sqnr_samples(calibration, example_inputs, bounds, finite)
+    if state:
+        samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
+    int16 = frozenset()
+    if int16_layers and int16_layers != "auto" and quantize == "int8":
+        from .mixed_precision import nodes_of_layers
+        int16 = nodes_of_layers(gm, int16_layers)
+    excluded = frozenset()
+    if int16_layers == "auto" and quantize == "int8":
+        from .mixed_precision import int8_only
+        excluded = int8_only(gm)
+    # The float graphs quantized: the model's, and with its channel ranges equalized (int8).
+    variants = {"": (gm, None)}
+    if quantize == "int8" and range_equalization != "off":
+        from .range_equalization import equalized
+        found = equalized(gm, samples)
+        if found is not None:
+            variants = {"equalized": found} if range_equalization == "on" else {**variants, "equalized": found}
+    corrected = {v: bias_corrected(g, samples) if bias_correction else None for v, (g, _) in variants.items()}
+    own_ranges = frozenset()
+    if quantize == "int8":
+        from .shrinking_means import shrinking_means
+        own_ranges = shrinking_means(gm, samples)
+    # Output concats of parts of very different ranges (boxes in pixels and scores) in int16.
+    parted = frozenset()
+    if quantize == "int8":
+        from .concat_parts import wide_output_concats
+        parted = wide_output_concats(gm, samples) - int16
+        int16 = int16 | parted
+    rangeses = ("minmax", "histogram") if activation_ranges == "auto" else (activation_ranges,)
+    candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
+
+    def bound(variant, ranges):
+        """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
+        return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
+                                 ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges,
+                                 bounded=parted)
+
+    def quantize_as(label):
+        variant, ranges = candidates[label]
+        return bound(variant, ranges)(variants[variant][0], samples, quantize, int16)
+    # all_int8: the int8 model the choice quantized, (converted, rows), used once.
+    label, all_int8, ranges_report = next(iter(candidates)), None, {}
+    if quantize == "int8" and len(candidates) > 1:
+        from .range_choice import choose
+        t0 = time.perf_counter()
+        label, all_int8, figures = choose(candidates, quantize_as)
+        timings["quantize"] = time.perf_counter() - t0
+        ranges_report = {"output_sqnr_db": {k: round(v, 2) for k, v in figures.items()}}
+    variant, ranges = candidates[label]
+    if quantize == "int8":
+        ranges_report.update(chosen=ranges, equalized=bool(variant))
+    gm, quantize_graph = variants[variant][0], bound(variant, ranges)
+    while True:
+        t0 = time.perf_counter()
+        if all_int8 is not None and int16_layers != "auto":
+            (converted, sqnr_rows), all_int8 = all_int8, None
+        elif int16_layers == "auto" and quantize == "int8":
+            from .mixed_precision import choose_int16_layers
+            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded,
+                                                              all_int8=all_int8, base=parted - excluded)
+        else:
+            converted, sqnr_rows = quantize_graph(gm, samples, quantize, int16)
+        timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            with progress.step("lowering the quantized graph to TOSA"):
+                lowered = lower_quantized_graph(converted, quantize, new_context(), state)
+            break
+        except UserError as e:
+            # An op auto or concat_parts put in int16 that has no int16 lowering: ops of its kind
+            # stay int8; choose again.
+            node = getattr(e, "node", None)
+            if node in parted and int16_layers != "auto":
+                warnings.warn(f"the output concat's parts share one int8 scale: '{node}' has no int16 lowering "
+                              "(layer_sqnr.md measures each part)", stacklevel=2)
+                int16, parted = int16 - parted, frozenset()
+                continue
+            if int16_layers != "auto" or node not in int16:
+                raise
+            from .mixed_precision import same_kind
+            excluded = excluded | same_kind(gm, e.node)
+    from .concat_parts import warn_collapsed_parts
+    warn_collapsed_parts(sqnr_rows)
+    module = lowered.module
+    timings["legalize"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    try:
+        module.operation.verify()
+    except ir.MLIRError as e:   # a bug in the lowering, not in the user's model
+        raise RuntimeError(f"internal error: the lowered TOSA does not verify: {e}") from None
+    timings["import"] = time.perf_counter() - t0
+
+    torch_text = None
+    if torch_ir:
+        t0 = time.perf_counter()
+        torch_text = _torch_dialect_text(converted, example_inputs)
+        timings["import"] += time.perf_counter() - t0
+
+    def tq(info):
+        shape, elem, scale, zp = info
+        return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
+    # The reference is PT2E's model with masked places at probability 0, as the integer softmax has them.
+    from .attention_masks import keep_masks_in_simulation
+    reference = _runner(keep_masks_in_simulation(converted), example_inputs)
+    return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
+                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report)
+
+
+def _torch_dialect_text(converted, example_inputs) -> str:
+    """The PT2E-converted graph in torch-mlir's torch dialect (quantized_decomposed ops kept)."""
+    from torch_mlir.dialects import torch as torch_d
+    from torch_mlir.extras.fx_importer import FxImporter
+    from torch_mlir.fx import export_and_import
+    ctx = new_context()
+    torch_d.register_dialect(ctx)
+    try:
+        module = export_and_import(export(converted, example_inputs), output_type="raw", func_name="main",
+                                   fx_importer=FxImporter(context=ctx), decomposition_table={})
+    except UserError:
+        raise
+    except Exception as e:
+        raise UserError(f"torch-mlir could not import the quantized graph: {type(e).__name__}: {e}") from None
+    return module.operation.get_asm()
