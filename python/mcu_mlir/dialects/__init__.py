@@ -10,12 +10,6 @@ DIALECTS: dict[str, str] = {
     "portable": "portable:load",
 }
 
-# pass-name prefixes whose passes create ops of a dialect
-PASSES_NEEDING: dict[str, tuple[str, ...]] = {
-    "cmsisnn": ("mcu-convert-tosa-to-cmsisnn", "mcu-plan-memory", "mcu-prepare-for-emission", "mcu-emit-c"),
-    "portable": ("mcu-convert-tosa-to-cmsisnn", "mcu-plan-memory", "mcu-prepare-for-emission", "mcu-emit-c"),
-}
-
 
 def load(ctx, namespace: str) -> None:
     module_name, _, fn = DIALECTS[namespace].partition(":")
@@ -28,7 +22,8 @@ def load_all(ctx) -> None:
         load(ctx, ns)
 
 
-def load_needed(ctx, text: str, pass_names: list[str]) -> None:
+def load_needed(ctx, text: str, declared) -> None:
+    """Loads the dialects whose ops `text` holds and those the passes to run declare (`DIALECTS`)."""
     for ns in DIALECTS:
-        if f"{ns}." in text or any(n.startswith(PASSES_NEEDING.get(ns, ("\0",))) for n in pass_names):
+        if f"{ns}." in text or ns in declared:
             load(ctx, ns)

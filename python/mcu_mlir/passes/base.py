@@ -110,6 +110,7 @@ class Options:
 
 @dataclasses.dataclass(frozen=True)
 class ModulePass(Options):
+    DIALECTS: ClassVar[tuple[str, ...]] = ()  # kernel dialects whose ops the pass builds or reads
 
     # -- to implement -------------------------------------------------------------------------
     def run(self, module: ir.Operation) -> None:

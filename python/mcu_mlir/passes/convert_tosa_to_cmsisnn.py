@@ -63,6 +63,7 @@ class ConvertTosaToCmsisNN(ModulePass):
     """
 
     NAME = "mcu-convert-tosa-to-cmsisnn"
+    DIALECTS = ("cmsisnn", "portable")
     backend: str = dataclasses.field(default="cmsis-nn", metadata={
         "help": "cmsis-nn or portable", "choices": ("cmsis-nn", "portable")})
     softmax: str = dataclasses.field(default=CompileOptions.softmax, metadata={

@@ -19,6 +19,7 @@ class EmitC(ModulePass):
     """
 
     NAME = "mcu-emit-c"
+    DIALECTS = ("cmsisnn", "portable")
     output_dir: str = dataclasses.field(default="", metadata={"help": "directory to write model.c/.h into"})
     print: bool = dataclasses.field(default=False, metadata={"help": "print the C to stdout"})
 

@@ -132,6 +132,7 @@ class PlanMemory(ModulePass):
     """
 
     NAME = "mcu-plan-memory"
+    DIALECTS = ("cmsisnn", "portable")
     ram_bytes: int = dataclasses.field(default=0, metadata={
         "help": "fail when the arena exceeds this many bytes (0: no limit)"})
     overlap: bool = dataclasses.field(default=True, metadata={

@@ -27,6 +27,7 @@ class PrepareForEmission(ModulePass):
     """
 
     NAME = "mcu-prepare-for-emission"
+    DIALECTS = ("cmsisnn", "portable")
 
     def run(self, module: ir.Operation) -> None:
         clear_resource_cache()

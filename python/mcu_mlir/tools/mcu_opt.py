@@ -200,7 +200,7 @@ def _write(path: str, text: str) -> None:
 def _load_dialects_for(ctx, text: str, steps) -> None:
     """Loads our own dialects only when the input or a pass needs them (keeps start-up fast)."""
     from .. import dialects
-    dialects.load_needed(ctx, text, [s.name for s in steps])
+    dialects.load_needed(ctx, text, {ns for s in steps if s.py is not None for ns in s.py.DIALECTS})
 
 
 _EXPECTED = re.compile(
