@@ -69,3 +69,24 @@ def test_errors_are_clear(tmp_path):
 def test_keep_dir_keeps_the_files(tmp_path):
     run_reference(RESCALE, [np.zeros(6, np.int32)], keep_dir=str(tmp_path))
     assert (tmp_path / "model.tosa").exists() and (tmp_path / "out0.npy").exists()
+
+
+INT4_CONV = """
+func.func @main(%x: tensor<1x1x1x2xi8>) -> tensor<1x1x1x1xi32> {
+  %w = "tosa.const"() <{values = dense<[[[[W, 1]]]]> : tensor<1x1x1x2xi4>}> : () -> tensor<1x1x1x2xi4>
+  %b = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi4>}> : () -> tensor<1xi4>
+  %y = tosa.conv2d %x, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x2xi8>, tensor<1x1x1x2xi4>, tensor<1xi32>, tensor<1xi8>, tensor<1xi4>) -> tensor<1x1x1x1xi32>
+  return %y : tensor<1x1x1x1xi32>
+}
+"""
+
+
+def test_an_int4_weight_tosa_serializes_wrongly_is_an_error_not_an_answer():
+    """TOSA's int4 is -7..7: tosa-opt writes -8 truncated, prints so and exits 0."""
+    x = np.array([[[[3, 5]]]], np.int8)
+    (ok,) = run_reference(INT4_CONV.replace("W", "-7"), [x])
+    assert int(ok.reshape(-1)[0]) == 3 * -7 + 5
+    with pytest.raises(ReferenceError, match="tosa-serialize"):
+        run_reference(INT4_CONV.replace("W", "-8"), [x])
