@@ -1,5 +1,5 @@
 """The wheel carries the C side of mcu-mlir (CMakeLists.txt, cmake/, include/, lib/ and the QEMU
-plugin's source) inside the package, as mcu_mlir/csrc, where mcu_mlir.target.sources finds it: an
+plugin's source) inside the package, as mcu_mlir/csrc, where mcu_mlir.firmware.sources finds it: an
 installed mcu-compile builds C from any folder. A checkout or an editable install uses its own tree."""
 
 import shutil

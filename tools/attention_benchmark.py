@@ -75,7 +75,7 @@ def bench(name: str, quantize: str, out: str, m4: bool = False, softmax: str = "
 
     import mcu_mlir
     import public_models
-    from mcu_mlir.target import run
+    from mcu_mlir.firmware import run
 
     entry = public_models.MODELS[name]
     model = entry.model()

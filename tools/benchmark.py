@@ -100,7 +100,7 @@ def bench_model(name: str, backend: str, run: bool, targets: tuple[str, ...], pr
                                 output_dir=tout + "-memory", cmsis_nn_path=cmsis_nn)
             row["arena_memory"] = mem.report.get("arena_bytes")
         if run_here:
-            from mcu_mlir.target.run import run as run_firmware
+            from mcu_mlir.firmware.run import run as run_firmware
             fw = run_firmware(tout, [t.detach().numpy() for t in example], target=target,
                               count_instructions=True, cmsis_nn_path=cmsis_nn)
             ins = fw.instructions or {}

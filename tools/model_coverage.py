@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import figures  # noqa: E402
-from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
+from mcu_mlir.frontend.quantize.layer_sqnr import sqnr_db  # noqa: E402
 MODEL_FILE = os.path.join(ROOT, "tools", "public_models.py")
 BIN = os.path.dirname(sys.executable)
 # Kernels that only rename or view a buffer: no work, left out of the CMSIS-NN share.

@@ -43,7 +43,7 @@ def bench(name: str, shape: tuple, target: str, max_overhead: float, work: str) 
 
     import mcu_mlir
     import public_models
-    from mcu_mlir.target import run
+    from mcu_mlir.firmware import run
 
     entry = public_models.MODELS[name.split("@")[0]]
     model = entry.build(shape)

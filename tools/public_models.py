@@ -22,7 +22,7 @@ from typing import Callable
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
-from mcu_mlir.frontend import python_only_imports  # noqa: E402
+from mcu_mlir.frontend.graph import python_only_imports  # noqa: E402
 
 python_only_imports.install()
 

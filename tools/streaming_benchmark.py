@@ -33,7 +33,7 @@ def bench(name: str, steps: int, work: str) -> dict:
 
     import mcu_mlir
     import streaming_models
-    from mcu_mlir.target import run
+    from mcu_mlir.firmware import run
 
     make, shapes, pairs = streaming_models.MODELS[name]
     state_inputs = {i for i, _ in pairs}
@@ -74,7 +74,7 @@ def speech(work: str, core: str = "cortex-m55") -> dict:
     import mcu_mlir
     import speech_signal
     import streaming_models
-    from mcu_mlir.target import run
+    from mcu_mlir.firmware import run
 
     train, train_mask = speech_signal.mixture(seed=1)
     model = streaming_models.train_vad(train, train_mask)

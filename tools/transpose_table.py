@@ -81,7 +81,7 @@ def _channels_last_wrapper(model, inputs):
 def _count(text: str, passes: str | None) -> int:
     from mcu_mlir import pipeline
     from mcu_mlir._mlir import ir
-    from mcu_mlir.transposes import count_data_moving_transposes
+    from mcu_mlir.passes.analysis.transposes import count_data_moving_transposes
     module = ir.Module.parse(text, ir.Context())
     if passes:
         pipeline.run_pipeline(module, f"builtin.module({passes})")

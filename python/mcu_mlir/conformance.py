@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from .diagnostics import UserError
-from .target import cores
+from . import cores
 
 EXTENSIONS = ("tosa-ext-int16", "tosa-ext-doubleround")
 SEED = 42
@@ -116,7 +116,7 @@ def expected_outputs(test_dir: Path, desc: dict, work: Path) -> list[np.ndarray]
 
 def _runtime_library(work_root: Path, sanitize: bool) -> tuple[list[str], list[str]]:
     """Compiler flags and link inputs for the host harness; the runtime and kernels are compiled once."""
-    from .target import build, sources
+    from .firmware import build, sources
     root = sources.root()
     flags = ["-O1", "-g", "-std=gnu99", f"-I{root / 'include'}", f"-I{root / 'lib' / 'target'}"]
     if sanitize:
@@ -137,7 +137,7 @@ def _runtime_library(work_root: Path, sanitize: bool) -> tuple[list[str], list[s
 
 
 def _build_host(outdir: Path, work_root: Path, sanitize: bool) -> Path:
-    from .target import build, sources
+    from .firmware import build, sources
     flags, link = _runtime_library(work_root, sanitize)
     if build.model_uses_cmsis_nn(outdir):   # CMSIS-NN's C paths, built once with its own CMakeLists
         cmsis = os.environ.get("CMSIS_NN_PATH")
@@ -164,7 +164,7 @@ def run_test(test_dir: Path | str, work_root: Path | str, *, backend: str = "por
     """Compiles one positive test's flatbuffer, runs it (on the host, or a Cortex-M under QEMU)
     and compares with the reference."""
     from .driver import compile as compile_model
-    from .target import run
+    from .firmware import run
     test_dir, work_root = Path(test_dir), Path(work_root)
     desc = json.loads((test_dir / "desc.json").read_text())
     name, op = test_dir.name, op_of(test_dir)

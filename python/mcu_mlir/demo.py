@@ -58,7 +58,7 @@ def _demo(args) -> int:
     result = compile_model(model, example, target=args.target, backend=args.backend, quantize="int8",
                            emit="elf", output_dir=out)
     r = result.report
-    from .target.cmsis_nn import describe
+    from .firmware.cmsis_nn import describe
     print(f"kernels: {result.options.backend}   CMSIS-NN: {describe(r['cmsis_nn'])}")
     inputs = [t.detach().numpy() for t in example]
     with torch.no_grad():
@@ -66,7 +66,7 @@ def _demo(args) -> int:
         pt2e = result.frontend.reference(inputs)
 
     from .reference import run_reference
-    from .target.run import run as run_firmware
+    from .firmware.run import run as run_firmware
     tosa_q = run_reference(result.files["tosa"].read_text(), _quantize_inputs(inputs, result))
     fw = run_firmware(out, inputs, target=args.target, count_instructions=True)
 

@@ -80,7 +80,7 @@ def compile(model, example_inputs=None, options: CompileOptions | None = None, /
     report["compile_seconds"] = round(time.perf_counter() - t_start, 3)
     if options.reaches("elf"):
         with _Timer(timings, "build"), progress.step(f"building the firmware for {options.target}"):
-            from .target import build as target_build
+            from .firmware import build as target_build
             elf = target_build.build(out, target=options.target, cmsis_nn_path=cmsis_nn.path if cmsis_nn else None)
         result.files["elf"] = Path(elf)
         report.update(_flash_report(Path(elf), options.target, report))
@@ -90,7 +90,7 @@ def compile(model, example_inputs=None, options: CompileOptions | None = None, /
         report["ram_limit_bytes"], report["flash_limit_bytes"] = options.memory_limits()
     _write_report(out, report)
     if options.report and options.reaches("c"):
-        from .target import report_html
+        from .emission import report_html
         result.files["report.html"] = report_html.write(out)
     return result
 
@@ -100,7 +100,7 @@ def _exported_program(model, example_inputs):
     from_file = isinstance(model, (str, Path)) and str(model).endswith(".pt2")
     if not from_file and type(model).__name__ != "ExportedProgram":
         return model, example_inputs
-    from .frontend import exported_program
+    from .frontend.graph import exported_program
     if from_file:
         module, saved = exported_program.load_exported(model)
     else:
@@ -120,7 +120,7 @@ def _choose_cmsis_nn(options: CompileOptions, report: dict):
         if options.reaches("elf"):
             report["cmsis_nn"] = {"source": "off", "note": f"--backend {options.backend}: the portable C kernels"}
         return options, None
-    from .target import cmsis_nn
+    from .firmware import cmsis_nn
     used = cmsis_nn.resolve(options.cmsis_nn_path, options.cmsis_nn)
     report["cmsis_nn"] = used.as_report()
     if used.source == "off":
@@ -185,7 +185,7 @@ def _frontend(model, example_inputs, options, result, timings):
     if fres.activation_ranges:
         result.report["quantization"]["activation_ranges"] = fres.activation_ranges
     if fres.layer_sqnr:
-        from .frontend.layer_sqnr import table
+        from .frontend.quantize.layer_sqnr import table
         result.report["quantization"]["layer_sqnr"] = fres.layer_sqnr
         _write(result.output_dir, "layer_sqnr.md", table(fres.layer_sqnr), result, "layer-sqnr")
     return fres.module
@@ -284,8 +284,8 @@ TOSA_VALIDATION = ("tosa-attach-target{specification_version=1.1.draft profiles=
 
 def _validate_tosa(module, path: str) -> None:
     from .pipeline import run_passes
-    from .passes.verify_static_shapes import VerifyStaticShapes
-    from .passes.verify_tosa_spec import VerifyTosaSpec
+    from .passes.analysis.verify_static_shapes import VerifyStaticShapes
+    from .passes.analysis.verify_tosa_spec import VerifyTosaSpec
     with module.context, _location(module):
         run_passes(module, [VerifyStaticShapes()])
     validated = module.operation.clone()   # the target attribute stays off the user's program
@@ -329,8 +329,8 @@ class InternalError(Exception):
 
 
 def _tosa_stage(module, options, result, timings):
-    from .passes.layout_pipeline import LayoutOptions
-    from .passes.verify_integer_tosa import VerifyIntegerTosa
+    from .passes.pipelines.layout_pipeline import LayoutOptions
+    from .passes.analysis.verify_integer_tosa import VerifyIntegerTosa
     out = result.output_dir
     with _Timer(timings, "layout-passes"), progress.step("layout passes"):
         # Static shapes (a static memory plan needs them) were checked on import (_validate_tosa).
@@ -343,7 +343,7 @@ def _tosa_stage(module, options, result, timings):
     with _Timer(timings, "value-ranges"):
         _check_value_ranges(module, result)
     _write(out, "model.tosa.mlir", _ir(module), result, "tosa")
-    from .transposes import count_data_moving_transposes
+    from .passes.analysis.transposes import count_data_moving_transposes
     result.report["transposes"] = count_data_moving_transposes(module)
     result.report["interior_transposes"] = count_data_moving_transposes(module, interior_only=True)
 
@@ -356,7 +356,7 @@ def _check_value_ranges(module, result) -> None:
     test_frontend_ops are proven, but GroupNorm's / InstanceNorm's last rescale is not (its sum of
     squares spans two axes), nor an int16 softmax masked between its max and its table, and the
     wider coverage set has not been measured with it."""
-    from .passes.verify_value_ranges import RangeAnalysis
+    from .passes.analysis.verify_value_ranges import RangeAnalysis
     unproven = []
     for fn in module.body.operations:
         if fn.operation.name == "func.func" and fn.regions[0].blocks:
@@ -383,7 +383,7 @@ def _backend_stage(module, options, result, timings):
     out = result.output_dir
     from .dialects import load_all
     load_all(module.context)
-    from .passes.backend_pipeline import TosaToCmsisnnOptions
+    from .passes.pipelines.backend_pipeline import TosaToCmsisnnOptions
     with _Timer(timings, "backend-passes"), progress.step("converting to kernels and planning memory"):
         ram, _ = options.memory_limits()
 
@@ -419,7 +419,7 @@ def _backend_stage(module, options, result, timings):
         if op.operation.name == "func.func" and mcu_attrs.PATCHED_BANDS in op.attributes:
             result.report["patched_bands"] = int(op.attributes[mcu_attrs.PATCHED_BANDS].value)
             result.report["patched_ops"] = int(op.attributes[mcu_attrs.PATCHED_OPS].value)
-    from .transposes import count_transpose_kernels
+    from .passes.analysis.transposes import count_transpose_kernels
     result.report["interior_transpose_kernels"] = count_transpose_kernels(module, interior_only=True)
 
 
@@ -473,13 +473,13 @@ def _replace_body(module, source) -> None:
 
 
 def _emit_stage(module, options, result, timings):
-    from .target import emit_c
+    from .emission import emit_c
     out = result.output_dir
     with _Timer(timings, "emit-c"):
         files = emit_c.emit_c(module)
         report = emit_c.model_report(module)
         if options.writes_project():
-            from .target import project
+            from .firmware import project
             uses_cmsis = any(op["kernel"].startswith("arm_") for op in report["ops"])
             folder = project.project_files(files, options.name, uses_cmsis, result.report.get("cmsis_nn"))
             for path in project.write_project(out, folder):
@@ -507,7 +507,7 @@ def _check_flash(report: dict, options) -> None:
 
 def _flash_report(elf: Path, target: str, report: dict) -> dict:
     """Flash = code + read-only data of the firmware, from the ELF's sections."""
-    from .target import cores
+    from . import cores
     size_tool = "size" if cores.core(target).is_host else "arm-none-eabi-size"
     proc = subprocess.run([size_tool, "-A", str(elf)], capture_output=True, text=True)
     if proc.returncode != 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .target.cores import TARGETS  # noqa: F401  (the --target choices)
+from .cores import TARGETS  # noqa: F401  (the --target choices)
 
 BACKENDS = ("cmsis-nn", "portable")
 QUANTIZE = ("int8", "int16", "none")
@@ -18,11 +18,11 @@ SOFTMAX = ("table", "cmsis-nn")
 # commit fetched once (the portable kernels when it cannot be); off: the portable kernels.
 CMSIS_NN_MODES = ("auto", "off")
 # int8 activation ranges: min / max, the histogram's least-squares range, or auto: the histogram's
-# where the output measures at least 1 dB closer to float (frontend/range_choice.py).
+# where the output measures at least 1 dB closer to float (frontend/quantize/range_choice.py).
 ACTIVATION_RANGES = ("auto", "minmax", "histogram")
 # int8 range equalization: layers' output channels scaled toward one range through ReLUs and residual
 # adds (on), not (off), or auto: where the output measures at least 1 dB closer to float
-# (frontend/range_equalization.py).
+# (frontend/quantize/range_equalization.py).
 RANGE_EQUALIZATION = ("auto", "on", "off")
 # Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
 # builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.
@@ -144,7 +144,7 @@ class CompileOptions:
         """(RAM, flash) bytes the model must fit in (0: none): the options', else for RAM the target
         board's (what its linker script gives data, stack and arena). Flash only when given: the boards
         hold weights in memory beside their code region (mps3-an547: 256 MB DDR, 512 kB for code)."""
-        from .target.cores import CORES
+        from .cores import CORES
         core = CORES.get(self.target)
         return self.ram_limit or (core.ram_bytes if core else 0), self.flash_limit or 0
 
@@ -160,7 +160,7 @@ class CompileOptions:
             if value not in allowed:
                 raise UserError(f"--{name} {value!r} is not one of: {', '.join(allowed)}")
         if self.name is not None:
-            from .target.project import check_name
+            from .firmware.project import check_name
             check_name(self.name)
         if self.activation_ranges != "auto" and self.quantize != "int8":
             raise UserError(f"--activation-ranges chooses how int8 activations are calibrated; with --quantize "

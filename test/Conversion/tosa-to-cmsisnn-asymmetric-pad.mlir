@@ -4,7 +4,7 @@
 // A window padded more at the bottom / right than at the top / left (TOSA pad = [top, bottom,
 // left, right]). A CMSIS-NN call gets only {top, left} and the output size; the conversion calls
 // the wrapper when the function the wrapper picks on the core computes the implied bottom / right
-// padding (target/cmsis_padding.py), else the generic kernel, and says why in mcu.kernel_note.
+// padding (kernel_library/cmsis_padding.py), else the generic kernel, and says why in mcu.kernel_note.
 
 // The wrapper's 1x1 paths size their work from the input: arm_convolve_s8 on every core.
 // MVE-LABEL: func.func @conv$1x1_bottom

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from mcu_mlir import cmsis_lstm
+from mcu_mlir.fixed_point import cmsis_lstm
 from mcu_mlir.frontend import import_model
 
 

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import mcu_mlir  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 if shutil.which("tosa_reference_model") is None:
     pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)

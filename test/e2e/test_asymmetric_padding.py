@@ -22,7 +22,7 @@ from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 
 import mcu_mlir  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 CROSS_TOOLS = ("cmake", "arm-none-eabi-gcc", "qemu-system-arm")
 SHAPES = {"x": (1, 8, 7, 9), "y": (1, 8, 1, 12)}   # y: H = 1, the 1xN path's input

@@ -1,5 +1,5 @@
 """Audio front ends as layers: |torch.stft| (torchaudio's Spectrogram, MelSpectrogram, MFCC) becomes a
-strided conv1d over the windowed cos / -sin basis and an integer hypot (frontend/composite_ops.py);
+strided conv1d over the windowed cos / -sin basis and an integer hypot (frontend/graph/composite_ops.py);
 the rewritten float graph equals torch's, and the quantized models' C equals tosa_reference_model."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
-from mcu_mlir.frontend import python_only_imports  # noqa: E402
-from mcu_mlir.frontend.composite_ops import stft_magnitude_as_conv  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.frontend.graph import python_only_imports  # noqa: E402
+from mcu_mlir.frontend.graph.composite_ops import stft_magnitude_as_conv  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 if shutil.which("tosa_reference_model") is None:
     pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)

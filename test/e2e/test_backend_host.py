@@ -17,7 +17,7 @@ from mcu_mlir.dialects import load_all
 from mcu_mlir.pipeline import run_pipeline
 from mcu_mlir.ir.types import STORAGE
 from mcu_mlir.reference import run_reference
-from mcu_mlir.target.emit_c import emit_c, model_report
+from mcu_mlir.emission.emit_c import emit_c, model_report
 
 ROOT = Path(__file__).resolve().parents[2]
 CC = shutil.which("cc") or shutil.which("gcc")

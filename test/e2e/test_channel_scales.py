@@ -14,9 +14,9 @@ import torch
 from torch import nn
 
 import mcu_mlir
-from mcu_mlir.frontend.channel_scales import channel_scales_as_depthwise
-from mcu_mlir.frontend.identity_ops import drop_identity_ops
-from mcu_mlir.target import run
+from mcu_mlir.frontend.quantize.channel_scales import channel_scales_as_depthwise
+from mcu_mlir.frontend.graph.identity_ops import drop_identity_ops
+from mcu_mlir.firmware import run
 
 aten = torch.ops.aten
 
@@ -58,8 +58,8 @@ def test_rewrites_keep_the_float_values():
     model, x = LayerScales().eval(), torch.randn(1, 3, 6, 6)
     gm = _export(model, x)
     assert drop_identity_ops(gm) == 1                       # the dropout
-    from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs
-    from mcu_mlir.frontend.reparameterize import merge_parallel_convs
+    from mcu_mlir.frontend.graph.constant_folding import fold_parameter_subgraphs
+    from mcu_mlir.frontend.graph.reparameterize import merge_parallel_convs
     fold_parameter_subgraphs(gm)
     merge_parallel_convs(gm)
     assert channel_scales_as_depthwise(gm) == 5

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from mcu_mlir.diagnostics import UserError
-from mcu_mlir.target import build, cmsis_nn, run
+from mcu_mlir.firmware import build, cmsis_nn, run
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "target_fixtures"

@@ -104,7 +104,7 @@ class _Decaying(torch.nn.Module):
 def _observed_qparams(model, example, flush: bool) -> list:
     from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e
 
-    from mcu_mlir.frontend.quantizer import CmsisNNQuantizer
+    from mcu_mlir.frontend.quantize.quantizer import CmsisNNQuantizer
     gm = frontend.fold_batch_norm(frontend.export(model, example).module())
     prepared = prepare_pt2e(gm, CmsisNNQuantizer("int8"))
     samples = frontend.calibration_samples(4, example)
@@ -166,7 +166,7 @@ class _SeqNet(torch.nn.Module):
 @pytest.mark.parametrize("use,holds", [("sequential", True), ("twice", True),
                                        ("conv-alone", False), ("bn-alone", False)])
 def test_sequential_fold_is_checked_after_export(use, holds):
-    from mcu_mlir.frontend.decompose import fold_sequential_batch_norms, sequential_folds_hold
+    from mcu_mlir.frontend.graph.decompose import fold_sequential_batch_norms, sequential_folds_hold
     model = _SeqNet(use).eval()
     folded, folds = fold_sequential_batch_norms(model)
     assert list(folds) == ["seq.0"]
@@ -178,7 +178,7 @@ def test_sequential_fold_is_checked_after_export(use, holds):
 @pytest.mark.parametrize("use", ["sequential", "conv-alone"])
 def test_folding_before_export_gives_the_same_tosa(use, monkeypatch):
     # Oracle: the same import with the BatchNorms left to the exported graph's folding.
-    from mcu_mlir.frontend import decompose
+    from mcu_mlir.frontend.graph import decompose
     example = (torch.randn(1, 2, 5, 5),)
     fast = frontend.import_model(_SeqNet(use).eval(), example, calibration=3)
     monkeypatch.setattr(decompose, "fold_sequential_batch_norms", lambda m: (m, {}))

@@ -1,6 +1,6 @@
 """An output that is a concat of parts of very different ranges (YOLO's boxes in pixels beside
 sigmoid class scores, a segmentation head's mask coefficients after them): every part keeps its
-resolution (the concat in int16, frontend/concat_parts.py), the report measures each part on
+resolution (the concat in int16, frontend/quantize/concat_parts.py), the report measures each part on
 held-out inputs, and a part that collapses shows there instead of hiding behind the whole
 output's SQNR. The C equals tosa_reference_model bit for bit."""
 
@@ -16,10 +16,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
-from mcu_mlir.frontend import concat_parts  # noqa: E402
-from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
-from mcu_mlir.frontend.mixed_precision import output_sqnr  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.frontend.quantize import concat_parts  # noqa: E402
+from mcu_mlir.frontend.quantize.layer_sqnr import sqnr_db  # noqa: E402
+from mcu_mlir.frontend.quantize.mixed_precision import output_sqnr  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 CMSIS_NN_PATH = os.environ.get("CMSIS_NN_PATH")
 SHAPE = (1, 3, 32, 32)

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
 from mcu_mlir import zoo  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 CROSS_TOOLS = ("cmake", "arm-none-eabi-gcc", "qemu-system-arm")
 CMSIS_NN_PATH = os.environ.get("CMSIS_NN_PATH")

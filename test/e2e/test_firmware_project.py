@@ -21,7 +21,7 @@ torch = pytest.importorskip("torch")
 
 from mcu_mlir import zoo  # noqa: E402
 from mcu_mlir.driver import compile as compile_model  # noqa: E402
-from mcu_mlir.target import build, project, qemu, run  # noqa: E402
+from mcu_mlir.firmware import build, project, qemu, run  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "firmware_project"
 MODELS = {"kws": "ds_cnn", "vad": "silero_vad"}

@@ -22,7 +22,7 @@ import mcu_mlir  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
 from mcu_mlir.frontend import import_model  # noqa: E402
 from mcu_mlir.reference import run_reference  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 if shutil.which("tosa_reference_model") is None:
     pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)
@@ -1028,7 +1028,7 @@ def test_infinite_fill_outside_softmax_is_refused():
 
 def test_l2_normalize_becomes_one_rms_norm():
     """The rewrite keeps the float model's values (differences only for norms near eps)."""
-    from mcu_mlir.frontend.composite_ops import l2_normalize_as_rms_norm
+    from mcu_mlir.frontend.graph.composite_ops import l2_normalize_as_rms_norm
     torch.manual_seed(0)
     model, x = L2Normalize().eval(), torch.randn(2, 3, 8)
     gm = torch.export.export(model, (x,)).module()
@@ -1041,8 +1041,8 @@ def test_l2_normalize_becomes_one_rms_norm():
 
 def test_hand_written_rms_norms_become_rms_norm():
     """Each hand-written RMSNorm is one rms_norm with the gain inside; the float model's values kept."""
-    from mcu_mlir.frontend.norms_by_hand import rms_norm_by_hand_as_rms_norm
-    from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs
+    from mcu_mlir.frontend.graph.norms_by_hand import rms_norm_by_hand_as_rms_norm
+    from mcu_mlir.frontend.graph.constant_folding import fold_parameter_subgraphs
     torch.manual_seed(0)
     model, x = HandRMSNorms().eval(), torch.randn(2, 3, 8)
     gm = torch.export.export(model, (x,)).module()
@@ -1057,9 +1057,9 @@ def test_hand_written_rms_norms_become_rms_norm():
 def test_hand_written_layer_norms_become_layer_norm():
     """Each hand-written LayerNorm is one layer_norm (channels-first between two permutes), its
     weight and bias inside; the float model's values kept."""
-    from mcu_mlir.frontend.composite_ops import decompose_composites
-    from mcu_mlir.frontend.norms_by_hand import layer_norm_by_hand_as_layer_norm
-    from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs
+    from mcu_mlir.frontend.graph.composite_ops import decompose_composites
+    from mcu_mlir.frontend.graph.norms_by_hand import layer_norm_by_hand_as_layer_norm
+    from mcu_mlir.frontend.graph.constant_folding import fold_parameter_subgraphs
     torch.manual_seed(0)
     model, x = HandLayerNorms().eval(), torch.randn(1, 3, 5, 5)
     gm = decompose_composites(torch.export.export(model, (x,))).module()
@@ -1078,7 +1078,7 @@ def test_hand_written_layer_norms_become_layer_norm():
 def test_decompositions_keep_the_float_values(cls):
     """The composite ops are rewritten in float, before PT2E (whose model is then the oracle of the
     integer one): the decomposed program computes what the ops do."""
-    from mcu_mlir.frontend.composite_ops import decompose_composites
+    from mcu_mlir.frontend.graph.composite_ops import decompose_composites
     torch.manual_seed(0)
     model, x = cls().eval(), torch.randn(1, 3, 6, 6)
     ep = torch.export.export(model, (x,))
@@ -1305,7 +1305,7 @@ def test_layers_outside_modules_are_named_after_their_op():
 def test_new_ops_c_matches_reference(name, tmp_path):
     """The C of the decomposed, data-movement and folded ops equals tosa_reference_model on the host."""
     import mcu_mlir
-    from mcu_mlir.target import run
+    from mcu_mlir.firmware import run
 
     cls, shapes, *_ = {**CASES_FLOAT_ORACLE, **CASES_OWN_TEST, **CASES}[name]
     torch.manual_seed(0)
@@ -1357,7 +1357,7 @@ def test_int16_softmax_on_its_portable_kernel(spread, tmp_path):
     algorithm): the C equals tosa_reference_model for each shape of its requantize, over the last
     axis and over an inner one (the kernel's rows are that axis moved last)."""
     import mcu_mlir
-    from mcu_mlir.target import run
+    from mcu_mlir.firmware import run
 
     class Scores(nn.Module):
         def forward(self, x):
@@ -1395,7 +1395,7 @@ def test_magnitude_is_one_integer_hypot(activations, bound, tmp_path):
     rounds quiet bins to 0), within a LSB or two of PT2E's float hypot; the C (one mcu_hypot call
     each) equals the reference."""
     import mcu_mlir
-    from mcu_mlir.target import run
+    from mcu_mlir.firmware import run
     torch.manual_seed(0)
     x = torch.randn(1, 1, 64)
     with warnings.catch_warnings():
@@ -1509,7 +1509,7 @@ def test_small_means_get_their_own_scale(tmp_path):
     and is an int32 sum rescaled once (not a pool rounded at its input's step, half of which is
     most of a small mean): all three means here, 3 dB or more closer to float than at their
     inputs' scale, no output further; the C equal to the reference model."""
-    from mcu_mlir.frontend import shrinking_means as sm
+    from mcu_mlir.frontend.quantize import shrinking_means as sm
 
     torch.manual_seed(0)
     model = TokenPooling().eval()

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
 from mcu_mlir.frontend import sqnr_samples  # noqa: E402
-from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
+from mcu_mlir.frontend.quantize.layer_sqnr import sqnr_db  # noqa: E402
 
 
 class Lossy(torch.nn.Module):

@@ -22,7 +22,7 @@ import mcu_mlir  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
 from mcu_mlir.frontend import import_model  # noqa: E402
 from mcu_mlir.reference import run_reference  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 if shutil.which("tosa_reference_model") is None:
     pytest.skip("tosa-tools (tosa_reference_model) not installed", allow_module_level=True)

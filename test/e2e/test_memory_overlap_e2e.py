@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
 from mcu_mlir import zoo  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 CROSS_TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm", "cmake")
 

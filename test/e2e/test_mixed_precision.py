@@ -14,8 +14,8 @@ torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
-from mcu_mlir.frontend.mixed_precision import MARGIN_DB  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.frontend.quantize.mixed_precision import MARGIN_DB  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 from test_layer_sqnr import Lossy  # noqa: E402
 

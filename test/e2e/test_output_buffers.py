@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from mcu_mlir.driver import compile as compile_model
-from mcu_mlir.target import run
+from mcu_mlir.firmware import run
 
 
 class HalvesAdded(nn.Module):

@@ -1,4 +1,4 @@
-"""int8 activation ranges (frontend/range_choice.py): `auto` quantizes with min / max and with the
+"""int8 activation ranges (frontend/quantize/range_choice.py): `auto` quantizes with min / max and with the
 histogram's ranges, each with and without range equalization, and keeps the one whose output
 measures closer to float; each figure is the one that way alone gives; the C of the histogram's
 ranges and of equalized ranges equals tosa_reference_model."""
@@ -13,8 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
-from mcu_mlir.frontend.range_choice import MARGIN_DB  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.frontend.quantize.range_choice import MARGIN_DB  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 
 class Mlp(torch.nn.Module):

@@ -1,4 +1,4 @@
-"""nn.LSTM / nn.GRU / nn.RNN unrolled before export (frontend/decompose.py, RecurrentOps): equal to
+"""nn.LSTM / nn.GRU / nn.RNN unrolled before export (frontend/graph/decompose.py, RecurrentOps): equal to
 the torch modules for every layout, direction and state; quantized models with them (a CRNN with a
 bidirectional GRU that calls flatten_parameters(), a 2-layer LSTM over 16 steps, a bidirectional
 ReLU RNN) compile and their C equals tosa_reference_model."""
@@ -16,8 +16,8 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import mcu_mlir  # noqa: E402
-from mcu_mlir.frontend.decompose import RecurrentOps  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.frontend.graph.decompose import RecurrentOps  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 
 def _outputs(result):
@@ -244,9 +244,9 @@ def test_lstm_step_named_at_the_users_line():
     step op (a refusal of the step named the compiler's own source)."""
     import inspect
 
-    from mcu_mlir.frontend.decompose import decompose_modules
+    from mcu_mlir.frontend.graph.decompose import decompose_modules
     from mcu_mlir.frontend.lowering.values import node_location
-    from mcu_mlir.frontend.lstm_cell import LSTM_CELL
+    from mcu_mlir.frontend.graph.lstm_cell import LSTM_CELL
     model = decompose_modules(OneStepLSTM().eval(), lstm_kernel=True)
     graph = torch.export.export(model, (torch.randn(1, 1, 8),)).graph
     (step,) = [n for n in graph.nodes if n.target is LSTM_CELL]

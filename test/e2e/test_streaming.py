@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
 import speech_signal  # noqa: E402

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mcu_mlir.diagnostics import UserError
-from mcu_mlir.target import build, qemu, run
+from mcu_mlir.firmware import build, qemu, run
 
 FIXTURES = Path(__file__).parent / "target_fixtures"
 QEMU_TARGETS = ["cortex-m55", "cortex-m4", "cortex-m3", "cortex-m0", "cortex-m7", "cortex-m33"]

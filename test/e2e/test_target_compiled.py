@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 import mcu_mlir  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 CROSS_TOOLS = ("cmake", "arm-none-eabi-gcc", "qemu-system-arm")
 

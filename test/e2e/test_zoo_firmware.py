@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 from mcu_mlir import zoo  # noqa: E402
 from mcu_mlir.diagnostics import UserError  # noqa: E402
 from mcu_mlir.driver import compile as compile_model  # noqa: E402
-from mcu_mlir.target import run  # noqa: E402
+from mcu_mlir.firmware import run  # noqa: E402
 
 MODELS = sorted(n for n in zoo.MODELS if n not in zoo.LARGE)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mcu_mlir
-from mcu_mlir.target import build, run
+from mcu_mlir.firmware import build, run
 
 
 def inputs(shape, count: int, seed: int = 1) -> list[np.ndarray]:

@@ -11,9 +11,9 @@ import pytest
 from mcu_mlir import _mlir
 from mcu_mlir.dialects import load_all
 from mcu_mlir.pipeline import run_pipeline
-from mcu_mlir.target.emit_c import EmissionError, emit_c, model_report
+from mcu_mlir.emission.emit_c import EmissionError, emit_c, model_report
 
-MODEL = Path(__file__).resolve().parents[1] / "Target" / "plan-memory.mlir"
+MODEL = Path(__file__).resolve().parents[1] / "Transforms" / "plan-memory.mlir"
 
 
 def _mcu_opt_print(*options):

@@ -6,9 +6,9 @@ import itertools
 import subprocess
 import sys
 
-from mcu_mlir.passes.plan_memory import _Buffer, place, ALIGN
+from mcu_mlir.passes.transforms.plan_memory import _Buffer, place, ALIGN
 from mcu_mlir.dialects import cmsisnn
-from mcu_mlir.target.cores import core
+from mcu_mlir.cores import core
 
 
 

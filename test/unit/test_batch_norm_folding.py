@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcu_mlir.frontend.torch_export import export, fold_batch_norm  # noqa: E402
+from mcu_mlir.frontend.graph.torch_export import export, fold_batch_norm  # noqa: E402
 
 aten = torch.ops.aten
 

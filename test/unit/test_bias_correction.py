@@ -1,4 +1,4 @@
-"""Bias correction (frontend/bias_correction.py) and the int16 activation headroom, against the
+"""Bias correction (frontend/quantize/bias_correction.py) and the int16 activation headroom, against the
 float model as the oracle."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 from mcu_mlir.frontend import export, import_model  # noqa: E402
-from mcu_mlir.frontend.bias_correction import correct_biases  # noqa: E402
-from mcu_mlir.frontend.layer_sqnr import sqnr_db  # noqa: E402
-from mcu_mlir.frontend.quantizer import weight_spec  # noqa: E402
+from mcu_mlir.frontend.quantize.bias_correction import correct_biases  # noqa: E402
+from mcu_mlir.frontend.quantize.layer_sqnr import sqnr_db  # noqa: E402
+from mcu_mlir.frontend.quantize.quantizer import weight_spec  # noqa: E402
 
 
 class _Block(nn.Module):

@@ -1,4 +1,4 @@
-"""cmsis_lstm.py's model of CMSIS-NN's LSTM arithmetic against the C it models: the int16
+"""fixed_point/cmsis_lstm.py's model of CMSIS-NN's LSTM arithmetic against the C it models: the int16
 sigmoid / tanh (arm_nn_activation_s16) of every int16 input, for the shifts an LSTM uses, built
 from the CMSIS-NN checkout with the host compiler; the parameters of a step."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mcu_mlir import cmsis_lstm
+from mcu_mlir.fixed_point import cmsis_lstm
 
 SHIFTS = (-3, -1, 0, 1, 2, 3, 5)
 
@@ -66,7 +66,7 @@ def test_finest_cell_state_keeps_the_rescales_in_apply_scale_32():
     the sum with f * c saturates in one identity rescale; one power finer, it does not. At 2**-34
     (issue 35: a one-step c' never observed) input_to_cell was 2**4, shift 26, and the reference
     model stopped on a value of 286364800 (2**25 admitted)."""
-    from mcu_mlir.frontend.qmath import rescale_admits
+    from mcu_mlir.fixed_point.qmath import rescale_admits
     for power, fits in ((cmsis_lstm.MIN_CELL_POWER, True), (cmsis_lstm.MIN_CELL_POWER - 1, False)):
         m, s = cmsis_lstm.cell_multipliers(power, 2.0 ** -7)["input_to_cell"]
         total = 2 ** -power + (1 << 15)
@@ -80,7 +80,7 @@ def test_cell_state_observer_floor():
     """A cell state observed only at zero gets 2**MIN_CELL_POWER, not a scale at the floor of
     float resolution; a real range keeps 2**ceil(log2(2 max|c|)) / 2**15."""
     torch = pytest.importorskip("torch")
-    from mcu_mlir.frontend.quantizer import CELL_STATE_SPEC
+    from mcu_mlir.frontend.quantize.quantizer import CELL_STATE_SPEC
     for values, power in ((torch.zeros(4), cmsis_lstm.MIN_CELL_POWER), (torch.tensor([-0.3, 0.4]), -15),
                           (torch.tensor([1e-9]), cmsis_lstm.MIN_CELL_POWER)):
         observer = CELL_STATE_SPEC.observer_or_fake_quant_ctr()

@@ -1,4 +1,4 @@
-"""The padding contract of CMSIS-NN's window calls (target/cmsis_padding.py): which function a
+"""The padding contract of CMSIS-NN's window calls (kernel_library/cmsis_padding.py): which function a
 call runs on each core, which of them ignore a bottom / right padding, and the emitter refusing a
 call that would."""
 
@@ -12,8 +12,9 @@ from mcu_mlir import _mlir
 from mcu_mlir.dialects import cmsisnn, load_all
 from mcu_mlir.dialects.kernel_op import enum_attr
 from mcu_mlir.pipeline import run_pipeline
-from mcu_mlir.target import cmsis_padding, cores
-from mcu_mlir.target.emit_c import EmissionError, emit_c
+from mcu_mlir.kernel_library import cmsis_padding
+from mcu_mlir import cores
+from mcu_mlir.emission.emit_c import EmissionError, emit_c
 
 CASES = Path(__file__).resolve().parents[1] / "Conversion" / "tosa-to-cmsisnn-asymmetric-pad.mlir"
 

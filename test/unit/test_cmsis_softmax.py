@@ -1,4 +1,4 @@
-"""arm_softmax_s8's arithmetic (mcu_mlir.cmsis_softmax): the frontend's TOSA form computes it bit for
+"""arm_softmax_s8's arithmetic (mcu_mlir.fixed_point.cmsis_softmax): the frontend's TOSA form computes it bit for
 bit in tosa_reference_model, its parameters are recovered from a table, and the Newton steps the
 TOSA form multiplies by 4 without saturation stay in range."""
 
@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from mcu_mlir import cmsis_softmax as cs
+from mcu_mlir.fixed_point import cmsis_softmax as cs
 
 
 @pytest.mark.parametrize("mve", [False, True])

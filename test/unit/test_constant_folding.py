@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcu_mlir.frontend.constant_folding import fold_parameter_subgraphs  # noqa: E402
+from mcu_mlir.frontend.graph.constant_folding import fold_parameter_subgraphs  # noqa: E402
 
 aten = torch.ops.aten
 

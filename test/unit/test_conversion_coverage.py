@@ -4,7 +4,7 @@ and the fused units and portable kernels it creates appear in their CHECK lines.
 from pathlib import Path
 
 from mcu_mlir.dialects import cmsisnn, portable
-from mcu_mlir.passes.convert_tosa_to_cmsisnn import patterns
+from mcu_mlir.passes.conversion.convert_tosa_to_cmsisnn import patterns
 
 CONVERSION = Path(__file__).resolve().parents[1] / "Conversion"
 

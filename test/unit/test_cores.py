@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
-from mcu_mlir.target import build
-from mcu_mlir.target.cores import CORES, DEVICE_TARGETS
+from mcu_mlir.firmware import build
+from mcu_mlir.cores import CORES, DEVICE_TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ def test_an_installed_copy_finds_the_c_sources_through_the_environment(tmp_path)
     import sys
     shutil.copytree(ROOT / "python" / "mcu_mlir", tmp_path / "site" / "mcu_mlir",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    code = ("from mcu_mlir.target import sources\n"
+    code = ("from mcu_mlir.firmware import sources\n"
             "from mcu_mlir.diagnostics import UserError\n"
             "try:\n    print(sources.root())\nexcept UserError as e:\n    print('error:', e)\n")
     env = {k: v for k, v in os.environ.items() if k not in ("MCU_MLIR_ROOT", "PYTHONPATH")}

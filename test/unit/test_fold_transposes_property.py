@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mcu_mlir import pipeline
 from mcu_mlir._mlir import ir
-from mcu_mlir.transposes import count_data_moving_transposes
+from mcu_mlir.passes.analysis.transposes import count_data_moving_transposes
 
 import test_layout_support as support
 

@@ -7,7 +7,7 @@ from mcu_mlir import _mlir
 from mcu_mlir._mlir import ir
 from mcu_mlir.dialects import load_all
 from mcu_mlir.pipeline import run_pipeline
-from mcu_mlir.transposes import count_data_moving_transposes, count_transpose_kernels
+from mcu_mlir.passes.analysis.transposes import count_data_moving_transposes, count_transpose_kernels
 
 TEXT = """
 func.func @main(%arg0: tensor<1x3x8x8xi8>) -> tensor<1x192xi8> {

@@ -1,7 +1,7 @@
 """The kernel dialects and the C emitter's table agree: every op has one emit function."""
 
 from mcu_mlir.dialects import cmsisnn, portable
-from mcu_mlir.target.emit_c import EMITTERS
+from mcu_mlir.emission.emit_c import EMITTERS
 
 
 def _ops(dialect):

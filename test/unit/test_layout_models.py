@@ -18,7 +18,7 @@ nn = torch.nn
 
 from mcu_mlir._mlir import ir  # noqa: E402
 from mcu_mlir import pipeline  # noqa: E402
-from mcu_mlir.transposes import count_data_moving_transposes  # noqa: E402
+from mcu_mlir.passes.analysis.transposes import count_data_moving_transposes  # noqa: E402
 
 import test_layout_support as support  # noqa: E402
 

@@ -7,10 +7,10 @@ import functools
 import numpy as np
 
 from mcu_mlir._mlir import ir
-from mcu_mlir.passes.layout import perms as P
-from mcu_mlir.passes.layout.roles import LAYOUT_SENSITIVE
+from mcu_mlir.passes.transforms.layout import perms as P
+from mcu_mlir.passes.transforms.layout.roles import LAYOUT_SENSITIVE
 from mcu_mlir.reference import run_reference
-from mcu_mlir.transposes import is_data_moving
+from mcu_mlir.passes.analysis.transposes import is_data_moving
 
 CONVS = ("tosa.conv2d", "tosa.depthwise_conv2d", "tosa.transpose_conv2d", "tosa.conv3d")
 
@@ -41,7 +41,7 @@ def torch_to_tosa(model, inputs, form: str = "raw") -> str:
     from torch_mlir import fx
     from torch_mlir import passmanager as torch_pm
 
-    from mcu_mlir.frontend.float_import import decomposition_table
+    from mcu_mlir.frontend.graph.float_import import decomposition_table
     # With the frontend's decompositions (nearest upsampling), as every column of the table sees it.
     module = fx.export_and_import(model, *inputs, output_type="torch", decomposition_table=decomposition_table())
     with module.context:
@@ -227,7 +227,7 @@ def test_unit_dim_transposes_do_not_move_data():
 
 
 def test_count_data_moving_transposes():
-    from mcu_mlir.transposes import count_data_moving_transposes
+    from mcu_mlir.passes.analysis.transposes import count_data_moving_transposes
     module = ir.Module.parse("""
       func.func @f(%a: tensor<1x8x1x1xf32>, %b: tensor<1x2x3x4xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x3x4x2xf32>) {
         %0 = tosa.transpose %a {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x1x1xf32>) -> tensor<1x1x1x8xf32>
@@ -239,7 +239,7 @@ def test_count_data_moving_transposes():
 
 def test_boundary_layouts_report_nhwc_io():
     from mcu_mlir import pipeline
-    from mcu_mlir.transposes import boundary_layouts
+    from mcu_mlir.passes.analysis.transposes import boundary_layouts
     text = """
       func.func @f(%a: tensor<1x2x3x4xf32>, %b: tensor<1x5xf32>) -> (tensor<1x2x2x3xf32>, tensor<1x5xf32>) {
         %0 = tosa.transpose %a {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>

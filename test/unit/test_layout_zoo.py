@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 from mcu_mlir import pipeline, zoo  # noqa: E402
 from mcu_mlir._mlir import ir  # noqa: E402
-from mcu_mlir.transposes import count_data_moving_transposes  # noqa: E402
+from mcu_mlir.passes.analysis.transposes import count_data_moving_transposes  # noqa: E402
 
 import test_layout_support as support  # noqa: E402
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mcu_mlir.passes import memory_overlap as mo
-from mcu_mlir.passes.plan_memory import _Buffer
+from mcu_mlir.passes.transforms import memory_overlap as mo
+from mcu_mlir.passes.transforms.plan_memory import _Buffer
 
 
 def first_read(g: mo.ConvGeometry, n: int, oy: int, ox: int) -> int | None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mcu_mlir._mlir import ir
-from mcu_mlir.passes import patch_early_stages
+from mcu_mlir.passes.transforms import patch_early_stages
 from mcu_mlir.pipeline import run_pipeline
 from mcu_mlir.reference import run_reference
 

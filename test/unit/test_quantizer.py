@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from mcu_mlir.frontend.qmath import apply_rescale, quantize_multiplier, quantize_multiplier_16  # noqa: E402
+from mcu_mlir.fixed_point.qmath import apply_rescale, quantize_multiplier, quantize_multiplier_16  # noqa: E402
 
 qd = torch.ops.quantized_decomposed
 
@@ -71,7 +71,7 @@ def _converted(model, *example, activations="int8"):
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from mcu_mlir.frontend import export, fold_batch_norm
-    from mcu_mlir.frontend.quantizer import CmsisNNQuantizer
+    from mcu_mlir.frontend.quantize.quantizer import CmsisNNQuantizer
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gm = fold_batch_norm(export(model.eval(), example).module())

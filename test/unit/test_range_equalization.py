@@ -1,4 +1,4 @@
-"""Range equalization (frontend/range_equalization.py): the scaled float graph computes the
+"""Range equalization (frontend/quantize/range_equalization.py): the scaled float graph computes the
 model's function, its channel ranges move toward one, and the per-layer SQNR of a scaled layer is
 measured in the model's own units. The float model is the oracle."""
 
@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 from mcu_mlir.frontend import _quantize_graph, export  # noqa: E402
-from mcu_mlir.frontend.range_equalization import equalized  # noqa: E402
+from mcu_mlir.frontend.quantize.range_equalization import equalized  # noqa: E402
 
 SPREAD = torch.logspace(-2, 0, 8)       # channel i's scale: 0.01 ... 1
 
@@ -220,7 +220,7 @@ def test_layer_sqnr_of_a_scaled_layer_is_in_the_models_units():
     """The row of a scaled activation is the SQNR of the model's own value (from the unscaled
     float graph) against the quantized value times its factors; in the scaled graph's units the
     small channels would weigh as much as the large ones."""
-    from mcu_mlir.frontend.layer_sqnr import sqnr_db
+    from mcu_mlir.frontend.quantize.layer_sqnr import sqnr_db
     from mcu_mlir.frontend.lowering.values import qd
     gm = _gm()
     calibration, measure = _samples(8, 1), _samples(4, 9)

@@ -50,7 +50,7 @@ func.func @main(%x: tensor<6xi32>) -> tensor<6xi8> {
 
 
 def test_rescale_matches_the_spec_formula():
-    from mcu_mlir.frontend.qmath import apply_rescale
+    from mcu_mlir.fixed_point.qmath import apply_rescale
     x = np.array([0, 767, -767, 12345, -99999, 1 << 20], np.int32)
     (out,) = run_reference(RESCALE, [x])
     want = [np.clip(apply_rescale(int(v), 1431655765, 40) + 3, -128, 127) for v in x]

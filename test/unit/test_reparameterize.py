@@ -8,8 +8,8 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from mcu_mlir.frontend.reparameterize import merge_parallel_convs  # noqa: E402
-from mcu_mlir.frontend.torch_export import export, fold_batch_norm  # noqa: E402
+from mcu_mlir.frontend.graph.reparameterize import merge_parallel_convs  # noqa: E402
+from mcu_mlir.frontend.graph.torch_export import export, fold_batch_norm  # noqa: E402
 
 aten = torch.ops.aten
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mcu_mlir.diagnostics import UserError
-from mcu_mlir.target import build, qemu, run, sources
+from mcu_mlir.firmware import build, qemu, run, sources
 
 HARNESS_TEXT = """mcu-harness 1
 input 0 x rank=2 shape=1,3 elem_bytes=1 is_float=0 scale=0x3d4ccccd zero_point=-3 bytes=3

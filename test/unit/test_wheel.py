@@ -42,7 +42,7 @@ def test_the_wheel_carries_the_c_side(wheel):
 def test_an_installed_package_finds_its_own_c_side(wheel, tmp_path):
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    code = ("from mcu_mlir.target import sources; print(sources.root()); "
+    code = ("from mcu_mlir.firmware import sources; print(sources.root()); "
             "from mcu_mlir.tools.mcu_compile import main; main(['--version'])")
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(site)}   # no MCU_MLIR_ROOT
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)

@@ -145,7 +145,7 @@ def run_one(spec: dict, mode: str, backend: str, sanitize: bool = False, suspect
 
     import mcu_mlir
     from mcu_mlir.diagnostics import UserError
-    from mcu_mlir.target import run as target_run
+    from mcu_mlir.firmware import run as target_run
     t0 = time.perf_counter()
     module, path, used = _load(spec)
     model = module.model()

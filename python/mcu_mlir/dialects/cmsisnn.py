@@ -123,7 +123,7 @@ def depthwise_wrapper_s16_scratch(core, ch_mult, dilation, in_c, f_h, f_w) -> in
 
 # -- output over input ------------------------------------------------------------------------
 # Output pixels one step of the exact kernel a conv calls may compute together, when it writes
-# its output in raster order (passes/memory_overlap.py), read from the kernel sources (CMSIS-NN
+# its output in raster order (passes/transforms/memory_overlap.py), read from the kernel sources (CMSIS-NN
 # commit 99f736a). None: the kernel does not (or is not modelled).
 
 # Output pixels one kernel step may compute together (MVE: 4, DSP: 2; 4 bounds both).

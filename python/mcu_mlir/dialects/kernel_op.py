@@ -363,7 +363,7 @@ assert GROUPS == 8  # ConcatFields declares g0..g7
 
 
 class LstmFields(KernelOp):
-    """One LSTM time step in CMSIS-NN's integer arithmetic (cmsis_lstm.py): input [B, I] and hidden
+    """One LSTM time step in CMSIS-NN's integer arithmetic (fixed_point/cmsis_lstm.py): input [B, I] and hidden
     [B, H] int8, cell [B, H] int16 (scale 2**cell_scale_power) in; the next hidden state and cell
     state out. Weights and effective biases (bias + offset x row sums, as the kernel reads them)
     are stacked per gate in PyTorch's order (input, forget, cell, output): [4, H, I], [4, H, H],

@@ -508,7 +508,7 @@ class Softmax16Op(KernelOp, dialect=Portable, name="softmax_s16"):
 @no_macs
 class Softmax16LutOp(Softmax16Fields, dialect=Portable, name="softmax_s16_lut"):
     """arm_softmax_s16's integers over consecutive rows of `row_size` int16 values (the frontend's
-    CMSIS form; cmsis_softmax.py), for builds without CMSIS-NN; output 1/32768, 0."""
+    CMSIS form; fixed_point/cmsis_softmax.py), for builds without CMSIS-NN; output 1/32768, 0."""
     KERNEL = "softmax_s16_lut"
 
 

@@ -19,11 +19,10 @@ if not _diagnostics.verbose:   # a tool's -v shows them
     logging.getLogger("torchao").setLevel(logging.ERROR)
     logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
 
-from .calibration import (DEFAULT_CALIBRATION_SAMPLES, calibration_samples, carry_state,  # noqa: E402
-                          random_inputs, sqnr_samples)
-from .model_loading import load_factory, preload_torch  # noqa: E402
+from .quantize.calibration import (DEFAULT_CALIBRATION_SAMPLES, calibration_samples, carry_state, random_inputs, sqnr_samples)
+from .graph.model_loading import load_factory, preload_torch  # noqa: E402
 from .stages import FrontendResult, TensorQuant, flush_denormals, import_model  # noqa: E402
-from .torch_export import export, fold_batch_norm  # noqa: E402
+from .graph.torch_export import export, fold_batch_norm  # noqa: E402
 
 __all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export", "fold_batch_norm",
            "calibration_samples", "sqnr_samples", "random_inputs", "carry_state", "preload_torch",

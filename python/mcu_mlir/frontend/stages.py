@@ -17,8 +17,8 @@ from .. import progress
 from ..cpu_paths import reproducibly
 from .._mlir import ir, new_context
 from ..diagnostics import UserError
-from .torch_export import export, fold_batch_norm, inline_autocast_regions
-from .calibration import _as_tensor, calibration_samples, carry_state, sqnr_samples
+from .graph.torch_export import export, fold_batch_norm, inline_autocast_regions
+from .quantize.calibration import _as_tensor, calibration_samples, carry_state, sqnr_samples
 
 
 @dataclass
@@ -53,8 +53,8 @@ class FrontendResult:
     eager: Callable = None
     quantize: str = "int8"
     torch_text: str | None = None   # torch-dialect IR (float path only), for --emit torch
-    layer_sqnr: list[dict] = field(default_factory=list)   # frontend/layer_sqnr.py, per quantized op
-    activation_ranges: dict = field(default_factory=dict)   # int8 ranges chosen (frontend/range_choice.py)
+    layer_sqnr: list[dict] = field(default_factory=list)   # frontend/quantize/layer_sqnr.py, per quantized op
+    activation_ranges: dict = field(default_factory=dict)   # int8 ranges chosen (frontend/quantize/range_choice.py)
 
 
 _DTYPE_NAME = {"i8": "int8", "i16": "int16", "i32": "int32", "f32": "float32"}
@@ -122,9 +122,9 @@ def _runner(fn, example_inputs):
 
 def bias_corrected(gm, samples):
     """A copy of the float graph `gm` whose conv / linear biases absorb the mean error of their
-    int8 weights on `samples` (frontend/bias_correction.py)."""
-    from .bias_correction import correct_biases
-    from .quantizer import weight_spec
+    int8 weights on `samples` (frontend/quantize/bias_correction.py)."""
+    from .quantize.bias_correction import correct_biases
+    from .quantize.quantizer import weight_spec
     corrected = copy.deepcopy(gm)
     with flush_denormals(), progress.step("correcting biases for weight rounding"):
         correct_biases(corrected, samples, weight_spec())
@@ -141,9 +141,9 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    from .attention_masks import keep_masks_in_simulation
-    from .layer_sqnr import layer_sqnr
-    from .quantizer import CmsisNNQuantizer
+    from .graph.attention_masks import keep_masks_in_simulation
+    from .quantize.layer_sqnr import layer_sqnr
+    from .quantize.quantizer import CmsisNNQuantizer
     try:
         prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
                                 CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges, bounded))
@@ -170,7 +170,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     range_equalization and emit.
 
     int16_layers (int8 models): "auto" keeps in int16 the layers whose int8 error dominates until the
-    output's SQNR against the float model reaches target_sqnr_db (frontend/mixed_precision.py), or
+    output's SQNR against the float model reaches target_sqnr_db (frontend/quantize/mixed_precision.py), or
     a list of layer names (module paths, or graph node names) to keep in int16.
 
     With emit="torch", `result.torch_text` also holds the quantized graph in the torch dialect (the
@@ -180,14 +180,14 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     (carry_state), and each state output quantized as its input so the integers carry over.
 
     bias_correction: each conv / linear bias absorbs the mean error its rounded weights make on
-    the calibration data (frontend/bias_correction.py).
+    the calibration data (frontend/quantize/bias_correction.py).
 
     activation_ranges: "minmax", "histogram" or "auto" (int8 activations; the histogram's where the
-    output measures at least 1 dB closer to the float model, frontend/range_choice.py).
+    output measures at least 1 dB closer to the float model, frontend/quantize/range_choice.py).
 
     range_equalization: "on", "off" or "auto" (int8: layers' output channels scaled toward one range
     through ReLUs and residual adds where the output measures at least 1 dB closer,
-    frontend/range_equalization.py).
+    frontend/quantize/range_equalization.py).
     """
     from ..options import resolve
     options = resolve(options, fields)
@@ -197,7 +197,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     activation_ranges, range_equalization = options.activation_ranges, options.range_equalization
     if quantize not in ("int8", "int16", "none"):
         raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
-    from .quantizer import RANGES
+    from .quantize.quantizer import RANGES
     if activation_ranges != "auto" and activation_ranges not in RANGES:
         raise UserError(f"activation ranges must be auto or one of {', '.join(RANGES)}, not '{activation_ranges}'")
     if range_equalization not in ("auto", "on", "off"):
@@ -205,17 +205,15 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     timings = timings if timings is not None else {}
     example_inputs = _check_model(model, example_inputs)
     t0 = time.perf_counter()
-    from .composite_ops import (decompose_composites, division_by_constant_as_product, l2_normalize_as_rms_norm,
-                                magnitude_as_hypot, square_as_product, stft_magnitude_as_conv,
-                                vector_norm_as_square_sum)
-    from .grouped_attention import repeated_heads_broadcast
-    from .norms_by_hand import layer_norm_by_hand_as_layer_norm, rms_norm_by_hand_as_rms_norm
-    from .attention_masks import fills_as_where, masks_as_fills
-    from .constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
-    from .reparameterize import merge_parallel_convs
-    from .identity_ops import drop_identity_ops, drop_infinite_bounds
-    from .channel_scales import channel_scales_as_depthwise
-    from .decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
+    from .graph.composite_ops import (decompose_composites, division_by_constant_as_product, l2_normalize_as_rms_norm, magnitude_as_hypot, square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
+    from .graph.grouped_attention import repeated_heads_broadcast
+    from .graph.norms_by_hand import layer_norm_by_hand_as_layer_norm, rms_norm_by_hand_as_rms_norm
+    from .graph.attention_masks import fills_as_where, masks_as_fills
+    from .graph.constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
+    from .graph.reparameterize import merge_parallel_convs
+    from .graph.identity_ops import drop_identity_ops, drop_infinite_bounds
+    from .quantize.channel_scales import channel_scales_as_depthwise
+    from .graph.decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
         # int8: each LSTM step one op, lowered to CMSIS-NN's LSTM arithmetic (int16 / float: gates).
         to_export = decompose_modules(model, lstm_kernel=quantize == "int8")
@@ -249,7 +247,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     timings["export"] = time.perf_counter() - t0
     eager = _runner(model, example_inputs)
     if quantize == "none":
-        from .float_import import import_float
+        from .graph.float_import import import_float
         t0 = time.perf_counter()
         module, ins, outs, torch_text = import_float(ep, example_inputs)
         timings["import"] = time.perf_counter() - t0
@@ -259,7 +257,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
                               [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none",
                               torch_text)
 
-    from .fx_to_tosa import lower_quantized_graph
+    from .lowering.fx_to_tosa import lower_quantized_graph
     from .lowering.lookup import index_bounds
     bounds = index_bounds(gm)
     exported = _runner(gm, example_inputs)
@@ -275,28 +273,28 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
         samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
     int16 = frozenset()
     if int16_layers and int16_layers != "auto" and quantize == "int8":
-        from .mixed_precision import nodes_of_layers
+        from .quantize.mixed_precision import nodes_of_layers
         int16 = nodes_of_layers(gm, int16_layers)
     excluded = frozenset()
     if int16_layers == "auto" and quantize == "int8":
-        from .mixed_precision import int8_only
+        from .quantize.mixed_precision import int8_only
         excluded = int8_only(gm)
     # The float graphs quantized: the model's, and with its channel ranges equalized (int8).
     variants = {"": (gm, None)}
     if quantize == "int8" and range_equalization != "off":
-        from .range_equalization import equalized
+        from .quantize.range_equalization import equalized
         found = equalized(gm, samples)
         if found is not None:
             variants = {"equalized": found} if range_equalization == "on" else {**variants, "equalized": found}
     corrected = {v: bias_corrected(g, samples) if bias_correction else None for v, (g, _) in variants.items()}
     own_ranges = frozenset()
     if quantize == "int8":
-        from .shrinking_means import shrinking_means
+        from .quantize.shrinking_means import shrinking_means
         own_ranges = shrinking_means(gm, samples)
     # Output concats of parts of very different ranges (boxes in pixels and scores) in int16.
     parted = frozenset()
     if quantize == "int8":
-        from .concat_parts import wide_output_concats
+        from .quantize.concat_parts import wide_output_concats
         parted = wide_output_concats(gm, samples) - int16
         int16 = int16 | parted
     rangeses = ("minmax", "histogram") if activation_ranges == "auto" else (activation_ranges,)
@@ -314,7 +312,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     # all_int8: the int8 model the choice quantized, (converted, rows), used once.
     label, all_int8, ranges_report = next(iter(candidates)), None, {}
     if quantize == "int8" and len(candidates) > 1:
-        from .range_choice import choose
+        from .quantize.range_choice import choose
         t0 = time.perf_counter()
         label, all_int8, figures = choose(candidates, quantize_as)
         timings["quantize"] = time.perf_counter() - t0
@@ -328,7 +326,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
         if all_int8 is not None and int16_layers != "auto":
             (converted, sqnr_rows), all_int8 = all_int8, None
         elif int16_layers == "auto" and quantize == "int8":
-            from .mixed_precision import choose_int16_layers
+            from .quantize.mixed_precision import choose_int16_layers
             converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded,
                                                               all_int8=all_int8, base=parted - excluded)
         else:
@@ -350,9 +348,9 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
                 continue
             if int16_layers != "auto" or node not in int16:
                 raise
-            from .mixed_precision import same_kind
+            from .quantize.mixed_precision import same_kind
             excluded = excluded | same_kind(gm, e.node)
-    from .concat_parts import warn_collapsed_parts
+    from .quantize.concat_parts import warn_collapsed_parts
     warn_collapsed_parts(sqnr_rows)
     module = lowered.module
     timings["legalize"] = time.perf_counter() - t0
@@ -373,7 +371,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
         shape, elem, scale, zp = info
         return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
     # The reference is PT2E's model with masked places at probability 0, as the integer softmax has them.
-    from .attention_masks import keep_masks_in_simulation
+    from .graph.attention_masks import keep_masks_in_simulation
     reference = _runner(keep_masks_in_simulation(converted), example_inputs)
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
                           lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report)

@@ -38,7 +38,7 @@ def _declare(name, holder, kind, written_by, meaning) -> str:
 
 # -- module ---------------------------------------------------------------------------------------
 TARGET = _declare("mcu.target", "module", "string", "mcu-attach-target",
-                  "the core the module is compiled for (target/cores.py: cores.of(module))")
+                  "the core the module is compiled for (cores.py: cores.of(module))")
 BACKEND = _declare("mcu.backend", "module", "string", "mcu-convert-tosa-to-cmsisnn",
                    "cmsis-nn or portable")
 ARENA_BYTES = _declare("mcu.arena_bytes", "module", "integer", "mcu-plan-memory",

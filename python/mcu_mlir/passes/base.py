@@ -131,7 +131,7 @@ class ModulePass(Options):
 
     def core(self, module: ir.Operation):
         """The target core attached to the module (mcu-attach-target); a PassError when there is none."""
-        from ..target import cores
+        from .. import cores
         try:
             return cores.of(module)
         except (cores.TargetMissing, ValueError) as e:

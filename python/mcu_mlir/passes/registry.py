@@ -9,29 +9,29 @@ import importlib
 
 # name -> "module:Class" (module relative to mcu_mlir.passes). One pass per file.
 PASSES: dict[str, str] = {
-    "mcu-verify-static-shapes": "verify_static_shapes:VerifyStaticShapes",
-    "mcu-verify-integer-tosa": "verify_integer_tosa:VerifyIntegerTosa",
-    "mcu-verify-tosa-spec": "verify_tosa_spec:VerifyTosaSpec",
-    "mcu-verify-value-ranges": "verify_value_ranges:VerifyValueRanges",
-    "mcu-heads-from-linears": "heads_from_linears:HeadsFromLinears",
-    "mcu-split-sliced-convs": "split_sliced_convs:SplitSlicedConvs",
-    "mcu-chunk-transposes": "chunk_transposes:ChunkTransposes",
-    "mcu-patch-early-stages": "patch_early_stages:PatchEarlyStages",
-    "mcu-attach-target": "attach_target:AttachTarget",
-    "mcu-convert-tosa-to-cmsisnn": "convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
-    "mcu-plan-memory": "plan_memory:PlanMemory",
-    "mcu-prepare-for-emission": "prepare_for_emission:PrepareForEmission",
-    "mcu-emit-c": "emit_c:EmitC",
-    "mcu-fold-transposes": "fold_transposes:FoldTransposes",
-    "mcu-conv1d-to-conv2d": "conv1d_to_conv2d:Conv1dToConv2d",
-    "mcu-nhwc-canonicalize": "nhwc_canonicalize:NhwcCanonicalize",
+    "mcu-verify-static-shapes": "analysis.verify_static_shapes:VerifyStaticShapes",
+    "mcu-verify-integer-tosa": "analysis.verify_integer_tosa:VerifyIntegerTosa",
+    "mcu-verify-tosa-spec": "analysis.verify_tosa_spec:VerifyTosaSpec",
+    "mcu-verify-value-ranges": "analysis.verify_value_ranges:VerifyValueRanges",
+    "mcu-heads-from-linears": "transforms.heads_from_linears:HeadsFromLinears",
+    "mcu-split-sliced-convs": "transforms.split_sliced_convs:SplitSlicedConvs",
+    "mcu-chunk-transposes": "transforms.chunk_transposes:ChunkTransposes",
+    "mcu-patch-early-stages": "transforms.patch_early_stages:PatchEarlyStages",
+    "mcu-attach-target": "transforms.attach_target:AttachTarget",
+    "mcu-convert-tosa-to-cmsisnn": "conversion.convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
+    "mcu-plan-memory": "transforms.plan_memory:PlanMemory",
+    "mcu-prepare-for-emission": "transforms.prepare_for_emission:PrepareForEmission",
+    "mcu-emit-c": "conversion.emit_c:EmitC",
+    "mcu-fold-transposes": "transforms.fold_transposes:FoldTransposes",
+    "mcu-conv1d-to-conv2d": "transforms.conv1d_to_conv2d:Conv1dToConv2d",
+    "mcu-nhwc-canonicalize": "transforms.nhwc_canonicalize:NhwcCanonicalize",
 }
 
 # name -> "module:Class" of the pipeline's options (a frozen dataclass parsed like a pass's), whose
 # `passes()` lists what runs: our passes as instances, upstream ones as MLIR text.
 PIPELINES: dict[str, str] = {
-    "mcu-tosa-to-cmsisnn-pipeline": "backend_pipeline:TosaToCmsisnnOptions",
-    "mcu-tosa-layout-pipeline": "layout_pipeline:LayoutOptions",
+    "mcu-tosa-to-cmsisnn-pipeline": "pipelines.backend_pipeline:TosaToCmsisnnOptions",
+    "mcu-tosa-layout-pipeline": "pipelines.layout_pipeline:LayoutOptions",
 }
 
 # Upstream passes worth knowing for TOSA work; `--list-passes` shows those this MLIR build has.

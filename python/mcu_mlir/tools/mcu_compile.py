@@ -139,7 +139,7 @@ def _cmsis_nn_summary(used: dict | None) -> None:
     if used is None:
         return
     if used["source"] != "off":
-        from ..target.cmsis_nn import describe
+        from ..firmware.cmsis_nn import describe
         print(f"  CMSIS-NN {describe(used)}")
     elif not used["note"].startswith("--backend"):   # none, though the model was to call it: say why
         print(f"mcu-compile: note: {used['note']}", file=sys.stderr)
@@ -157,7 +157,7 @@ def _summary(result, timing: bool) -> None:
     sqnr = r.get("quantization", {}).get("layer_sqnr") or []
     outs = [row for row in sqnr if row["kind"] == "output"]
     if outs:
-        from ..frontend.layer_sqnr import worst
+        from ..frontend.quantize.layer_sqnr import worst
         shown = ", ".join(_output_db(row) for row in outs)
         lossy = ", ".join(f"{row['name']} ({row['drop_db']:+.1f} dB)" for row in worst(sqnr, 3))
         ranges = r["quantization"].get("activation_ranges", {})

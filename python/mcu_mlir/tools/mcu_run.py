@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import __version__, cpu_paths
 from ..diagnostics import UserError, quiet_third_party, repro_command, report_internal_error
 
-from ..target.cores import TARGETS
+from ..cores import TARGETS
 
 cpu_paths.pin()     # before torch is imported: the same C on every machine
 
@@ -89,7 +89,7 @@ def format_instructions(counts: dict) -> str:
 def run(args) -> int:
     import numpy as np
 
-    from ..target import run as target_run
+    from ..firmware import run as target_run
 
     outdir = Path(args.outdir)
     if not outdir.is_dir():
@@ -138,7 +138,7 @@ def compare_outputs(c_outputs: list, reference_outputs: list) -> list[tuple[int,
 
 def _check(outdir: Path, inputs: list, result, target: str) -> int:
     """The C's integers against tosa_reference_model's on the same inputs, output by output."""
-    from ..target import run as target_run
+    from ..firmware import run as target_run
     reference = target_run.run_reference_outdir(outdir, inputs)
     rows = compare_outputs(result.outputs_q, reference.outputs_q)
     for i, (differ, size, largest) in enumerate(rows):
@@ -160,14 +160,14 @@ def _keep_counts(outdir: Path, counts: dict, target: str) -> None:
     (outdir / "instructions.json").write_text(json.dumps({"target": target, "total": counts["total"],
                                                           "layers": layers}, indent=1) + "\n")
     if (outdir / "report.html").exists():
-        from ..target import report_html
+        from ..emission import report_html
         report_html.write(outdir)
 
 
 def _run_steps(args, outdir: Path, inputs: list) -> int:
     import numpy as np
 
-    from ..target import run as target_run
+    from ..firmware import run as target_run
     if args.count_instructions or args.sanitize:
         raise UserError("--steps does not combine with --count-instructions or --sanitize")
     n = args.steps

@@ -1,5 +1,5 @@
 """FX -> TOSA lowerings, one module per op family, collected into the tables the graph walk
-(frontend/fx_to_tosa.py) dispatches on.
+(frontend/lowering/fx_to_tosa.py) dispatches on.
 
 `LOWER`: aten op -> function(lowering, node, inputs, scale, zero point, element type, clamp) run
 when a quantize of the op's output is reached (output parameters known). `EAGER`: aten op ->

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from ...diagnostics import UserError
-from ..tosa_builder import Value
+from .tosa_builder import Value
 from .values import Const, Q, aten, describe, shape_of, tuple_of
 
 

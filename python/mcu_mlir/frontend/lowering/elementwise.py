@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
-from ..qmath import quantize_multiplier
+from ...fixed_point.qmath import quantize_multiplier
 from .values import (DQ, RANGE, Clamp, Const, Indices, Pending, Q, aten, dequantize_const, describe, qd,
                      shape_of)
 

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
-from ..qmath import quantize_multiplier
+from ...fixed_point.qmath import quantize_multiplier
 from .values import DQ, Const, Q, aten, describe, dequantize_const, shape_of
 
 # T(m) for m = 128 j: the interpolated table's points (j < 128 is never read: m >= 2**14).

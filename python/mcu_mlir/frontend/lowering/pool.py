@@ -5,8 +5,8 @@ from __future__ import annotations
 import operator
 
 from ...diagnostics import UserError
-from ..qmath import quantize_multiplier
-from ..shrinking_means import averages_everything
+from ...fixed_point.qmath import quantize_multiplier
+from ..quantize.shrinking_means import averages_everything
 from .conv import exact_pads
 from .values import DQ, Q, Tup, aten, describe, qd, shape_of, tuple_of
 

@@ -1,5 +1,5 @@
 """One LSTM step (`mcu_mlir::lstm_cell`) as the integers CMSIS-NN's arm_lstm_unidirectional_s8
-computes (cmsis_lstm.py), in TOSA that tosa_reference_model runs:
+computes (fixed_point/cmsis_lstm.py), in TOSA that tosa_reference_model runs:
 
     per gate:  acc_x = matmul(x, Wx) + bias           gx = rescale(acc_x -> i16, mx)
                acc_h = matmul(h, Wh)                  gh = rescale(acc_h -> i32, mh)
@@ -23,10 +23,10 @@ import math
 
 import numpy as np
 
-from ... import cmsis_lstm
+from ...fixed_point import cmsis_lstm
 from ...diagnostics import UserError
-from ..lstm_cell import LSTM_CELL
-from ..qmath import apply_rescale, quantize_multiplier, rescale_admits
+from ..graph.lstm_cell import LSTM_CELL
+from ...fixed_point.qmath import apply_rescale, quantize_multiplier, rescale_admits
 from .values import DQ, Const, Q, Tup, describe, dequantize_const
 
 

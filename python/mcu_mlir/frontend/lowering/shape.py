@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
-from ..tosa_builder import Value
+from .tosa_builder import Value
 from .values import DQ, Indices, Q, Tup, aten, clip_index, describe, shape_of, RANGE
 
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import torch
 
-from ... import cmsis_softmax as cmsis_softmax_math
+from ...fixed_point import cmsis_softmax as cmsis_softmax_math
 from ...diagnostics import UserError
 from .elementwise import runtime_condition
 from .values import DQ, RANGE, Indices, Q, aten, describe, qd, shape_of
@@ -35,7 +35,7 @@ def _gather(self, table: np.ndarray, idx):
 
 
 def cmsis_softmax(self, q, axis: int, params):
-    """int8 softmax (output 1/256, -128) computing arm_softmax_s8's integers (cmsis_softmax.py):
+    """int8 softmax (output 1/256, -128) computing arm_softmax_s8's integers (fixed_point/cmsis_softmax.py):
     the exponentials and their row-sum terms from 256-entry tables indexed by max - x, the
     reciprocal of the sum by its Newton steps in int32."""
     w = self.w
@@ -91,7 +91,7 @@ def input_mask(self, node):
 
 
 def cmsis_softmax_s16(self, q, axis: int, params):
-    """int16 softmax (output 1/32768, 0) computing arm_softmax_s16's integers (cmsis_softmax.py):
+    """int16 softmax (output 1/32768, 0) computing arm_softmax_s16's integers (fixed_point/cmsis_softmax.py):
     its requantize of x - max as TOSA's rounding multiply and a shift rounding half away from zero
     (the differences are <= 0: negated, shifted half up, negated back), each LUT lookup as the
     int16 TABLE plus a rounded shift by 7, the int16 wrap-arounds of the C as masks."""

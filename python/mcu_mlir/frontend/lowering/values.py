@@ -19,7 +19,7 @@ import torch
 
 from ...diagnostics import UserError
 from ...ir import types
-from ..tosa_builder import Value
+from .tosa_builder import Value
 
 aten = torch.ops.aten
 

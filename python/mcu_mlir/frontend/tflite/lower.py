@@ -8,7 +8,7 @@ so the backend's patterns put it on the same CMSIS-NN kernel:
   FULLY_CONNECTED              matmul -> add int32 bias -> RESCALE -> CLAMP
   AVERAGE_POOL_2D              avg_pool on the raw integers (TFLite divides by the valid cells)
   ADD                          (x - zp) << 20, rescaled to twice the larger scale, add, rescale
-  SOFTMAX                      arm_softmax_s8's integers (cmsis_softmax.py), TFLite's beta scaling
+  SOFTMAX                      arm_softmax_s8's integers (fixed_point/cmsis_softmax.py), TFLite's beta scaling
 TFLite's QuantizeMultiplier is qmath.quantize_multiplier; its MultiplyByQuantizedMultiplier is TOSA's
 DOUBLE_ROUND rescale bit for bit (its doubling high multiply rounds half up, as a rescale with a
 shift of 31 or less does; above 31 the double rounding is TFLite's two roundings), as long as a
@@ -21,8 +21,8 @@ import numpy as np
 
 from ...diagnostics import UserError
 from ...ir.types import RANGE
-from ..qmath import quantize_multiplier
-from ..tosa_builder import TosaBuilder, Value
+from ...fixed_point.qmath import quantize_multiplier
+from ..lowering.tosa_builder import TosaBuilder, Value
 from .reader import Graph, Operator, Tensor
 
 # ActivationFunctionType of the schema.

@@ -296,7 +296,7 @@ SOFTMAX_OUTPUT = (np.float32(1 / 256), -128)
 def _softmax(lw: Lowering, op: Operator):
     """int8 softmax on the last axis, computing arm_softmax_s8's integers (which TFLite's reference
     kernel computes too) with TFLite's PreprocessSoftmaxScaling of beta * input scale."""
-    from ... import cmsis_softmax as cmsis_softmax_math
+    from ...fixed_point import cmsis_softmax as cmsis_softmax_math
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
     out = lw.quantized(op, op.outputs[0], "output")
     if (np.float32(out.quant.scale), out.quant.zero_point) != SOFTMAX_OUTPUT:

@@ -15,7 +15,7 @@ from ...ir import attributes as mcu_attrs, types
 from ...ir.constants import const_array
 from ...ir.ops import create
 from ...ir.values import elem, numel, only_user, producer, shape, tensor_type, users  # noqa: F401  (the patterns' readers)
-from ...target.cores import Core
+from ...cores import Core
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 

@@ -11,7 +11,7 @@ from ...ir.ops import create
 from ..._mlir import ir, tosa
 from ...dialects import cmsisnn, portable
 from ...ir import attributes as mcu_attrs
-from ...target import cmsis_padding
+from ...kernel_library import cmsis_padding
 from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_ints, const_scalar, elem, follow_requant_tail,
                      fused_location, i64_array, make_const, make_op, op_name, per_channel_params, producer,
                      only_user, shape, tensor_type, users)

@@ -8,8 +8,8 @@ from ..._mlir import ir, tosa
 from ..base import PassError
 from ...dialects import cmsisnn, portable
 from ...dialects.kernel_op import GROUPS
-from ...transposes import is_data_moving
-from ..layout.channel_permutation import chain_index
+from ..analysis.transposes import is_data_moving
+from ..transforms.layout.channel_permutation import chain_index
 from .common import (UNIT, CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, producer, shape,
                      str_attr, users)
 

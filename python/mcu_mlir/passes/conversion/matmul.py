@@ -9,7 +9,7 @@ from ...dialects import cmsisnn, portable
 from ..base import PassError
 from ...ir.constants import make_shape
 from ...ir.ops import create
-from ..layout.channel_permutation import chain_index
+from ..transforms.layout.channel_permutation import chain_index
 from .common import (UNIT, CONVERTED, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, per_channel_params,
                      producer, shape, single_user, tensor_type)

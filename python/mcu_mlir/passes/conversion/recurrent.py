@@ -2,7 +2,7 @@
 arm_lstm_unidirectional_s8 (mcu_lstm_step_s8, the same integers, without CMSIS-NN): one call per
 step, the hidden and cell state in and out.
 
-The TOSA form computes the kernel's integers (cmsis_lstm.py); the match checks every part the
+The TOSA form computes the kernel's integers (fixed_point/cmsis_lstm.py); the match checks every part the
 kernel fixes: the activation tables equal arm_nn_activation_s16 for the gate and the cell
 state's scale, each requantization is one arm_nn_requantize computes exactly, the saturations are
 the kernel's. Weights become the kernel's [H, K] rows and the biases its effective biases
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir, tosa
-from ... import cmsis_lstm
+from ...fixed_point import cmsis_lstm
 from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
 from .common import OUTER, CONVERTED, NO_MATCH, clamp_bounds, elem, fused_location, make_const, make_op, read_rescale, \

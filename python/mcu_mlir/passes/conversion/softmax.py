@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._mlir import ir, tosa
-from ... import cmsis_softmax
+from ...fixed_point import cmsis_softmax
 from ...dialects import cmsisnn, portable
 from . import dag_pattern as dag
 from ...ir.constants import make_shape

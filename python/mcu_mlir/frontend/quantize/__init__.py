@@ -1,0 +1,1 @@
+"""The quantization stage: PT2E with the project's quantizer, ranges, per-layer precision."""

@@ -1,0 +1,1 @@
+"""Passes that check or measure the IR and change nothing."""

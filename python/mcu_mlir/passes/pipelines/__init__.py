@@ -1,0 +1,1 @@
+"""The named pipelines: sequences of passes, built as pass instances."""

@@ -1,0 +1,1 @@
+"""Passes that rewrite the IR within a dialect: layout, tiling, memory planning."""
