@@ -245,7 +245,7 @@ def test_lstm_step_named_at_the_users_line():
     import inspect
 
     from mcu_mlir.frontend.graph.decompose import decompose_modules
-    from mcu_mlir.frontend.lowering.values import node_location
+    from mcu_mlir.frontend.graph.nodes import node_location
     from mcu_mlir.frontend.graph.lstm_cell import LSTM_CELL
     model = decompose_modules(OneStepLSTM().eval(), lstm_kernel=True)
     graph = torch.export.export(model, (torch.randn(1, 1, 8),)).graph

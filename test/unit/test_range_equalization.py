@@ -221,7 +221,7 @@ def test_layer_sqnr_of_a_scaled_layer_is_in_the_models_units():
     float graph) against the quantized value times its factors; in the scaled graph's units the
     small channels would weigh as much as the large ones."""
     from mcu_mlir.frontend.quantize.layer_sqnr import sqnr_db
-    from mcu_mlir.frontend.lowering.values import qd
+    from mcu_mlir.frontend.graph.nodes import qd
     gm = _gm()
     calibration, measure = _samples(8, 1), _samples(4, 9)
     copy, factors = equalized(gm, calibration)

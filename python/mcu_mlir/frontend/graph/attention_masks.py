@@ -212,8 +212,8 @@ def fills_as_where(gm) -> int:
 def keep_masks_in_simulation(converted):
     """A copy of PT2E's converted graph in which each softmax reading a dequantized where(keep, x,
     -inf) reads where(keep, dequantized, -inf): masked places get probability 0, as in integers."""
-    from ..lowering.values import qd
-    from ..quantize.quantizer import _is_masked_fill
+    from ..graph.nodes import qd
+    from .nodes import is_masked_fill
     softmaxes = [n for n in converted.graph.nodes if n.op == "call_function" and n.target in SOFTMAX]
     fills = []
     for node in softmaxes:
@@ -221,7 +221,7 @@ def keep_masks_in_simulation(converted):
         while isinstance(src, torch.fx.Node) and src.target in (qd.quantize_per_tensor.default,
                                                                  qd.dequantize_per_tensor.default):
             src = src.args[0]
-        if src is not node.args[0] and _is_masked_fill(src):
+        if src is not node.args[0] and is_masked_fill(src):
             fills.append((node.name, src.args[0].name, src.args[2]))
     if not fills:
         return converted

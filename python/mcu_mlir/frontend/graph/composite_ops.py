@@ -698,7 +698,7 @@ def division_by_constant_as_product(gm: torch.fx.GraphModule) -> int:
     (x - mean) / std) becomes x * (1 / C), a product with a constant the lowering takes. A scalar
     divisor stays a division (a table or a rescale already). Returns how many."""
     from .constant_folding import constant_node
-    from ..lowering.values import fetch_attr
+    from ..graph.nodes import fetch_attr
     graph = gm.graph
     rewritten = 0
     for div in list(graph.nodes):

@@ -31,7 +31,7 @@ def constant_value(gm, node):
     """The tensor a get_attr node holds (a parameter, buffer or folded constant), else None."""
     import torch
 
-    from ..lowering.values import fetch_attr
+    from ..graph.nodes import fetch_attr
     if isinstance(node, torch.fx.Node) and node.op == "get_attr":
         value = fetch_attr(gm, node.target)
         return value.detach() if isinstance(value, torch.Tensor) else None
@@ -83,7 +83,7 @@ def fold_parameter_subgraphs(gm) -> int:
     import torch
     from torch.fx.node import map_aggregate
 
-    from ..lowering.values import fetch_attr
+    from ..graph.nodes import fetch_attr
 
     values: dict = {}
     for node in gm.graph.nodes:

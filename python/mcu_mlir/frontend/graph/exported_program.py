@@ -28,7 +28,7 @@ _TRAINING_ARGUMENT = {
 
 def _where(node) -> str:
     """The layer (module path) and the model's own source line of a node, as far as the graph kept them."""
-    from ..lowering.values import node_location
+    from ..graph.nodes import node_location
     file, line, path = node_location(node)
     parts = ([f"layer {path or 'the top-level module'}"] if node.meta.get("nn_module_stack") else []) + \
         ([f"{file}:{line}"] if file else [])

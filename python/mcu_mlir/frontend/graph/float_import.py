@@ -80,7 +80,7 @@ _UPSAMPLE_NEAREST = _ops()
 
 def _explain_failure(message: str, ep) -> str:
     """Names the op, its source line and module path when torch-mlir could not lower it."""
-    from ..lowering.values import describe
+    from ..graph.nodes import describe
     m = re.search(r"failed to legalize operation '([\w.]+)'", message) or \
         re.search(r"'(torch\.[\w.]+)'", message)
     if m:

@@ -20,7 +20,7 @@ aten = torch.ops.aten
 
 def _skip_casts(node):
     """`node` with float-to-float casts (`.to(torch.float32)` of a float32 tensor) walked back over."""
-    from ..lowering.values import is_float_cast
+    from ..graph.nodes import is_float_cast
     while isinstance(node, torch.fx.Node) and node.op == "call_function" and is_float_cast(node):
         node = node.args[0]
     return node
@@ -42,7 +42,7 @@ def _squared(node):
 def _only_reader(node):
     """(the one op reading `node` past float casts, the value it reads), or None. torch.export's
     dtype assertions read a value without using it and are not counted."""
-    from ..lowering.values import is_float_cast
+    from ..graph.nodes import is_float_cast
     while True:
         readers = [u for u in node.users if u.target is not aten._assert_tensor_metadata.default]
         if len(readers) != 1:
@@ -152,7 +152,7 @@ def _centred(node):
 def _constant_gain(gm, node, size: int, channels_first: bool):
     """The values of a constant `node` that scales or shifts each of `size` normalized elements
     (trailing dims, or dim 1 of an NCHW tensor: shape [C, 1, 1] / [1, C, 1, 1]), else None."""
-    from ..lowering.values import fetch_attr
+    from ..graph.nodes import fetch_attr
     if not (isinstance(node, torch.fx.Node) and node.op == "get_attr"):
         return None
     value = fetch_attr(gm, node.target)

@@ -25,7 +25,7 @@ MULS = (aten.mul.Tensor, aten.mul_.Tensor)
 def _conv_parts(gm, node):
     """(input, weight, bias, stride, padding, dilation, groups) of a conv with constant weight and
     bias and numeric padding, or None."""
-    from ..lowering.values import fetch_attr
+    from ..graph.nodes import fetch_attr
     if getattr(node, "target", None) not in CONVS or node.kwargs:
         return None
     args = list(node.args) + [None] * (7 - len(node.args))
@@ -114,7 +114,7 @@ def _is_zero(v) -> bool:
 def _rewrite(gm, node):
     """For an add / sub / mul `node` over convs: (the merged conv's parts, the conv whose input and
     kind it keeps, the nodes it replaces besides `node`), or None."""
-    from ..lowering.values import fetch_attr
+    from ..graph.nodes import fetch_attr
     a, b = node.args
     out_shape = tuple(node.meta["val"].shape)
 

@@ -130,7 +130,7 @@ def fold_batch_norm(gm):
 
 def _param(gm, node):
     """The tensor a get_attr node names (a dotted path such as `bn.weight`), else None."""
-    from ..lowering.values import fetch_attr
+    from ..graph.nodes import fetch_attr
     if node is None or not hasattr(node, "op") or node.op != "get_attr":
         return None
     return fetch_attr(gm, node.target)

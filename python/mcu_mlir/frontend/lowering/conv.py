@@ -8,7 +8,8 @@ import torch
 
 from ...diagnostics import UserError
 from .tosa_builder import Value
-from .values import Const, Q, aten, describe, shape_of, tuple_of
+from .values import Const, Q
+from ..graph.nodes import aten, describe, shape_of, tuple_of
 
 
 def _lower_conv(self, node, ins, scale, zp, elem, clamp):

@@ -9,8 +9,8 @@ import numpy as np
 
 from ...diagnostics import UserError
 from ...fixed_point.qmath import quantize_multiplier
-from .values import (DQ, RANGE, Clamp, Const, Indices, Pending, Q, aten, dequantize_const, describe, qd,
-                     shape_of)
+from .values import DQ, RANGE, Clamp, Const, Indices, Pending, Q, dequantize_const
+from ..graph.nodes import aten, describe, qd, shape_of
 
 
 def _lower_add_sub(self, node, ins, scale, zp, elem, clamp):

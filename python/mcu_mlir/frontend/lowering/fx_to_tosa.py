@@ -25,7 +25,10 @@ import torch
 from ...diagnostics import UserError
 from . import CLAMPS, EAGER, LOWER
 from .lookup import lower_index_use, reads_indices
-from .values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, Indices, LoweringResult, Pending, Q, Tup, aten, dequantize_const, describe, fetch_attr, node_location, nodes_of, op_name, qd, shape_of, source_node, to_numpy, is_float_cast)
+from .values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, Indices, LoweringResult, Pending, Q,
+                     Tup, dequantize_const)
+from ..graph.nodes import (aten, describe, fetch_attr, node_location, nodes_of, op_name, qd, shape_of, source_node,
+                           to_numpy, is_float_cast)
 from ...fixed_point.qmath import quantize_multiplier, quantize_multiplier_16
 from .tosa_builder import TosaBuilder, Value
 

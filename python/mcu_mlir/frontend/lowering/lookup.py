@@ -15,7 +15,8 @@ import numpy as np
 import torch
 
 from ...diagnostics import UserError
-from .values import DQ, Const, Indices, Pending, Q, aten, describe, nodes_of, shape_of
+from .values import DQ, Const, Indices, Pending, Q
+from ..graph.nodes import aten, describe, nodes_of, shape_of
 
 # Integer ops an index tensor may pass through before its lookup: views, and casts between int types.
 INDEX_VIEWS = {aten.view.default, aten.reshape.default, aten._unsafe_view.default, aten.flatten.using_ints,

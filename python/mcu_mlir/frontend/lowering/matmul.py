@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...diagnostics import UserError
-from .values import DQ, Const, Q, aten, describe, shape_of
+from .values import DQ, Const, Q
+from ..graph.nodes import aten, describe, shape_of
 
 
 def _lower_matmul(self, node, ins, scale, zp, elem, clamp):

@@ -24,7 +24,8 @@ import numpy as np
 
 from ...diagnostics import UserError
 from ...fixed_point.qmath import quantize_multiplier
-from .values import DQ, Const, Q, aten, describe, dequantize_const, shape_of
+from .values import DQ, Const, Q, dequantize_const
+from ..graph.nodes import aten, describe, shape_of
 
 # T(m) for m = 128 j: the interpolated table's points (j < 128 is never read: m >= 2**14).
 _RSQRT_ONE = (1 << 15) - 1

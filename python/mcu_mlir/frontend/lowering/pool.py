@@ -8,7 +8,8 @@ from ...diagnostics import UserError
 from ...fixed_point.qmath import quantize_multiplier
 from ..quantize.shrinking_means import averages_everything
 from .conv import exact_pads
-from .values import DQ, Q, Tup, aten, describe, qd, shape_of, tuple_of
+from .values import DQ, Q, Tup
+from ..graph.nodes import aten, describe, qd, shape_of, tuple_of
 
 
 def _lower_mean_like(self, node, ins, scale, zp, elem, clamp):

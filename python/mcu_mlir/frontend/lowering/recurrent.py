@@ -27,7 +27,8 @@ from ...fixed_point import cmsis_lstm
 from ...diagnostics import UserError
 from ..graph.lstm_cell import LSTM_CELL
 from ...fixed_point.qmath import apply_rescale, quantize_multiplier, rescale_admits
-from .values import DQ, Const, Q, Tup, describe, dequantize_const
+from .values import DQ, Const, Q, Tup, dequantize_const
+from ..graph.nodes import describe
 
 
 def _float(node, v, what: str) -> np.ndarray:

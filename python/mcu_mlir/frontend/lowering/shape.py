@@ -10,7 +10,8 @@ import numpy as np
 
 from ...diagnostics import UserError
 from .tosa_builder import Value
-from .values import DQ, Indices, Q, Tup, aten, clip_index, describe, shape_of, RANGE
+from .values import DQ, Indices, Q, Tup, RANGE
+from ..graph.nodes import aten, clip_index, describe, shape_of
 
 
 def _lower_cat(self, node, ins, scale, zp, elem, clamp):

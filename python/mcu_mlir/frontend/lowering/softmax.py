@@ -22,7 +22,8 @@ import torch
 from ...fixed_point import cmsis_softmax as cmsis_softmax_math
 from ...diagnostics import UserError
 from .elementwise import runtime_condition
-from .values import DQ, RANGE, Indices, Q, aten, describe, qd, shape_of
+from .values import DQ, RANGE, Indices, Q
+from ..graph.nodes import aten, describe, qd, shape_of
 
 
 def _gather(self, table: np.ndarray, idx):

@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch.fx import GraphModule, Interpreter, Node
 
-from ..lowering.values import fetch_attr
+from ..graph.nodes import fetch_attr
 
 aten = torch.ops.aten
 _CONVS = {aten.conv1d.default: F.conv1d, aten.conv2d.default: F.conv2d}

@@ -26,12 +26,12 @@ SAMPLES = 16
 
 
 def _is_quantize(node) -> bool:
-    from ..lowering.values import qd
+    from ..graph.nodes import qd
     return node.op == "call_function" and node.target == qd.quantize_per_tensor.default
 
 
 def _is_dequantize(node) -> bool:
-    from ..lowering.values import qd
+    from ..graph.nodes import qd
     return node.op == "call_function" and node.target == qd.dequantize_per_tensor.default
 
 
@@ -91,7 +91,7 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
     "sqnr_db", "drop_db"}. factors: node name -> (per-channel factors, axis) of the layers whose
     channels range equalization scaled; their values are compared in the model's own units."""
     factors = factors or {}
-    from ..lowering.values import node_location
+    from ..graph.nodes import node_location
 
     samples = list(samples)[:SAMPLES]
     # converted: op node name -> the dequantize that carries its quantized value.

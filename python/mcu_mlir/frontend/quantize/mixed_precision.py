@@ -52,7 +52,7 @@ def same_kind(gm, name: str) -> frozenset:
 def nodes_of_layers(gm, layers) -> frozenset:
     """Graph node names of the layers given by module path (a prefix: 'features.3' takes its
     submodules) or by node name; a name that matches nothing is an error."""
-    from ..lowering.values import node_location
+    from ..graph.nodes import node_location
     wanted = [w.strip() for w in (layers.split(",") if isinstance(layers, str) else layers) if w.strip()]
     picked, unmatched = set(), []
     ops = [(n.name, node_location(n)[2]) for n in gm.graph.nodes if n.op == "call_function"]

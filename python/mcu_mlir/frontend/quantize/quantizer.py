@@ -23,7 +23,7 @@ from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
                                                  QuantizationAnnotation, QuantizationSpec,
                                                  Quantizer, SharedQuantizationSpec)
 
-from ..lowering.values import is_float_cast
+from ..graph.nodes import is_float_cast, is_masked_fill
 from ..graph.lstm_cell import LSTM_CELL
 
 aten = torch.ops.aten
@@ -249,7 +249,7 @@ class CmsisNNQuantizer(Quantizer):
                 _annotate(node, {t: (act if t is first else shared) for t in tensors}, shared)
             elif target in SOFTMAX:
                 x = node.args[0]
-                if _is_masked_fill(x):
+                if is_masked_fill(x):
                     act = SharedQuantizationSpec(x)
                 fixed = (FixedQParamsQuantizationSpec(torch.int16, 1 / 32768, 0, -32767, 32767,
                                                       torch.per_tensor_symmetric)
@@ -257,7 +257,7 @@ class CmsisNNQuantizer(Quantizer):
                          FixedQParamsQuantizationSpec(torch.int8, 1 / 256, -128, -128, 127,
                                                       torch.per_tensor_affine))
                 _annotate(node, {x: act}, fixed)
-            elif _is_masked_fill(node) and _is_float_tensor(node.args[1]):
+            elif is_masked_fill(node) and _is_float_tensor(node.args[1]):
                 # A masked fill with -inf (before a softmax): the kept values keep their parameters
                 # (one observer for both sides, blind to the -inf).
                 x = node.args[1]
@@ -407,11 +407,6 @@ def _feeding_logs(graph) -> set:
                 node.target in LOGS or node.target in PASS_THROUGH or node.target in TAILS):
             todo.append(x)
     return tight
-
-
-def _is_masked_fill(node) -> bool:
-    return isinstance(node, Node) and node.target is aten.where.ScalarOther and isinstance(node.args[2], float) \
-        and math.isinf(node.args[2])
 
 
 def _tail_supported(node: Node) -> bool:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.fx import GraphModule, Interpreter, Node
 
-from ..lowering.values import fetch_attr
+from ..graph.nodes import fetch_attr
 
 aten = torch.ops.aten
 LAYERS = (aten.conv1d.default, aten.conv2d.default, aten.linear.default)
