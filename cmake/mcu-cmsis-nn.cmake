@@ -4,7 +4,7 @@
 #   include(mcu-cmsis-nn.cmake)
 #   mcu_cmsis_nn_fetch(path error)     # path: the checkout, or error: why there is none
 #
-# As a script (mcu_mlir.target.cmsis_nn runs it before emitting C, so a compile can fall back to the
+# As a script (mcu_mlir.firmware.cmsis_nn runs it before emitting C, so a compile can fall back to the
 # portable kernels), it prints "mcu-cmsis-nn: fetched|cached DIR" or fails with the error:
 #   cmake [-DMCU_CMSIS_NN_GIT_URL=URL] [-DMCU_CMSIS_NN_COMMIT=SHA] [-DMCU_CMSIS_NN_CACHE=DIR] -P mcu-cmsis-nn.cmake
 #

@@ -10,7 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from mcu_mlir.frontend import _quantize_graph, export  # noqa: E402
+from mcu_mlir.frontend import export  # noqa: E402
+from mcu_mlir.frontend.stages import _quantize_graph  # noqa: E402
 from mcu_mlir.frontend.quantize.range_equalization import equalized  # noqa: E402
 
 SPREAD = torch.logspace(-2, 0, 8)       # channel i's scale: 0.01 ... 1
