@@ -27,6 +27,8 @@ def _window(lw: Lowering, op: Operator, x, kernel, stride, dilation, padding: in
     window reads, sliced off (TOSA wants the windows to end exactly at the padded edge)."""
     if padding not in (SAME, VALID):
         raise UserError(f"{lw.where(op)}: padding type {padding} is not supported")
+    if len(x.shape) != 4:
+        raise UserError(f"{lw.where(op)}: its input must be 4-D (NHWC), not {list(x.shape)}")
     if min(stride) < 1 or min(dilation) < 1 or min(kernel) < 1:
         raise UserError(f"{lw.where(op)}: kernel {list(kernel)}, stride {list(stride)} and dilation {list(dilation)} "
                         "must be at least 1")
@@ -77,10 +79,12 @@ def _conv(lw: Lowering, op: Operator):
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
     out = lw.quantized(op, op.outputs[0], "output")
     x = lw.value(xt.index, op)
+    w_shape = lw.tensor(_input(lw, op, 1, "filter")).shape
+    if len(w_shape) != 4 or len(xt.shape) != 4 or len(out.shape) != 4:
+        raise UserError(f"{lw.where(op)}: input, filter and output must be 4-D (NHWC, "
+                        f"{'1HWC' if depthwise else 'OHWI'})")
     c_out = out.shape[3]
     w, w_scales = _weights(lw, op, c_out, 3 if depthwise else 0)
-    if len(w.shape) != 4 or len(xt.shape) != 4:
-        raise UserError(f"{lw.where(op)}: input and filter must be 4-D (NHWC, {'1HWC' if depthwise else 'OHWI'})")
     stride, dilation = (o["StrideH"], o["StrideW"]), (o["DilationHFactor"], o["DilationWFactor"])
     kernel = w.shape[1:3]
     pads, x = _window(lw, op, x, kernel, stride, dilation, o["Padding"], out.shape[1:3])
@@ -114,7 +118,7 @@ def _fully_connected(lw: Lowering, op: Operator):
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
     out = lw.quantized(op, op.outputs[0], "output")
     w_tensor = lw.tensor(_input(lw, op, 1, "filter"))
-    if len(w_tensor.shape) != 2:
+    if len(w_tensor.shape) != 2 or min(w_tensor.shape) < 1:
         raise UserError(f"{lw.where(op)}: its filter must be 2-D [outputs, depth], not {list(w_tensor.shape)}")
     n_out, depth = w_tensor.shape
     w, w_scales = _weights(lw, op, n_out, 0)
