@@ -191,20 +191,88 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     """
     from ..options import resolve
     options = resolve(options, fields)
-    quantize, calibration, state = options.quantize, options.calibration, options.state
-    int16_layers, target_sqnr_db = options.int16_layers, options.target_sqnr_db
-    bias_correction, torch_ir = options.bias_correction, options.emit == "torch"
-    activation_ranges, range_equalization = options.activation_ranges, options.range_equalization
-    if quantize not in ("int8", "int16", "none"):
-        raise UserError(f"quantize must be int8, int16 or none, not '{quantize}'")
+    _check_frontend_options(options)
+    quantize, int16_layers = options.quantize, options.int16_layers
+    timings = timings if timings is not None else {}
+    example_inputs = _check_model(model, example_inputs)
+    t0 = time.perf_counter()
+    ep, gm = _export_and_rewrite(model, example_inputs, quantize)
+    timings["export"] = time.perf_counter() - t0
+    eager = _runner(model, example_inputs)
+    if quantize == "none":
+        return _float_result(ep, example_inputs, eager, timings)
+
+    samples, measure_on = _calibration_data(model, gm, example_inputs, options.calibration, options.state)
+    int16, excluded = _layers_set_by_hand(gm, quantize, int16_layers)
+    variants = _float_variants(gm, samples, quantize, options.range_equalization)
+    corrected = {v: bias_corrected(g, samples) if options.bias_correction else None
+                 for v, (g, _) in variants.items()}
+    own_ranges = frozenset()
+    if quantize == "int8":
+        from .quantize.shrinking_means import shrinking_means
+        own_ranges = shrinking_means(gm, samples)
+    # Output concats of parts of very different ranges (boxes in pixels and scores) in int16.
+    parted = frozenset()
+    if quantize == "int8":
+        from .quantize.concat_parts import wide_output_concats
+        parted = wide_output_concats(gm, samples) - int16
+        int16 = int16 | parted
+    rangeses = ("minmax", "histogram") if options.activation_ranges == "auto" else (options.activation_ranges,)
+    candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
+
+    def bound(variant, ranges):
+        """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
+        return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
+                                 ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges,
+                                 bounded=parted)
+
+    def quantize_as(label):
+        variant, ranges = candidates[label]
+        return bound(variant, ranges)(variants[variant][0], samples, quantize, int16)
+    label, all_int8, ranges_report = _choose_candidate(candidates, quantize_as, quantize, timings)
+    variant, ranges = candidates[label]
+    gm, quantize_graph = variants[variant][0], bound(variant, ranges)
+    converted, sqnr_rows, lowered = _quantize_and_lower(gm, samples, quantize_graph, options, int16, excluded,
+                                                        parted, all_int8, timings)
+    module = lowered.module
+    t0 = time.perf_counter()
+    try:
+        module.operation.verify()
+    except ir.MLIRError as e:   # a bug in the lowering, not in the user's model
+        raise RuntimeError(f"internal error: the lowered TOSA does not verify: {e}") from None
+    timings["import"] = time.perf_counter() - t0
+
+    torch_text = None
+    if options.emit == "torch":
+        t0 = time.perf_counter()
+        torch_text = _torch_dialect_text(converted, example_inputs)
+        timings["import"] += time.perf_counter() - t0
+
+    def tq(info):
+        shape, elem, scale, zp = info
+        return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
+    # The reference is PT2E's model with masked places at probability 0, as the integer softmax has them.
+    from .graph.attention_masks import keep_masks_in_simulation
+    reference = _runner(keep_masks_in_simulation(converted), example_inputs)
+    return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
+                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report)
+
+
+def _check_frontend_options(options):
+    """The frontend's option values checked before the minutes an export and a calibration take."""
+    if options.quantize not in ("int8", "int16", "none"):
+        raise UserError(f"quantize must be int8, int16 or none, not '{options.quantize}'")
     from .quantize.quantizer import RANGES
+    activation_ranges, range_equalization = options.activation_ranges, options.range_equalization
     if activation_ranges != "auto" and activation_ranges not in RANGES:
         raise UserError(f"activation ranges must be auto or one of {', '.join(RANGES)}, not '{activation_ranges}'")
     if range_equalization not in ("auto", "on", "off"):
         raise UserError(f"range equalization must be auto, on or off, not '{range_equalization}'")
-    timings = timings if timings is not None else {}
-    example_inputs = _check_model(model, example_inputs)
-    t0 = time.perf_counter()
+
+
+def _export_and_rewrite(model, example_inputs, quantize):
+    """torch.export of the model, then (quantized paths) the graph rewrites into the forms the lowering
+    knows: (the exported program, its graph module)."""
     from .graph.composite_ops import (decompose_composites, division_by_constant_as_product, l2_normalize_as_rms_norm, magnitude_as_hypot, square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
     from .graph.grouped_attention import repeated_heads_broadcast
     from .graph.norms_by_hand import layer_norm_by_hand_as_layer_norm, rms_norm_by_hand_as_rms_norm
@@ -244,20 +312,25 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
             vector_norm_as_square_sum(gm)
             square_as_product(gm)
             magnitude_as_hypot(gm)
-    timings["export"] = time.perf_counter() - t0
-    eager = _runner(model, example_inputs)
-    if quantize == "none":
-        from .graph.float_import import import_float
-        t0 = time.perf_counter()
-        module, ins, outs, torch_text = import_float(ep, example_inputs)
-        timings["import"] = time.perf_counter() - t0
-        timings.setdefault("quantize", 0.0)
-        timings.setdefault("legalize", 0.0)
-        return FrontendResult(module, [TensorQuant(s, "float32") for s in ins],
-                              [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none",
-                              torch_text)
+    return ep, gm
 
-    from .lowering.fx_to_tosa import lower_quantized_graph
+
+def _float_result(ep, example_inputs, eager, timings) -> FrontendResult:
+    """The float path (quantize "none"): torch-mlir imports the exported program as it is."""
+    from .graph.float_import import import_float
+    t0 = time.perf_counter()
+    module, ins, outs, torch_text = import_float(ep, example_inputs)
+    timings["import"] = time.perf_counter() - t0
+    timings.setdefault("quantize", 0.0)
+    timings.setdefault("legalize", 0.0)
+    return FrontendResult(module, [TensorQuant(s, "float32") for s in ins],
+                          [TensorQuant(s, "float32") for s in outs], [], eager, eager, "none",
+                          torch_text)
+
+
+def _calibration_data(model, gm, example_inputs, calibration, state):
+    """(the calibration samples, the samples SQNR is measured on): each finite on the graph that is
+    quantized, and with a streaming model's state carried."""
     from .lowering.lookup import index_bounds
     bounds = index_bounds(gm)
     exported = _runner(gm, example_inputs)
@@ -271,6 +344,11 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     measure_on = sqnr_samples(calibration, example_inputs, bounds, finite)
     if state:
         samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
+    return samples, measure_on
+
+
+def _layers_set_by_hand(gm, quantize, int16_layers):
+    """(the nodes int16_layers names to keep in int16, the nodes "auto" must leave in int8)."""
     int16 = frozenset()
     if int16_layers and int16_layers != "auto" and quantize == "int8":
         from .quantize.mixed_precision import nodes_of_layers
@@ -279,36 +357,24 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     if int16_layers == "auto" and quantize == "int8":
         from .quantize.mixed_precision import int8_only
         excluded = int8_only(gm)
-    # The float graphs quantized: the model's, and with its channel ranges equalized (int8).
+    return int16, excluded
+
+
+def _float_variants(gm, samples, quantize, range_equalization) -> dict:
+    """The float graphs quantized, by name -> (graph, factors): the model's, and with its channel
+    ranges equalized (int8)."""
     variants = {"": (gm, None)}
     if quantize == "int8" and range_equalization != "off":
         from .quantize.range_equalization import equalized
         found = equalized(gm, samples)
         if found is not None:
             variants = {"equalized": found} if range_equalization == "on" else {**variants, "equalized": found}
-    corrected = {v: bias_corrected(g, samples) if bias_correction else None for v, (g, _) in variants.items()}
-    own_ranges = frozenset()
-    if quantize == "int8":
-        from .quantize.shrinking_means import shrinking_means
-        own_ranges = shrinking_means(gm, samples)
-    # Output concats of parts of very different ranges (boxes in pixels and scores) in int16.
-    parted = frozenset()
-    if quantize == "int8":
-        from .quantize.concat_parts import wide_output_concats
-        parted = wide_output_concats(gm, samples) - int16
-        int16 = int16 | parted
-    rangeses = ("minmax", "histogram") if activation_ranges == "auto" else (activation_ranges,)
-    candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
+    return variants
 
-    def bound(variant, ranges):
-        """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
-        return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
-                                 ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges,
-                                 bounded=parted)
 
-    def quantize_as(label):
-        variant, ranges = candidates[label]
-        return bound(variant, ranges)(variants[variant][0], samples, quantize, int16)
+def _choose_candidate(candidates, quantize_as, quantize, timings):
+    """(the chosen candidate's label, its int8 model (converted, rows) when the choice quantized it,
+    the ranges report): the candidate whose output measures closest to the float model."""
     # all_int8: the int8 model the choice quantized, (converted, rows), used once.
     label, all_int8, ranges_report = next(iter(candidates)), None, {}
     if quantize == "int8" and len(candidates) > 1:
@@ -320,22 +386,29 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     variant, ranges = candidates[label]
     if quantize == "int8":
         ranges_report.update(chosen=ranges, equalized=bool(variant))
-    gm, quantize_graph = variants[variant][0], bound(variant, ranges)
+    return label, all_int8, ranges_report
+
+
+def _quantize_and_lower(gm, samples, quantize_graph, options, int16, excluded, parted, all_int8, timings):
+    """(converted graph, SQNR rows, lowered TOSA): quantized and lowered again while an op put in
+    int16 (by auto or concat_parts) has no int16 lowering, with the ops of its kind left in int8."""
+    from .lowering.fx_to_tosa import lower_quantized_graph
+    quantize, int16_layers = options.quantize, options.int16_layers
     while True:
         t0 = time.perf_counter()
         if all_int8 is not None and int16_layers != "auto":
             (converted, sqnr_rows), all_int8 = all_int8, None
         elif int16_layers == "auto" and quantize == "int8":
             from .quantize.mixed_precision import choose_int16_layers
-            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, target_sqnr_db, excluded,
-                                                              all_int8=all_int8, base=parted - excluded)
+            converted, sqnr_rows, int16 = choose_int16_layers(gm, samples, quantize_graph, options.target_sqnr_db,
+                                                              excluded, all_int8=all_int8, base=parted - excluded)
         else:
             converted, sqnr_rows = quantize_graph(gm, samples, quantize, int16)
         timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
             with progress.step("lowering the quantized graph to TOSA"):
-                lowered = lower_quantized_graph(converted, quantize, new_context(), state)
+                lowered = lower_quantized_graph(converted, quantize, new_context(), options.state)
             break
         except UserError as e:
             # An op auto or concat_parts put in int16 that has no int16 lowering: ops of its kind
@@ -343,7 +416,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
             node = getattr(e, "node", None)
             if node in parted and int16_layers != "auto":
                 warnings.warn(f"the output concat's parts share one int8 scale: '{node}' has no int16 lowering "
-                              "(layer_sqnr.md measures each part)", stacklevel=2)
+                              "(layer_sqnr.md measures each part)", stacklevel=3)
                 int16, parted = int16 - parted, frozenset()
                 continue
             if int16_layers != "auto" or node not in int16:
@@ -352,29 +425,8 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
             excluded = excluded | same_kind(gm, e.node)
     from .quantize.concat_parts import warn_collapsed_parts
     warn_collapsed_parts(sqnr_rows)
-    module = lowered.module
     timings["legalize"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    try:
-        module.operation.verify()
-    except ir.MLIRError as e:   # a bug in the lowering, not in the user's model
-        raise RuntimeError(f"internal error: the lowered TOSA does not verify: {e}") from None
-    timings["import"] = time.perf_counter() - t0
-
-    torch_text = None
-    if torch_ir:
-        t0 = time.perf_counter()
-        torch_text = _torch_dialect_text(converted, example_inputs)
-        timings["import"] += time.perf_counter() - t0
-
-    def tq(info):
-        shape, elem, scale, zp = info
-        return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
-    # The reference is PT2E's model with masked places at probability 0, as the integer softmax has them.
-    from .graph.attention_masks import keep_masks_in_simulation
-    reference = _runner(keep_masks_in_simulation(converted), example_inputs)
-    return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
-                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report)
+    return converted, sqnr_rows, lowered
 
 
 def _torch_dialect_text(converted, example_inputs) -> str:
