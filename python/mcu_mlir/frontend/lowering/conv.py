@@ -22,31 +22,11 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         raise UserError(f"{describe(node)}: the weight is not a quantized constant")
     xq = self.operand(x)
     linear = t == aten.linear.default
-    rank = len(xq.shape)
     if linear:
+        rank = len(xq.shape)
         stride, padding, dilation, groups = (1, 1), (0, 0), (1, 1), 1
     else:
-        def arg(i, default):
-            return ins[i] if len(ins) > i else node.kwargs.get(("stride", "padding", "dilation", "groups")[i - 3], default)
-        stride, padding, dilation, groups = arg(3, 1), arg(4, 0), arg(5, 1), arg(6, 1)
-        n_sp = w.data.ndim - 2
-        if rank == n_sp + 1:    # unbatched input: add the batch dimension
-            xq = Q(self.w.reshape(xq.v, (1,) + tuple(xq.shape)), xq.scale, xq.zp)
-            rank += 1
-        stride, dilation = tuple_of(stride, n_sp), tuple_of(dilation, n_sp)
-        if isinstance(padding, str):
-            if padding == "valid":
-                padding = (0,) * n_sp
-            else:   # "same"
-                k = w.data.shape[2:]
-                padding = tuple(d * (kk - 1) // 2 for d, kk in zip(dilation, k))
-                if any((d * (kk - 1)) % 2 for d, kk in zip(dilation, k)):
-                    raise UserError(f"{describe(node)}: padding='same' with an even kernel is not supported")
-        padding = tuple_of(padding, n_sp)
-        if n_sp == 1:
-            stride, padding, dilation = (stride[0], 1), (padding[0], 0), (dilation[0], 1)
-        elif n_sp != 2:
-            raise UserError(f"{describe(node)}: only 1-D and 2-D convolutions are supported")
+        xq, rank, stride, padding, dilation, groups = _conv_geometry(self, node, ins, w, xq)
     wq = np.asarray(w.data)
     if np.any(w.zps != 0):
         raise UserError(f"{describe(node)}: weights must be quantized symmetrically (CMSIS-NN has no weight zero point)")
@@ -72,21 +52,7 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
     acc_elem = "i48" if xq.elem == "i16" else "i32"
     c_out = wq.shape[0]
     w_scales = np.broadcast_to(np.asarray(w.scales, np.float64), (c_out,))
-    if bias is None:
-        bias_q = np.zeros(c_out, np.int64)
-    elif isinstance(bias, Const) and bias.scales is not None:
-        bias_q = np.asarray(bias.data, np.int64).reshape(-1)
-        expect = xq.scale * w_scales
-        scales = np.broadcast_to(np.asarray(bias.scales, np.float64), (c_out,))
-        if not np.allclose(scales, expect, rtol=1e-5):
-            # A bias that layers with other inputs share (CoaT's one position-encoding conv for
-            # every block of a stage) was quantized for one of them: this layer takes its value
-            # at its own input scale x weight scale.
-            bias_q = np.round(np.broadcast_to(bias_q, (c_out,)) * scales / expect).astype(np.int64)
-    elif isinstance(bias, Const):
-        bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
-    else:
-        raise UserError(f"{describe(node)}: the bias is not a constant")
+    bias_q = _quantized_bias(node, bias, xq.scale * w_scales, c_out)
     # The zero points first, the weights after: the constants keep their order.
     self.w.zp(xq.zp, xq.elem)
     self.w.zp(0, "i8")
@@ -124,18 +90,12 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
             acc = self.w.depthwise_conv2d(nhwc, wv, b, **window)
             kind = "depthwise_conv2d" if rank == 4 else "depthwise_conv1d"
         else:
-            # Grouped: one convolution per group, accumulators concatenated, one rescale.
-            cout_g = c_out // groups
-            parts = []
-            for g in range(groups):
-                xs = self.w.slice(nhwc, (0, 0, 0, g * cin_g), (n, h, wd, cin_g))
-                wv = self.w.const(wq[g * cout_g:(g + 1) * cout_g].transpose(0, 2, 3, 1), "i8")
-                b = self.w.const(bias_q[g * cout_g:(g + 1) * cout_g], acc_elem, (cout_g,))
-                parts.append(self.w.conv2d(xs, wv, b, **window))
+            parts = _grouped_convs(self, nhwc, wq, bias_q, groups, acc_elem, window)
             kind = "grouped_conv2d" if rank == 4 else "grouped_conv1d"
     real = xq.scale * w_scales / scale
     if kind.startswith("grouped"):
         # Each group's accumulator is rescaled on its own (int48 cannot be concatenated).
+        cout_g = c_out // groups
         outs = [self.acc_rescale(p, real[g * cout_g:(g + 1) * cout_g], zp, elem) for g, p in enumerate(parts)]
         out = Q(self.w.concat(outs, 3), scale, zp)
     else:
@@ -148,6 +108,66 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         res = self.w.reshape(res, out_shape)
     self.record_layer(node, kind, xq, w, scale, zp)
     return Q(res, scale, zp)
+
+
+def _conv_geometry(self, node, ins, w, xq):
+    """A convolution's input (batched) and window as a 2-D one's: (xq, rank, stride, padding,
+    dilation, groups), 1-D convolutions over a height of one."""
+    rank = len(xq.shape)
+
+    def arg(i, default):
+        return ins[i] if len(ins) > i else node.kwargs.get(("stride", "padding", "dilation", "groups")[i - 3], default)
+    stride, padding, dilation, groups = arg(3, 1), arg(4, 0), arg(5, 1), arg(6, 1)
+    n_sp = w.data.ndim - 2
+    if rank == n_sp + 1:    # unbatched input: add the batch dimension
+        xq = Q(self.w.reshape(xq.v, (1,) + tuple(xq.shape)), xq.scale, xq.zp)
+        rank += 1
+    stride, dilation = tuple_of(stride, n_sp), tuple_of(dilation, n_sp)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * n_sp
+        else:   # "same"
+            k = w.data.shape[2:]
+            padding = tuple(d * (kk - 1) // 2 for d, kk in zip(dilation, k))
+            if any((d * (kk - 1)) % 2 for d, kk in zip(dilation, k)):
+                raise UserError(f"{describe(node)}: padding='same' with an even kernel is not supported")
+    padding = tuple_of(padding, n_sp)
+    if n_sp == 1:
+        stride, padding, dilation = (stride[0], 1), (padding[0], 0), (dilation[0], 1)
+    elif n_sp != 2:
+        raise UserError(f"{describe(node)}: only 1-D and 2-D convolutions are supported")
+    return xq, rank, stride, padding, dilation, groups
+
+
+def _grouped_convs(self, nhwc, wq, bias_q, groups, acc_elem, window) -> list:
+    """A grouped convolution as one convolution per group: their accumulators, rescaled apart later."""
+    n, h, wd, _ = nhwc.shape
+    cin_g, cout_g = wq.shape[1], wq.shape[0] // groups
+    parts = []
+    for g in range(groups):
+        xs = self.w.slice(nhwc, (0, 0, 0, g * cin_g), (n, h, wd, cin_g))
+        wv = self.w.const(wq[g * cout_g:(g + 1) * cout_g].transpose(0, 2, 3, 1), "i8")
+        b = self.w.const(bias_q[g * cout_g:(g + 1) * cout_g], acc_elem, (cout_g,))
+        parts.append(self.w.conv2d(xs, wv, b, **window))
+    return parts
+
+
+def _quantized_bias(node, bias, expect, c_out):
+    """The bias as int32/int48 integers at the accumulator's scale `expect` (input x weight scales)."""
+    if bias is None:
+        return np.zeros(c_out, np.int64)
+    if isinstance(bias, Const) and bias.scales is not None:
+        bias_q = np.asarray(bias.data, np.int64).reshape(-1)
+        scales = np.broadcast_to(np.asarray(bias.scales, np.float64), (c_out,))
+        if not np.allclose(scales, expect, rtol=1e-5):
+            # A bias that layers with other inputs share (CoaT's one position-encoding conv for
+            # every block of a stage) was quantized for one of them: this layer takes its value
+            # at its own input scale x weight scale.
+            bias_q = np.round(np.broadcast_to(bias_q, (c_out,)) * scales / expect).astype(np.int64)
+        return bias_q
+    if isinstance(bias, Const):
+        return np.round(np.asarray(bias.data, np.float64) / expect).astype(np.int64)
+    raise UserError(f"{describe(node)}: the bias is not a constant")
 
 
 def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
