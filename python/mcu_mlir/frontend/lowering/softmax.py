@@ -223,7 +223,14 @@ def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, ele
         r = w.intdiv(num, den)
         out = w.rescale(r, [1 << 30], [30], 0, zp, elem)
         return Q(out, scale, zp)
-    ratio = q.scale / scale
+    return _log_probabilities(self, q.scale, d, total, rank, d_max, frac_bits, wide16, scale, zp, elem)
+
+
+def _log_probabilities(self, in_scale, d, total, rank, d_max, frac_bits, wide16, scale, zp, elem):
+    """log_softmax's integers from each element's distance `d` below its row's maximum and the
+    row's sum of exponentials: -(d * s_in + log(sum)) / s_out, the log from a table."""
+    w = self.w
+    ratio = in_scale / scale
     bound = d_max * ratio + 33 * math.log(2) / scale + 1
     p = max(0, min(16, int(math.floor(math.log2((1 << 29) / bound)))))
     r1 = round(ratio * (1 << p))
