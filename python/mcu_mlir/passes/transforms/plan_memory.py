@@ -176,7 +176,46 @@ class PlanMemory(ModulePass):
         for i, v in enumerate(ret.operands):
             returned.setdefault(v, i)
 
-        # Storage groups: a reshape shares its input's group (a view) unless that would make
+        group_of, groups, view_offset = self._storage_groups(block, ops, index, returned)
+        buffers, by_group = _arena_buffers(groups, index, len(ops))
+        n_ops = len(ops)
+
+        def plan() -> tuple[int, int, int, dict]:
+            """Places the tensors and the scratch buffers the current kernels need."""
+            scratch = {}
+            for i, op in enumerate(ops):
+                size = op.scratch_bytes(core)
+                if size:
+                    scratch[i] = _Buffer(size, i, i)
+            every = buffers + list(scratch.values())
+            lower = max((sum(b.size for b in every if b.start <= t <= b.end)
+                         for t in range(n_ops + 1)), default=0)
+            pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, core) \
+                if self.overlap else {}
+            overlap_lower = memory_overlap.overlap_bound(every, pairs, n_ops + 1)
+            if pairs:
+                arena = memory_overlap.place(every, pairs, overlap_lower, RANDOM_ORDERS)
+                memory_overlap.check_placement(every, pairs)
+            else:
+                arena = place(every, lower)
+            return arena, lower, overlap_lower, scratch
+
+        arena, lower, overlap_lower, scratch = plan()
+        # The scratch-free variants cost several times the instructions of the layers they replace
+        # (arm_depthwise_conv_s8: 9-12x on Cortex-M55): not on top of a function already run in bands,
+        # which spent its instruction budget there.
+        patched = mcu_attrs.PATCHED_BANDS in fn.attributes
+        if self.prefer == "memory" and not patched and \
+                self._use_scratch_free_kernels(ops, buffers, scratch, arena, plan):
+            arena, lower, overlap_lower, scratch = plan()
+
+        _write_placement(ops, group_of, view_offset, by_group, scratch)
+        return arena, lower, overlap_lower, _peak(ops, buffers, scratch, arena)
+
+    def _storage_groups(self, block, ops, index, returned):
+        """(value -> group, the groups, value -> byte offset in its group's buffer): the values that
+        share one buffer (views, in-place results, concat parts written in their place)."""
+        # A reshape shares its input's group (a view) unless that would make
         # one buffer both a graph input and output, or two outputs.
         group_of: dict = {}
         groups: list[dict] = []
@@ -241,76 +280,7 @@ class PlanMemory(ModulePass):
                 ng["output"] = out_index
                 if is_reshape:
                     op.attributes[mcu_attrs.COPY] = ir.UnitAttr.get()
-
-        # Lifetimes over kernel positions; graph inputs/outputs live outside the arena.
-        buffers, by_group = [], {}
-        n_ops = len(ops)
-        for g in groups:
-            if g["input"] is not None or g["output"] is not None:
-                continue
-            defs = [index[v] for v in g["values"] if v in index]
-            last = max(defs)
-            for v in g["values"]:
-                for use in v.uses:
-                    owner = use.owner
-                    if owner.operation.name == "func.return":
-                        last = n_ops
-                    elif owner.results and owner.results[0] in index:
-                        last = max(last, index[owner.results[0]])
-            b = _Buffer(max(value_bytes(g["values"][0]), 1), min(defs), last)
-            buffers.append(b)
-            by_group[id(g)] = b
-
-        def plan() -> tuple[int, int, int, dict]:
-            """Places the tensors and the scratch buffers the current kernels need."""
-            scratch = {}
-            for i, op in enumerate(ops):
-                size = op.scratch_bytes(core)
-                if size:
-                    scratch[i] = _Buffer(size, i, i)
-            every = buffers + list(scratch.values())
-            lower = max((sum(b.size for b in every if b.start <= t <= b.end)
-                         for t in range(n_ops + 1)), default=0)
-            pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, core) \
-                if self.overlap else {}
-            overlap_lower = memory_overlap.overlap_bound(every, pairs, n_ops + 1)
-            if pairs:
-                arena = memory_overlap.place(every, pairs, overlap_lower, RANDOM_ORDERS)
-                memory_overlap.check_placement(every, pairs)
-            else:
-                arena = place(every, lower)
-            return arena, lower, overlap_lower, scratch
-
-        arena, lower, overlap_lower, scratch = plan()
-        # The scratch-free variants cost several times the instructions of the layers they replace
-        # (arm_depthwise_conv_s8: 9-12x on Cortex-M55): not on top of a function already run in bands,
-        # which spent its instruction budget there.
-        patched = mcu_attrs.PATCHED_BANDS in fn.attributes
-        if self.prefer == "memory" and not patched and \
-                self._use_scratch_free_kernels(ops, buffers, scratch, arena, plan):
-            arena, lower, overlap_lower, scratch = plan()
-
-        i64 = ir.IntegerType.get_signless(64)
-        def where(v) -> tuple[str, int]:
-            g = group_of[v]
-            extra = view_offset.get(v, 0)
-            if g["input"] is not None:
-                return f"input:{g['input']}", extra
-            if g["output"] is not None:
-                return f"output:{g['output']}", extra
-            return "arena", by_group[id(g)].offset + extra
-
-        for i, op in enumerate(ops):
-            for k, (storage_attr, offset_attr) in enumerate(((mcu_attrs.STORAGE, mcu_attrs.OFFSET),
-                                                             (mcu_attrs.STORAGE_1, mcu_attrs.OFFSET_1))):
-                if k < len(op.results):
-                    storage, offset = where(op.results[k])
-                    op.attributes[storage_attr] = ir.StringAttr.get(storage)
-                    op.attributes[offset_attr] = ir.IntegerAttr.get(i64, offset)
-            if i in scratch:
-                op.attributes[mcu_attrs.SCRATCH_OFFSET] = ir.IntegerAttr.get(i64, scratch[i].offset)
-                op.attributes[mcu_attrs.SCRATCH_BYTES] = ir.IntegerAttr.get(i64, scratch[i].size)
-        return arena, lower, overlap_lower, _peak(ops, buffers, scratch, arena)
+        return group_of, groups, view_offset
 
     @staticmethod
     def _use_scratch_free_kernels(ops, buffers, scratch, arena, plan) -> bool:
@@ -358,3 +328,50 @@ class PlanMemory(ModulePass):
                 if owner.results and owner.results[0] in index and index[owner.results[0]] > here:
                     return False
         return True
+
+
+def _arena_buffers(groups, index, n_ops):
+    """(the arena's buffers, group id -> its buffer): each group's lifetime over kernel positions;
+    graph inputs and outputs live outside the arena."""
+    buffers, by_group = [], {}
+    for g in groups:
+        if g["input"] is not None or g["output"] is not None:
+            continue
+        defs = [index[v] for v in g["values"] if v in index]
+        last = max(defs)
+        for v in g["values"]:
+            for use in v.uses:
+                owner = use.owner
+                if owner.operation.name == "func.return":
+                    last = n_ops
+                elif owner.results and owner.results[0] in index:
+                    last = max(last, index[owner.results[0]])
+        b = _Buffer(max(value_bytes(g["values"][0]), 1), min(defs), last)
+        buffers.append(b)
+        by_group[id(g)] = b
+    return buffers, by_group
+
+
+def _write_placement(ops, group_of, view_offset, by_group, scratch):
+    """Each kernel's result storage and offset, and its scratch, as attributes for the emitter."""
+    i64 = ir.IntegerType.get_signless(64)
+
+    def where(v) -> tuple[str, int]:
+        g = group_of[v]
+        extra = view_offset.get(v, 0)
+        if g["input"] is not None:
+            return f"input:{g['input']}", extra
+        if g["output"] is not None:
+            return f"output:{g['output']}", extra
+        return "arena", by_group[id(g)].offset + extra
+
+    for i, op in enumerate(ops):
+        for k, (storage_attr, offset_attr) in enumerate(((mcu_attrs.STORAGE, mcu_attrs.OFFSET),
+                                                         (mcu_attrs.STORAGE_1, mcu_attrs.OFFSET_1))):
+            if k < len(op.results):
+                storage, offset = where(op.results[k])
+                op.attributes[storage_attr] = ir.StringAttr.get(storage)
+                op.attributes[offset_attr] = ir.IntegerAttr.get(i64, offset)
+        if i in scratch:
+            op.attributes[mcu_attrs.SCRATCH_OFFSET] = ir.IntegerAttr.get(i64, scratch[i].offset)
+            op.attributes[mcu_attrs.SCRATCH_BYTES] = ir.IntegerAttr.get(i64, scratch[i].size)
