@@ -97,10 +97,9 @@ def _reductions(v, value, ops):
     return value, sorted(axes)
 
 
-def _match(table_op, v):
-    ops = [table_op]
-    index, rsqrt_table = table_op.operands
-    _need(elem(index) == "i16" and const_array(rsqrt_table) is not None and shape(rsqrt_table) == [513])
+def _match_table_index(v, index, ops):
+    """(the variance, its even exponent e): the rsqrt table's int16 index walked back to the
+    variance it normalizes (shifted by an even amount so its square root is a shift)."""
     cast = _op(v, index, tosa.CastOp)
     centre_m = _op(v, cast.operands[0], tosa.SubOp)
     _need(_scalar(centre_m.operands[1]) == 1 << 15)
@@ -121,15 +120,12 @@ def _match(table_op, v):
     clz = _op(v, lead.operands[1], tosa.ClzOp)
     _need(_same(v, clz.operands[0], var))
     ops += [cast, centre_m, down, up, up_max, down_max, neg, even, lead, clz]
-    var_add = _op(v, var, tosa.AddOp)
-    eps = _scalar(var_add.operands[1])
-    ops.append(var_add)
-    square_v, axes = _reductions(v, var_add.operands[0], ops)
-    square = _op(v, square_v, tosa.MulOp)
-    d = square.operands[0]
-    _need(_same(v, square.operands[1], d))
-    s1 = _scalar(square.operands[2])
-    ops.append(square)
+    return var, e
+
+
+def _match_centred_input(v, d, axes, ops):
+    """(s0, x, count, zp): the centred value `d` walked back to the input x, d = (n * x - sum(x)),
+    (x - zp) or x itself, then shifted right by s0."""
     s0 = 0
     if isinstance(producer(strip_views(d)), tosa.ArithmeticRightShiftOp):
         shift0 = _op(v, d, tosa.ArithmeticRightShiftOp)
@@ -157,6 +153,42 @@ def _match(table_op, v):
         x = centre.operands[0]
         zp = _scalar(centre.operands[1])
         ops.append(centre)
+    return s0, x, count, zp
+
+
+def _absorbed_input(x, ops, inside):
+    """(ops, the kernel's input): x before views, and before an int8 / int16 -> int32 CAST: the
+    kernel reads the narrow values. Views and the cast are absorbed where only the pattern reads them."""
+    views = []
+    source = strip_views(x, views)
+    chain = views[::-1]
+    if isinstance(producer(source), tosa.CastOp) and elem(producer(source).operands[0]) in ("i8", "i16"):
+        chain.insert(0, producer(source))
+    for k, link in enumerate(chain):
+        inner = inside | {c.operation for c in chain[k:]}
+        if all(all(not isinstance(u, ir.Block) and u.operation in inner for u in users(c.results[0]))
+               for c in chain[k:]):
+            ops = _unique(ops + chain[k:])
+            source = link.operands[0]
+            break
+    return ops, source
+
+
+def _match(table_op, v):
+    ops = [table_op]
+    index, rsqrt_table = table_op.operands
+    _need(elem(index) == "i16" and const_array(rsqrt_table) is not None and shape(rsqrt_table) == [513])
+    var, e = _match_table_index(v, index, ops)
+    var_add = _op(v, var, tosa.AddOp)
+    eps = _scalar(var_add.operands[1])
+    ops.append(var_add)
+    square_v, axes = _reductions(v, var_add.operands[0], ops)
+    square = _op(v, square_v, tosa.MulOp)
+    d = square.operands[0]
+    _need(_same(v, square.operands[1], d))
+    s1 = _scalar(square.operands[2])
+    ops.append(square)
+    s0, x, count, zp = _match_centred_input(v, d, axes, ops)
     dims = shape(square_v)            # the shape the statistics are reduced in
     rank = len(dims)
     _need(elem(x) == "i32" and int(np.prod(shape(x))) == int(np.prod(dims)) and (axes == [rank - 1] or (rank == 4 and axes == [1, 3])))
@@ -221,20 +253,7 @@ def _match(table_op, v):
     for o in ops:
         if o.operation != last.operation:
             _need(all(not isinstance(u, ir.Block) and u.operation in inside for u in users(o.results[0])))
-    # The input before views, and before an int8 / int16 -> int32 CAST: the kernel reads the
-    # narrow values. Views and the cast are absorbed where only the pattern reads them.
-    views = []
-    source = strip_views(x, views)
-    chain = views[::-1]
-    if isinstance(producer(source), tosa.CastOp) and elem(producer(source).operands[0]) in ("i8", "i16"):
-        chain.insert(0, producer(source))
-    for k, link in enumerate(chain):
-        inner = inside | {c.operation for c in chain[k:]}
-        if all(all(not isinstance(u, ir.Block) and u.operation in inner for u in users(c.results[0]))
-               for c in chain[k:]):
-            ops = _unique(ops + chain[k:])
-            source = link.operands[0]
-            break
+    ops, source = _absorbed_input(x, ops, inside)
     if len(axes) == 1:
         view4 = [int(np.prod(dims[:-1], dtype=np.int64)), 1, 1, dims[-1]]
     else:
