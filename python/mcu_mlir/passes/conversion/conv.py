@@ -328,6 +328,56 @@ def _group_member(conv, base, width: int):
     return cut[1], conv, tail, cut[2]
 
 
+def _group_users(groups):
+    """(the concat, [(group, channel slice)]): every user of a group's result is the in-order
+    concat along C or a channel slice; None when another user keeps the convs apart."""
+    outs = [last.results[0] for _, _, (_, last, _) in groups]
+    concat, slices = None, []
+    for g, value in enumerate(outs):
+        for user in users(value):
+            if isinstance(user, ir.Block):
+                return None
+            if isinstance(user, tosa.ConcatOp) and int(ir.IntegerAttr(user.attributes["axis"]).value) == 3 \
+                    and list(user.operands) == outs:
+                concat = user
+            elif isinstance(user, tosa.SliceOp) and _channel_slice(user.results[0]) is not None \
+                    and shape(user.results[0])[3] <= shape(value)[3]:
+                slices.append((g, user))
+            else:
+                return None
+    return concat, slices
+
+
+def _nhwc_view(source, in_shape, first, loc):
+    """`source` read as N x H x W x C (a view): the cuts were taken of a reshape of it."""
+    shape_v = create(
+        tosa.ConstShapeOp, results=[ir.Type.parse("!tosa.shape<4>")], loc=loc,
+        ip=ir.InsertionPoint(first), attributes={"values": ir.DenseElementsAttr.get(
+            np.asarray(in_shape, dtype=np.int64),
+            type=ir.RankedTensorType.get([4], ir.IndexType.get()))}).results[0]
+    return create(
+        tosa.ReshapeOp, results=[ir.RankedTensorType.get(in_shape, tensor_type(source).element_type)],
+        operands=[source, shape_v], loc=loc, ip=ir.InsertionPoint(first)).results[0]
+
+
+def _slices_of_grouped(rw, grouped, slices, group_channels):
+    """The channel slices of group results as slices of the grouped result (a following grouped
+    conv can in turn take it whole)."""
+    for g, sl in slices:
+        start = const_ints(sl.operands[1])
+        start[3] += g * group_channels
+        shape_ty = sl.operands[1].type
+        start_v = create(
+            tosa.ConstShapeOp, results=[shape_ty], loc=sl.location, ip=ir.InsertionPoint(sl),
+            attributes={"values": ir.DenseElementsAttr.get(
+                np.asarray(start, dtype=np.int64), type=ir.RankedTensorType.get(
+                    [4], ir.IndexType.get()))}).results[0]
+        moved = create(tosa.SliceOp, results=[sl.results[0].type], operands=[grouped, start_v, sl.operands[2]],
+                       loc=sl.location, ip=ir.InsertionPoint(sl))
+        sl.results[0].replace_all_uses_with(moved.results[0])
+        rw.erase(sl)
+
+
 def convert_grouped_conv2d(op, rw):
     """Channel slices of one tensor, each into a conv2d + rescale [+ clamp] of the same shape and
     window, are one grouped convolution (arm_convolve_s8 takes groups = input_dims.c /
@@ -367,21 +417,10 @@ def convert_grouped_conv2d(op, rw):
                 or _operands(conv)[3:5] != (izp, 0)
                 or rs.output_zp != ref_tail[0].output_zp or act != ref_tail[2]):
             return NO_MATCH
-    # Every user of a group's result: the in-order concat along C, or a channel slice.
-    outs = [last.results[0] for _, _, (_, last, _) in groups]
-    concat, slices = None, []
-    for g, value in enumerate(outs):
-        for user in users(value):
-            if isinstance(user, ir.Block):
-                return NO_MATCH
-            if isinstance(user, tosa.ConcatOp) and int(ir.IntegerAttr(user.attributes["axis"]).value) == 3 \
-                    and list(user.operands) == outs:
-                concat = user
-            elif isinstance(user, tosa.SliceOp) and _channel_slice(user.results[0]) is not None \
-                    and shape(user.results[0])[3] <= shape(value)[3]:
-                slices.append((g, user))
-            else:
-                return NO_MATCH
+    found = _group_users(groups)
+    if found is None:
+        return NO_MATCH
+    concat, slices = found
 
     out_c = w_shape[0] * n_groups
     out_shape = shape(op.results[0])[:3] + [out_c]
@@ -397,15 +436,7 @@ def convert_grouped_conv2d(op, rw):
     cut_ops = [o for cut_ops, _, _ in groups for o in cut_ops]
     outer = producer(cut_ops[0].operands[0])
     if shape(source) != in_shape:
-        # The cuts were taken of a reshape of `source`: read it as N x H x W x C (a view).
-        shape_v = create(
-            tosa.ConstShapeOp, results=[ir.Type.parse("!tosa.shape<4>")], loc=loc,
-            ip=ir.InsertionPoint(first), attributes={"values": ir.DenseElementsAttr.get(
-                np.asarray(in_shape, dtype=np.int64),
-                type=ir.RankedTensorType.get([4], ir.IndexType.get()))}).results[0]
-        source = create(
-            tosa.ReshapeOp, results=[ir.RankedTensorType.get(in_shape, tensor_type(source).element_type)],
-            operands=[source, shape_v], loc=loc, ip=ir.InsertionPoint(first)).results[0]
+        source = _nhwc_view(source, in_shape, first, loc)
     weight = make_const(np.concatenate([np.asarray(const_array(c.operands[1])) for _, c, _ in groups])
                         .astype(np.int8), first, loc)
     bias = make_const(np.concatenate([np.broadcast_to(np.asarray(const_array(c.operands[2])).reshape(-1),
@@ -422,20 +453,7 @@ def convert_grouped_conv2d(op, rw):
         cls = portable.Conv2DOp
     new = make_op(cls, [source, weight, bias], result_type, attrs, before=first, loc=loc,
                   source_op=source_op)
-    grouped = new.results[0]
-    for g, sl in slices:
-        start = const_ints(sl.operands[1])
-        start[3] += g * w_shape[0]
-        shape_ty = sl.operands[1].type
-        start_v = create(
-            tosa.ConstShapeOp, results=[shape_ty], loc=sl.location, ip=ir.InsertionPoint(sl),
-            attributes={"values": ir.DenseElementsAttr.get(
-                np.asarray(start, dtype=np.int64), type=ir.RankedTensorType.get(
-                    [4], ir.IndexType.get()))}).results[0]
-        moved = create(tosa.SliceOp, results=[sl.results[0].type], operands=[grouped, start_v, sl.operands[2]],
-                       loc=sl.location, ip=ir.InsertionPoint(sl))
-        sl.results[0].replace_all_uses_with(moved.results[0])
-        rw.erase(sl)
+    _slices_of_grouped(rw, new.results[0], slices, w_shape[0])
     dead = cut_ops + [o for _, conv, (rs, last, _) in groups
                       for o in (conv, rs.op) + ((last,) if last.operation != rs.op.operation else ())]
     if outer is not None and isinstance(outer, tosa.ReshapeOp) and all(
