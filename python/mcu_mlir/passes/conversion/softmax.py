@@ -73,6 +73,54 @@ def _mul(value, ops):
     return mul.operands[0], b, shift
 
 
+def _log_of_sum(value, ops):
+    """l = add(mul(sub(exp_bits, clz(s)), exp_mul), log_table[...]), the log of the row's sum s:
+    (s, log table, exp_bits, exp_mul, exp_shift, norm_bits, norm_mask), or None."""
+    l_add = _def(value, tosa.AddOp)
+    if l_add is None:
+        return None
+    ops.append(l_add)
+    got = _mul(l_add.operands[0], ops)
+    if got is None:
+        return None
+    n2, exp_mul, exp_shift = got
+    sub_exp = _def(n2, tosa.SubOp)
+    lookup = _table_lookup(l_add.operands[1], ops)
+    if sub_exp is None or lookup is None:
+        return None
+    exp_bits = _scalar(sub_exp.operands[0])
+    z = sub_exp.operands[1]
+    clz = _def(z, tosa.ClzOp)
+    log_table, idx = lookup
+    band = _def(idx, tosa.BitwiseAndOp)
+    lrs = _def(band.operands[0], tosa.LogicalRightShiftOp) if band is not None else None
+    norm_mask = _scalar(band.operands[1]) if band is not None else None
+    sub_norm = _def(lrs.operands[1], tosa.SubOp) if lrs is not None else None
+    if any(v is None for v in (exp_bits, clz, band, lrs, norm_mask, sub_norm)) or \
+            not _same(sub_norm.operands[1], z):
+        return None
+    norm_bits = _scalar(sub_norm.operands[0])
+    s = clz.operands[0]
+    if norm_bits is None or not _same(lrs.operands[0], s):
+        return None
+    ops += [sub_exp, clz, band, lrs, sub_norm]
+    return s, log_table, exp_bits, exp_mul, exp_shift, norm_bits, norm_mask
+
+
+def _int8_source(x, ops, inside):
+    """x, or the int8 values of an int8 -> int32 CAST (through a reshape, a view) before it that
+    only the pattern reads: the kernel reads them directly."""
+    source = x
+    view = _def(x, tosa.ReshapeOp)
+    cast = _def(view.operands[0] if view is not None else x, tosa.CastOp)
+    if cast is not None and elem(cast.operands[0]) == "i8" and \
+            (view is None or len(users(cast.results[0])) == 1) and \
+            all(not isinstance(u, ir.Block) and u.operation in inside for u in users(x)):
+        source = cast.operands[0]
+        ops += [cast] + ([view] if view is not None else [])
+    return source
+
+
 def convert_log_softmax(op, rw):
     x = op.operands[0]
     if elem(x) != "i32":
@@ -112,35 +160,10 @@ def convert_log_softmax(op, rw):
             rs.input_zp != 0 or rs.input_unsigned or rs.output_unsigned or elem(rescale.results[0]) != "i8":
         return NO_MATCH
     ops += [subs[0], add_v, sub_bias, sub_base, shift_op, rescale]
-    # l = add(mul(sub(exp_bits, z), exp_mul), log_table[...])
-    l_add = _def(add_v.operands[1], tosa.AddOp)
-    if l_add is None:
-        return NO_MATCH
-    ops.append(l_add)
-    got = _mul(l_add.operands[0], ops)
+    got = _log_of_sum(add_v.operands[1], ops)
     if got is None:
         return NO_MATCH
-    n2, exp_mul, exp_shift = got
-    sub_exp = _def(n2, tosa.SubOp)
-    lookup = _table_lookup(l_add.operands[1], ops)
-    if sub_exp is None or lookup is None:
-        return NO_MATCH
-    exp_bits = _scalar(sub_exp.operands[0])
-    z = sub_exp.operands[1]
-    clz = _def(z, tosa.ClzOp)
-    log_table, idx = lookup
-    band = _def(idx, tosa.BitwiseAndOp)
-    lrs = _def(band.operands[0], tosa.LogicalRightShiftOp) if band is not None else None
-    norm_mask = _scalar(band.operands[1]) if band is not None else None
-    sub_norm = _def(lrs.operands[1], tosa.SubOp) if lrs is not None else None
-    if any(v is None for v in (exp_bits, clz, band, lrs, norm_mask, sub_norm)) or \
-            not _same(sub_norm.operands[1], z):
-        return NO_MATCH
-    norm_bits = _scalar(sub_norm.operands[0])
-    s = clz.operands[0]
-    if norm_bits is None or not _same(lrs.operands[0], s):
-        return NO_MATCH
-    ops += [sub_exp, clz, band, lrs, sub_norm]
+    s, log_table, exp_bits, exp_mul, exp_shift, norm_bits, norm_mask = got
     reduce_sum = _def(s, tosa.ReduceSumOp)
     if reduce_sum is None or int(ir.IntegerAttr(reduce_sum.attributes["axis"]).value) != axis:
         return NO_MATCH
@@ -158,15 +181,7 @@ def convert_log_softmax(op, rw):
             continue
         if any(isinstance(u, ir.Block) or u.operation not in inside for u in users(o.results[0])):
             return NO_MATCH
-    # An int8 -> int32 CAST (through a reshape, a view) before it: read the int8 values directly.
-    source = x
-    view = _def(x, tosa.ReshapeOp)
-    cast = _def(view.operands[0] if view is not None else x, tosa.CastOp)
-    if cast is not None and elem(cast.operands[0]) == "i8" and \
-            (view is None or len(users(cast.results[0])) == 1) and \
-            all(not isinstance(u, ir.Block) and u.operation in inside for u in users(x)):
-        source = cast.operands[0]
-        ops += [cast] + ([view] if view is not None else [])
+    source = _int8_source(x, ops, inside)
     dims = shape(x)
     params = {"outer": int(np.prod(dims[:axis], dtype=np.int64)), "axis_size": dims[axis],
               "inner": int(np.prod(dims[axis + 1:], dtype=np.int64)), "diff_mul": diff_mul, "diff_shift": diff_shift,
