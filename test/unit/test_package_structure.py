@@ -1,10 +1,12 @@
-"""The package's shape: no import cycle between its modules or its packages, no module over 800 lines."""
+"""The package's shape: no import cycle between its modules or its packages, no module over 800 lines,
+no function over 100 lines."""
 
 import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "python" / "mcu_mlir"
 MAX_LINES = 800
+MAX_FUNCTION_LINES = 100
 
 
 def _module_name(path: Path) -> str:
@@ -105,3 +107,22 @@ def test_package_graph_puts_a_folder_together():
     graph = {"mcu_mlir.passes.a": {"mcu_mlir.ir.b"}, "mcu_mlir.ir.b": {"mcu_mlir.passes.c"},
              "mcu_mlir.passes.c": set()}
     assert _cycle(_package_graph(graph)) == ["mcu_mlir.ir", "mcu_mlir.passes", "mcu_mlir.ir"]
+
+
+def _long_functions(source: str, limit: int) -> dict[str, int]:
+    """Each function (method, nested function) of `source` longer than `limit` lines, by name."""
+    return {node.name: n for node in ast.walk(ast.parse(source))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and (n := node.end_lineno - node.lineno + 1) > limit}
+
+
+def test_no_function_over_the_line_limit():
+    long = {f"{p.relative_to(PACKAGE.parent)}:{name}": n for p in PACKAGE.parent.rglob("*.py")
+            for name, n in _long_functions(p.read_text(), MAX_FUNCTION_LINES).items()}
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them by what they do): {long}"
+
+
+def test_long_function_finder_finds_a_long_function():
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    assert _long_functions(f"def long():\n{body}", MAX_FUNCTION_LINES) == {"long": MAX_FUNCTION_LINES + 1}
+    assert _long_functions("def short():\n    return 1\n", MAX_FUNCTION_LINES) == {}
