@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from .qmath import q31_frexp
+
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 ACCUM_BITS = 12
 SCALED_DIFF_INTEGER_BITS = 5
@@ -102,11 +104,7 @@ def params(input_scale: float) -> tuple[int, int, int] | None:
     real = min(input_scale * (1 << (31 - SCALED_DIFF_INTEGER_BITS)), (1 << 31) - 1.0)
     if real < 1.0:
         return None
-    q, e = math.frexp(real)
-    mult = int(math.floor(q * (1 << 31) + 0.5))
-    if mult == 1 << 31:
-        mult //= 2
-        e += 1
+    mult, e = q31_frexp(real)
     shift = e
     if shift > 31 - SCALED_DIFF_INTEGER_BITS:
         return None
@@ -240,11 +238,7 @@ def s16_params(input_scale: float) -> tuple[int, int] | None:
     real = input_scale * 65535.0 / 10.0
     if not real > 0:
         return None
-    q, e = math.frexp(real)
-    mult = int(math.floor(q * (1 << 31) + 0.5))
-    if mult == 1 << 31:
-        mult //= 2
-        e += 1
+    mult, e = q31_frexp(real)
     if e > 15 or e < -31:
         return None
     return mult, e

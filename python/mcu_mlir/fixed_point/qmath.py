@@ -11,6 +11,18 @@ import math
 TOSA_MIN_SHIFT, TOSA_MAX_SHIFT = 2, 62
 
 
+def q31_frexp(real: float) -> tuple[int, int]:
+    """(q_fixed, e) with real ~= q_fixed * 2**(e - 31), q_fixed in [2**30, 2**31): TFLite's
+    frexp step (q rounded half away from zero), which every multiplier TFLite and CMSIS-NN
+    compute starts from."""
+    q, e = math.frexp(real)
+    q_fixed = int(math.floor(q * (1 << 31) + 0.5))
+    if q_fixed == 1 << 31:
+        q_fixed //= 2
+        e += 1
+    return q_fixed, e
+
+
 def quantize_multiplier(real: float) -> tuple[int, int]:
     """(multiplier, shift) with multiplier in [2**30, 2**31) and real = multiplier * 2**-shift.
 
@@ -23,11 +35,7 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
         # TOSA requires |value| < 2**(shift - 1) whatever the multiplier: the largest shift admits
         # every int32 (a zero gain: timm's GroupNorm zero-initialised at the end of a block).
         return 0, TOSA_MAX_SHIFT
-    q, e = math.frexp(real)
-    q_fixed = int(math.floor(q * (1 << 31) + 0.5))
-    if q_fixed == 1 << 31:
-        q_fixed //= 2
-        e += 1
+    q_fixed, e = q31_frexp(real)
     shift = 31 - e
     if shift < TOSA_MIN_SHIFT:
         raise ValueError(f"scale {real} too large for a rescale")
