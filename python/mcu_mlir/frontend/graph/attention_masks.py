@@ -20,6 +20,8 @@ import math
 
 import torch
 
+from .nodes import recompiled
+
 aten = torch.ops.aten
 
 # Fill values at or below this are "minus infinity" (torch.finfo(float32).min, -1e9 and -10000
@@ -175,10 +177,7 @@ def masks_as_fills(gm) -> int:
             node.args = (cond, inner.args[1], float("-inf"))
             gm.graph.erase_node(inner)
             fills.discard(inner)
-    if rewritten:
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
-    return rewritten
+    return recompiled(gm, rewritten)
 
 
 _FILLS = {aten.masked_fill.Scalar: _masked_fill, aten.masked_fill.Tensor: _masked_fill,
@@ -203,10 +202,7 @@ def fills_as_where(gm) -> int:
         rewrite = _FILLS.get(node.target) if node.op == "call_function" and _is_float(node) else None
         if rewrite is not None and rewrite(gm, node, masking=False) is not None:
             rewritten += 1
-    if rewritten:
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
-    return rewritten
+    return recompiled(gm, rewritten)
 
 
 def keep_masks_in_simulation(converted):

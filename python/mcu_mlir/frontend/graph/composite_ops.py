@@ -14,6 +14,8 @@ import math
 
 import torch
 
+from .nodes import recompiled
+
 aten = torch.ops.aten
 
 
@@ -718,7 +720,4 @@ def division_by_constant_as_product(gm: torch.fx.GraphModule) -> int:
         div.replace_all_uses_with(product)
         graph.erase_node(div)
         rewritten += 1
-    if rewritten:
-        graph.eliminate_dead_code()
-        gm.recompile()
-    return rewritten
+    return recompiled(gm, rewritten)

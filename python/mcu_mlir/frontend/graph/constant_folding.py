@@ -133,10 +133,8 @@ def fold_parameter_subgraphs(gm) -> int:
         if node.op == "call_function" and not node.users and _in_place_on_own_value(node):
             gm.graph.erase_node(node)
             folded += 1
-    if folded:
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
-    return folded
+    from .nodes import recompiled
+    return recompiled(gm, folded)
 
 
 def drop_empty_concat_operands(gm) -> int:
@@ -161,7 +159,5 @@ def drop_empty_concat_operands(gm) -> int:
             node.replace_all_uses_with(kept[0])
         else:
             node.args = (kept,) + tuple(node.args[1:])
-    if dropped:
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
-    return dropped
+    from .nodes import recompiled
+    return recompiled(gm, dropped)

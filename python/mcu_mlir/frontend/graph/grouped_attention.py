@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import torch
 
+from .nodes import recompiled
+
 aten = torch.ops.aten
 
 
@@ -79,7 +81,4 @@ def repeated_heads_broadcast(gm: torch.fx.GraphModule) -> int:
         node.replace_all_uses_with(out)
         graph.erase_node(node)
         rewritten += 1
-    if rewritten:
-        graph.eliminate_dead_code()
-        gm.recompile()
-    return rewritten
+    return recompiled(gm, rewritten)

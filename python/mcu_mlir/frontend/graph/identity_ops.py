@@ -17,6 +17,7 @@ import math
 import torch
 
 from .constant_folding import constant_value, writes_first_argument
+from .nodes import recompiled
 
 aten = torch.ops.aten
 _IDENTITIES = {getattr(aten, name).default for name in (
@@ -82,7 +83,4 @@ def drop_infinite_bounds(gm) -> int:
         node.replace_all_uses_with(x)
         gm.graph.erase_node(node)
         dropped += 1
-    if dropped:
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
-    return dropped
+    return recompiled(gm, dropped)

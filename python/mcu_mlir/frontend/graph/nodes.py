@@ -126,3 +126,12 @@ def is_masked_fill(node) -> bool:
     return isinstance(node, torch.fx.Node) \
         and node.target is aten.where.ScalarOther and isinstance(node.args[2], float) \
         and math.isinf(node.args[2])
+
+
+def recompiled(gm, rewritten: int) -> int:
+    """`rewritten`, after dropping the nodes the rewrites left unread and recompiling `gm` when there
+    were any: how every graph rewrite ends."""
+    if rewritten:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+    return rewritten

@@ -14,6 +14,7 @@ import math
 import torch
 
 from .constant_folding import constant_node
+from .nodes import recompiled
 
 aten = torch.ops.aten
 
@@ -120,10 +121,7 @@ def rms_norm_by_hand_as_rms_norm(gm: torch.fx.GraphModule) -> int:
                 scale.replace_all_uses_with(source)
             rewritten += 1
             break
-    if rewritten:
-        graph.eliminate_dead_code()
-        gm.recompile()
-    return rewritten
+    return recompiled(gm, rewritten)
 
 
 def _mean_of(node, dims=None):
@@ -240,7 +238,4 @@ def layer_norm_by_hand_as_layer_norm(gm: torch.fx.GraphModule) -> int:
                 result.meta["val"] = val
         out.replace_all_uses_with(result)
         rewritten += 1
-    if rewritten:
-        graph.eliminate_dead_code()
-        gm.recompile()
-    return rewritten
+    return recompiled(gm, rewritten)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import torch
 
 from ..graph.constant_folding import constant_node, constant_value
+from ..graph.nodes import recompiled
 
 aten = torch.ops.aten
 MULS = (aten.mul.Tensor, aten.mul_.Tensor)
@@ -154,7 +155,4 @@ def channel_scales_as_depthwise(gm) -> int:
         if found is not None:
             _replace(gm, node, *found)
             done += 1
-    if done:
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
-    return done
+    return recompiled(gm, done)
