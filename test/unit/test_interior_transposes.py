@@ -39,7 +39,7 @@ def test_kernel_count_leaves_out_the_boundary_conversions_through_kernel_views()
     load_all(ctx)
     with ctx, ir.Location.unknown():
         module = ir.Module.parse(TEXT)
-        run_pipeline(module, "mcu-convert-tosa-to-cmsisnn")
+        run_pipeline(module, "mcu-attach-target,mcu-convert-tosa-to-cmsisnn")
         kernels = [op.operation.name for op in module.body.operations[0].regions[0].blocks[0].operations]
         assert {"portable.slice", "cmsisnn.reshape"} <= set(kernels)
         assert count_transpose_kernels(module) == 3
