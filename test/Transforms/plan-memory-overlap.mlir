@@ -1,7 +1,8 @@
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m55},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory)' | FileCheck %s --check-prefix=MVE
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m55},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=APART
-// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m4},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory)' | FileCheck %s --check-prefix=DSP
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m4},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory{prefer=memory})' | FileCheck %s --check-prefix=DSP
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m4},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory{overlap=false})' | FileCheck %s --check-prefix=DSP-APART
+// RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m4},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory)' | FileCheck %s --check-prefix=DSP-SPEED
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target,mcu-convert-tosa-to-cmsisnn{backend=portable},mcu-plan-memory)' | FileCheck %s --check-prefix=PORTABLE
 // RUN: mcu-opt %s --split-input-file --pass-pipeline='builtin.module(mcu-attach-target{target=cortex-m55},mcu-convert-tosa-to-cmsisnn,mcu-plan-memory{prefer=memory})' | FileCheck %s --check-prefix=MEM
 // RUN: not mcu-opt %s --split-input-file --mcu-plan-memory=prefer=fast 2>&1 | FileCheck %s --check-prefix=PREFER
@@ -36,7 +37,7 @@
 // Without overlap every live buffer is apart: the classic lower bound.
 // APART: mcu.arena_bytes = 6512 : i64, mcu.arena_lower_bound_bytes = 6512 : i64, mcu.arena_overlap_bound_bytes = 6512 : i64
 
-// On the DSP path the wrapper would send the 1x1 conv to arm_convolve_1x1_s8_fast, whose matrix
+// With prefer=memory on the DSP path: the wrapper would send the 1x1 conv to arm_convolve_1x1_s8_fast, whose matrix
 // product loops over output-channel pairs outside the pixels (every input pixel is read again
 // after the first outputs are written): no overlap. arm_convolve_1x1_s8 (same arguments, one
 // output row per call) is called instead: steps of one 8-pixel row, D = 8 * 16 = 128.
@@ -50,6 +51,11 @@
 // DSP-SAME: mcu.storage = "arena"
 // DSP-APART: mcu.arena_bytes = 2048 : i64
 // DSP-APART-NOT: conv_algorithm<"1x1">
+// That variant runs the product a row at a time (the streaming wake word model's pointwise
+// layers: 2x the instructions on Cortex-M4), so only prefer=memory takes it: with prefer=speed
+// the 1x1 conv keeps the wrapper (and arm_convolve_1x1_s8_fast), its buffers apart.
+// DSP-SPEED: mcu.arena_bytes = 2048 : i64
+// DSP-SPEED-NOT: conv_algorithm<"1x1">
 
 // The portable kernels compute one pixel at a time: depthwise D = (8 + 1 + 1) * 16 = 160,
 // 1x1 D = 16; the conv 1x1 output, the depthwise output and the first conv output nest.

@@ -2,7 +2,9 @@
 overlapping its input) on the MVE and DSP paths of CMSIS-NN under QEMU, and on the portable kernels.
 
 The arena must be below the classic lower bound (so overlap is really exercised) and the outputs
-equal to tosa_reference_model's, bit for bit.
+equal to tosa_reference_model's, bit for bit. On the DSP path the pointwise layers overlap only
+row by row (arm_convolve_1x1_s8, about twice the instructions of the wrapper's _fast product), which
+prefer=memory takes and prefer=speed does not.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ def _need(tools):
         pytest.skip(f"{', '.join(missing)} not installed: needed to build and run the generated C")
 
 
-def _check(tmp_path, backend, target, cmsis_nn_path=None):
+def _check(tmp_path, backend, target, cmsis_nn_path=None, prefer="speed"):
     model, example = zoo.get("ds_cnn")
     extra = {"cmsis_nn_path": cmsis_nn_path} if cmsis_nn_path else {}
-    result = mcu_mlir.compile(model, example, target=target, backend=backend, emit="c",
+    result = mcu_mlir.compile(model, example, target=target, backend=backend, emit="c", prefer=prefer,
                               output_dir=str(tmp_path), **extra)
     report = result.report
     assert report["arena_overlap_bound_bytes"] <= report["arena_bytes"] < report["arena_lower_bound_bytes"]
@@ -48,7 +50,21 @@ def test_ds_cnn_overlapped_on_cmsis_nn(tmp_path, target):
     if not path:
         pytest.skip("CMSIS_NN_PATH not set: the CMSIS-NN tier needs a CMSIS-NN checkout")
     _need(CROSS_TOOLS)
-    _check(tmp_path, "cmsis-nn", target, path)
+    _check(tmp_path, "cmsis-nn", target, path, prefer="speed" if target == "cortex-m55" else "memory")
+
+
+def test_speed_keeps_the_fast_pointwise_kernel_on_dsp(tmp_path):
+    """prefer=speed on Cortex-M4: no pointwise layer is moved to the row-by-row kernel to overlap."""
+    model, example = zoo.get("ds_cnn")
+    kernels = {}
+    for prefer in ("speed", "memory"):
+        result = mcu_mlir.compile(model, example, target="cortex-m4", emit="c", prefer=prefer, calibration=2,
+                                  output_dir=str(tmp_path / prefer))
+        kernels[prefer] = (tmp_path / prefer / "model.c").read_text().count("arm_convolve_1x1_s8(")
+        arena = result.report["arena_bytes"]
+        kernels[prefer + " arena"] = arena
+    assert kernels["speed"] == 0 and kernels["memory"] > 0, kernels
+    assert kernels["memory arena"] < kernels["speed arena"], kernels
 
 
 def test_ds_cnn_overlapped_on_portable_kernels(tmp_path):

@@ -209,10 +209,11 @@ def overlap_bound(buffers: list, pairs: dict, n_times: int) -> int:
 
 
 def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_offset: dict,
-               core) -> dict:
+               core, slower_variants: bool = False) -> dict:
     """(id(output buffer), id(input buffer)) -> D for every kernel op whose arena output may
     overlap its arena input: the input (all its views) dies at that op and the output's buffer
-    starts there."""
+    starts there. slower_variants (prefer=memory): a kernel whose own order forbids the overlap
+    may take a slower variant that allows it (DSP: a 1x1 conv row by row, 2x or more the cycles)."""
     pairs = {}
     for i, op in enumerate(ops):
         if not op.operands:
@@ -233,7 +234,7 @@ def find_pairs(ops, index: dict, group_of: dict, buffer_of_group: dict, view_off
         if any(operand == src for operand in list(op.operands)[1:]):
             continue
         d = op_overlap_distance(op, core)
-        overlapping = op.overlap_algorithm(core) if d is None else None
+        overlapping = op.overlap_algorithm(core) if d is None and slower_variants else None
         if overlapping is not None:
             kept = op.attributes["algorithm"]
             op.attributes["algorithm"] = enum_attr(cmsisnn.ConvAlgorithm, overlapping)

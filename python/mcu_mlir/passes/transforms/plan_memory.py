@@ -123,7 +123,9 @@ class PlanMemory(ModulePass):
     kernel and core path, from its access order; unknown kernels keep their buffers apart).
     With prefer=memory, a kernel whose scratch buffer holds the arena's top bytes is swapped for
     its scratch-free variant when that shrinks the arena (not in a function that
-    mcu-patch-early-stages ran in bands: those variants are several times slower). Graph inputs
+    mcu-patch-early-stages ran in bands: those variants are several times slower), and a kernel
+    whose access order forbids the overlap takes a slower variant that allows it (on the DSP path a
+    1x1 conv row by row, arm_convolve_1x1_s8, instead of the wrapper's arm_convolve_1x1_s8_fast). Graph inputs
     and outputs stay in the caller's buffers. Records `mcu.arena_bytes`,
     `mcu.arena_lower_bound_bytes` (the most bytes live at once) and
     `mcu.arena_overlap_bound_bytes` (the same, pairs overlapped as allowed) on the module; each kernel op
@@ -141,7 +143,8 @@ class PlanMemory(ModulePass):
     prefer: str = dataclasses.field(default="speed", metadata={
         "choices": ("speed", "memory"),
         "help": "speed: keep the fastest kernels; memory: where a kernel's scratch buffer raises the "
-                "arena, call its scratch-free variant instead (e.g. arm_depthwise_conv_s8)"})
+                "arena, call its scratch-free variant instead (e.g. arm_depthwise_conv_s8), and where "
+                "a kernel's order forbids overlapping its input, its row-by-row variant"})
 
     def run(self, module: ir.Operation) -> None:
         core = self.core(module)
@@ -190,8 +193,8 @@ class PlanMemory(ModulePass):
             every = buffers + list(scratch.values())
             lower = max((sum(b.size for b in every if b.start <= t <= b.end)
                          for t in range(n_ops + 1)), default=0)
-            pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, core) \
-                if self.overlap else {}
+            pairs = memory_overlap.find_pairs(ops, index, group_of, by_group, view_offset, core,
+                                              slower_variants=self.prefer == "memory") if self.overlap else {}
             overlap_lower = memory_overlap.overlap_bound(every, pairs, n_ops + 1)
             if pairs:
                 arena = memory_overlap.place(every, pairs, overlap_lower, RANDOM_ORDERS)
