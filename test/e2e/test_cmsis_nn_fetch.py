@@ -17,6 +17,7 @@ import pytest
 
 from mcu_mlir.diagnostics import UserError
 from mcu_mlir.firmware import build, cmsis_nn, run
+from tiny_model_source import SOURCE
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "target_fixtures"
@@ -24,22 +25,6 @@ SNAPSHOT = Path(os.environ.get("CMSIS_NN_PATH") or ROOT.parent / "shared" / "thi
 UNREACHABLE = "file:///nonexistent/CMSIS-NN.git"
 TIMES = {}   # what the fetch and the cache cost, printed at the end (pytest -s)
 
-TINY = '''
-import torch
-
-class Tiny(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.fc = torch.nn.Linear(8 * 6 * 6, 5)
-
-    def forward(self, x):
-        return self.fc(torch.relu(self.conv(x)).flatten(1))
-
-def tiny():
-    return Tiny().eval()
-'''
 
 
 def _git(*args, cwd=None):
@@ -206,7 +191,7 @@ def _compile_cli(tmp_path, capsys, *args) -> Path:
     if shutil.which("cmake") is None or shutil.which("cc") is None:
         pytest.skip("cmake or cc not installed")
     from mcu_mlir.tools import mcu_compile
-    (tmp_path / "tiny.py").write_text(TINY)
+    (tmp_path / "tiny.py").write_text(SOURCE)
     out = tmp_path / "out"
     code = mcu_compile.main([f"{tmp_path / 'tiny.py'}:tiny", "--input-shape", "1,3,6,6", "--target", "host",
                              "--calibration", "8", "-o", str(out), *args])

@@ -12,23 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tiny_model_source import SOURCE
+
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = '''
-import torch
-
-class Tiny(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.fc = torch.nn.Linear(8 * 6 * 6, 5)
-
-    def forward(self, x):
-        return self.fc(torch.relu(self.conv(x)).flatten(1))
-
-def tiny():
-    return Tiny().eval()
-'''
 SECONDS = {}
 
 
@@ -66,7 +52,7 @@ def test_the_installed_tools_compile_build_and_run_a_model_from_an_empty_folder(
     bin_dir, env = installed
     work = tmp_path / "work"
     work.mkdir()
-    (work / "tiny.py").write_text(MODEL)
+    (work / "tiny.py").write_text(SOURCE)
     assert _run([bin_dir / "mcu-compile", "--version"], work, env, "--version").startswith("mcu-compile ")
     _run([bin_dir / "python", "-c", "import numpy as np; np.savez('in.npz', input0=np.random.default_rng(1)"
           ".standard_normal((1, 3, 6, 6)).astype(np.float32))"], work, env, "inputs")
