@@ -8,6 +8,7 @@ import numpy as np
 
 from mcu_mlir._mlir import ir
 from mcu_mlir.passes.transforms.layout import perms as P
+from mcu_mlir.ir.ops import isa
 from mcu_mlir.passes.transforms.layout.roles import LAYOUT_SENSITIVE
 from mcu_mlir.reference import run_reference
 from mcu_mlir.passes.analysis.transposes import is_data_moving
@@ -124,16 +125,24 @@ def _walk_ops(module):
 
 def _reaches_only_arguments(value, seen=None) -> bool:
     """Whether `value` is computed from the function's arguments and constants without passing a
-    layout-sensitive op (so a transpose of it is an input-boundary transpose)."""
+    layout-sensitive op (so a transpose of it is an input-boundary transpose). `seen`: the ops
+    already found to, each visited once (a graph of branches and joins, as YOLO's)."""
+    seen = {} if seen is None else seen
     owner = value.owner
     if isinstance(owner, ir.Block):
         return True
+    key = owner.operation
+    if key in seen:
+        return seen[key]
     name = owner.operation.name
     if name in ("tosa.const", "tosa.const_shape"):
-        return True
-    if name in LAYOUT_SENSITIVE or name.startswith("func.") or name == "tosa.custom":
-        return False
-    return all(_reaches_only_arguments(v) for v in owner.operands)
+        result = True
+    elif isa(owner, *LAYOUT_SENSITIVE) or name.startswith("func.") or name == "tosa.custom":
+        result = False
+    else:
+        result = all(_reaches_only_arguments(v, seen) for v in owner.operands)
+    seen[key] = result
+    return result
 
 
 def _reaches_only_return(value) -> bool:
@@ -142,7 +151,7 @@ def _reaches_only_return(value) -> bool:
         name = user.operation.name if hasattr(user, "operation") else user.name
         if name == "func.return":
             continue
-        if name in LAYOUT_SENSITIVE and not _is_table_lookup(user):
+        if isa(user, *LAYOUT_SENSITIVE) and not _is_table_lookup(user):
             return False
         if not all(_reaches_only_return(r) for r in user.results):
             return False
@@ -182,7 +191,7 @@ def ops_between_convs(module) -> list[str]:
             if name in CONVS:
                 found.extend(path)
                 continue
-            if name in LAYOUT_SENSITIVE or name == "func.return":
+            if isa(user, *LAYOUT_SENSITIVE) or name == "func.return":
                 continue
             step = path + ([name] if name in ("tosa.reshape", "tosa.transpose") else [])
             for r in user.results:
