@@ -114,4 +114,4 @@ def quiet_third_party(tool: str, verbose_flag: bool = False) -> None:
     warnings.showwarning = show
     for name in _THIRD_PARTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.INFO if verbose_flag else logging.ERROR)
-    progress.enable(tool, sys.stderr)
+    progress.enable(tool)

@@ -10,14 +10,17 @@ and, when it ends, how long it took; quick steps print nothing.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 
 DELAY = 2.0
-_sink = None   # (tool name, stream) once a tool enables progress lines
+_sink = None   # (tool name, stream or None: sys.stderr when printing) once a tool enables progress lines
 
 
-def enable(tool: str, stream) -> None:
+def enable(tool: str, stream=None) -> None:
+    """stream None: whatever sys.stderr is when a line is printed (a tool's main run in-process, as
+    tests do, must not keep writing to the stream of the run that enabled it)."""
     global _sink
     _sink = (tool, stream)
 
@@ -32,13 +35,13 @@ def step(what: str):
     if _sink is None:
         yield
         return
-    tool, stream = _sink
+    tool, fixed = _sink
     started = time.perf_counter()
     shown = threading.Event()
 
     def show():
         shown.set()
-        print(f"{tool}: {what} ...", file=stream, flush=True)
+        print(f"{tool}: {what} ...", file=fixed or sys.stderr, flush=True)
 
     timer = threading.Timer(DELAY, show)
     timer.daemon = True
@@ -48,4 +51,5 @@ def step(what: str):
     finally:
         timer.cancel()
         if shown.is_set():
-            print(f"{tool}: {what}: done in {time.perf_counter() - started:.1f} s", file=stream, flush=True)
+            print(f"{tool}: {what}: done in {time.perf_counter() - started:.1f} s", file=fixed or sys.stderr,
+                  flush=True)

@@ -30,3 +30,22 @@ def test_api_use_prints_nothing(capsys, monkeypatch):
         time.sleep(0.05)
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
+
+
+def test_lines_follow_the_current_stderr(monkeypatch, capsys):
+    """A tool's main run in-process (tests do) enables progress once: a later step prints to the
+    sys.stderr of its own time, not to a stream that may have been closed since."""
+    import sys
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    progress.enable("mcu-compile")
+    try:
+        old = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", old)
+        old.close()
+        now = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", now)
+        with progress.step("calibrating"):
+            time.sleep(0.05)
+        assert "mcu-compile: calibrating" in now.getvalue()
+    finally:
+        progress.disable()
