@@ -4,6 +4,11 @@ valid file's bytes gets anything but such a message out of the reader and the lo
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -146,3 +151,23 @@ def test_corrupted_bytes_give_a_user_error_or_a_model(tmp_path):
         except UserError:
             refused += 1
     assert refused > 0
+
+
+def test_a_tflite_compile_never_loads_torch(tmp_path):
+    """The .tflite path needs no torch: loading it cost seconds per compile. A conv then a softmax
+    (whose TOSA the PyTorch frontend shares), compiled to C in a fresh interpreter."""
+    m = conv_model()
+    m.tensor("flat", (1, 48), "i8", 0.2, -3)
+    m.tensor("probs", (1, 48), "i8", 1 / 256, -128)
+    m.op("RESHAPE", [3], [4])
+    m.op("SOFTMAX", [4], [5], ("SoftmaxOptions", {"Beta": 1.0}))
+    path = tmp_path / "model.tflite"
+    path.write_bytes(m.write([0], [5]))
+    script = ("import sys, mcu_mlir\n"
+              f"mcu_mlir.compile({str(path)!r}, output_dir={str(tmp_path / 'out')!r}, target='host', emit='c')\n"
+              "print(sorted({name.split('.')[0] for name in sys.modules} & {'torch', 'torchao'}))\n")
+    tree = str(Path(__file__).resolve().parents[2] / "python")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tree, os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert (tmp_path / "out" / "model.c").exists()
+    assert run.stdout.strip() == "[]", run.stdout

@@ -9,6 +9,7 @@ Float models (`quantize="none"`) go through torch-mlir's FX importer and its TOS
 
 from __future__ import annotations
 
+import importlib
 import logging
 
 from .. import diagnostics as _diagnostics
@@ -19,11 +20,22 @@ if not _diagnostics.verbose:   # a tool's -v shows them
     logging.getLogger("torchao").setLevel(logging.ERROR)
     logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
 
-from .quantize.calibration import (DEFAULT_CALIBRATION_SAMPLES, calibration_samples, carry_state, random_inputs, sqnr_samples)
-from .graph.model_loading import load_factory, preload_torch  # noqa: E402
-from .stages import FrontendResult, TensorQuant, flush_denormals, import_model  # noqa: E402
-from .graph.torch_export import export, fold_batch_norm  # noqa: E402
+# The names below load torch: they are imported on first use, so that the `.tflite` frontend (a
+# subpackage, whose import runs this file first) starts without it.
+_SOURCES = {
+    "DEFAULT_CALIBRATION_SAMPLES": ".quantize.calibration", "calibration_samples": ".quantize.calibration",
+    "carry_state": ".quantize.calibration", "random_inputs": ".quantize.calibration",
+    "sqnr_samples": ".quantize.calibration",
+    "load_factory": ".graph.model_loading", "preload_torch": ".graph.model_loading",
+    "FrontendResult": ".stages", "TensorQuant": ".stages", "flush_denormals": ".stages", "import_model": ".stages",
+    "export": ".graph.torch_export", "fold_batch_norm": ".graph.torch_export",
+}
+__all__ = sorted(_SOURCES)
 
-__all__ = ["FrontendResult", "TensorQuant", "import_model", "load_factory", "export", "fold_batch_norm",
-           "calibration_samples", "sqnr_samples", "random_inputs", "carry_state", "preload_torch",
-           "flush_denormals", "DEFAULT_CALIBRATION_SAMPLES"]
+
+def __getattr__(name: str):
+    if name not in _SOURCES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_SOURCES[name], __name__), name)
+    globals()[name] = value
+    return value

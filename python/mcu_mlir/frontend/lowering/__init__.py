@@ -1,24 +1,3 @@
-"""FX -> TOSA lowerings, one module per op family, collected into the tables the graph walk
-(frontend/lowering/fx_to_tosa.py) dispatches on.
-
-`LOWER`: aten op -> function(lowering, node, inputs, scale, zero point, element type, clamp) run
-when a quantize of the op's output is reached (output parameters known). `EAGER`: aten op ->
-function(lowering, node, inputs) run at once on a dequantized input (ops that commute with
-dequantisation). `CLAMPS`: clamp-like ops that fuse into the op before them. A family module
-imports only `values` (and the writer), never the graph walk: no import cycle.
-"""
-
-from __future__ import annotations
-
-from . import conv, elementwise, matmul, norm, pool, recurrent, shape, softmax
-
-FAMILIES = (conv, elementwise, pool, shape, matmul, softmax, norm, recurrent)
-
-LOWER: dict = {}
-EAGER: dict = {}
-for _family in FAMILIES:
-    for _table, _own in ((LOWER, _family.LOWER), (EAGER, _family.EAGER)):
-        _clash = set(_table) & set(_own)
-        assert not _clash, f"{_family.__name__} lowers ops another family lowers: {_clash}"
-        _table.update(_own)
-CLAMPS = elementwise.CLAMPS
+"""FX -> TOSA lowerings, one module per op family; tables.py collects them into the tables the graph
+walk (frontend/lowering/fx_to_tosa.py) dispatches on. Importing the package itself loads no family (and
+so no torch): the `.tflite` frontend uses only its TOSA builder."""

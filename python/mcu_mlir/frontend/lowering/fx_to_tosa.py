@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from ...diagnostics import UserError
-from . import CLAMPS, EAGER, LOWER
+from .tables import CLAMPS, EAGER, LOWER
 from .lookup import lower_index_use, reads_indices
 from .values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, Indices, LoweringResult, Pending, Q,
                      Tup, dequantize_const)

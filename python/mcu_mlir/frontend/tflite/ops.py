@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...diagnostics import UserError
+from ...fixed_point import cmsis_softmax as cmsis_softmax_math
+from ..lowering.cmsis_softmax_graph import softmax_s8
 from .lower import ADD_LEFT_SHIFT, RELU, RELU6, SAME, VALID, Lowering, activation_range
 from .reader import Operator
 
@@ -300,7 +302,6 @@ SOFTMAX_OUTPUT = (np.float32(1 / 256), -128)
 def _softmax(lw: Lowering, op: Operator):
     """int8 softmax on the last axis, computing arm_softmax_s8's integers (which TFLite's reference
     kernel computes too) with TFLite's PreprocessSoftmaxScaling of beta * input scale."""
-    from ...fixed_point import cmsis_softmax as cmsis_softmax_math
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
     out = lw.quantized(op, op.outputs[0], "output")
     if (np.float32(out.quant.scale), out.quant.zero_point) != SOFTMAX_OUTPUT:
@@ -312,10 +313,7 @@ def _softmax(lw: Lowering, op: Operator):
     if params is None or count >= 512:
         raise UserError(f"{lw.where(op)}: beta * input scale = {beta * xt.quant.scale:g} over rows of {count} is "
                         "outside arm_softmax_s8's range")
-    from ..lowering.softmax import cmsis_softmax
-    from ..lowering.values import Q
-    q = cmsis_softmax(lw, Q(lw.value(xt.index, op), xt.quant.scale, xt.quant.zero_point), len(xt.shape) - 1, params)
-    return q.v
+    return softmax_s8(lw.w, lw.value(xt.index, op), len(xt.shape) - 1, params)
 
 
 LOWER = {

@@ -199,7 +199,7 @@ def convert_log_softmax(op, rw):
 # -- softmax on arm_softmax_s8 ------------------------------------------------------------------
 
 def _softmax_pattern() -> dict:
-    """The frontend's arm_softmax_s8 form (frontend/lowering/softmax.py, cmsis_softmax)."""
+    """The frontend's arm_softmax_s8 form (frontend/lowering/cmsis_softmax_graph.py, softmax_s8)."""
     N, s = dag.Node, dag.scalar
     nodes = {
         "mx": N(tosa.ReduceMaxOp, ("$x",)),
@@ -401,7 +401,7 @@ def convert_softmax_s16(op, rw):
 # -- int16 softmax in arm_softmax_s16's arithmetic ----------------------------------------------
 
 def _softmax16_cmsis_pattern(scaling: str) -> dict:
-    """The frontend's arm_softmax_s16 form (frontend/lowering/softmax.py, cmsis_softmax_s16); its
+    """The frontend's arm_softmax_s16 form (frontend/lowering/cmsis_softmax_graph.py, softmax_s16); its
     requantize of x - max has one of three shapes: a left shift first ("left"), none, or the
     negated half-up right shift after the multiply ("right")."""
     N, s = dag.Node, dag.scalar
