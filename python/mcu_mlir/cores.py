@@ -72,6 +72,7 @@ CORES: dict[str, Core] = {c.name: c for c in (
 
 TARGETS: tuple[str, ...] = tuple(CORES)                      # host first, then by architecture
 DEVICE_TARGETS: tuple[str, ...] = tuple(n for n, c in CORES.items() if not c.is_host)
+DEFAULT_TARGET = "cortex-m55"                                 # mcu-compile's and mcu-attach-target's default
 
 
 def core(name: str) -> Core:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cores import TARGETS  # noqa: F401  (the --target choices)
+from .cores import DEFAULT_TARGET, TARGETS
 
 BACKENDS = ("cmsis-nn", "portable")
 QUANTIZE = ("int8", "int16", "none")
@@ -72,7 +72,7 @@ def parse_percent(text: str) -> float:
 class CompileOptions:
     """Every option of a compile; mcu-compile's command line is generated from these fields."""
 
-    target: str = _option("cortex-m55", "the core to compile for", choices=TARGETS)
+    target: str = _option(DEFAULT_TARGET, "the core to compile for", choices=TARGETS)
     backend: str = _option("cmsis-nn", "kernels: CMSIS-NN where it has one, or portable C only", choices=BACKENDS)
     quantize: str = _option("int8", "integer type of activations (none: float TOSA only)", choices=QUANTIZE)
     calibration: object = _option(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 from ..._mlir import ir
-from ...options import CompileOptions
 from ... import cores
 from ..base import ModulePass
 
@@ -20,7 +19,7 @@ class AttachTarget(ModulePass):
     """
 
     NAME = "mcu-attach-target"
-    target: str = dataclasses.field(default=CompileOptions.target, metadata={
+    target: str = dataclasses.field(default=cores.DEFAULT_TARGET, metadata={
         "help": "core: " + ", ".join(cores.TARGETS), "choices": cores.TARGETS})
 
     def run(self, module: ir.Operation) -> None:
