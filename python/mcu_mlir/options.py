@@ -150,15 +150,12 @@ class CompileOptions:
 
     def validate(self) -> None:
         from .diagnostics import UserError
-        for name, value, allowed in (("target", self.target, TARGETS), ("backend", self.backend, BACKENDS),
-                                     ("quantize", self.quantize, QUANTIZE),
-                                     ("io-layout", self.io_layout, IO_LAYOUTS), ("prefer", self.prefer, PREFER),
-                                     ("softmax", self.softmax, SOFTMAX), ("emit", self.emit, STAGES),
-                                     ("cmsis-nn", self.cmsis_nn, CMSIS_NN_MODES),
-                                     ("activation-ranges", self.activation_ranges, ACTIVATION_RANGES),
-                                     ("range-equalization", self.range_equalization, RANGE_EQUALIZATION)):
-            if value not in allowed:
-                raise UserError(f"--{name} {value!r} is not one of: {', '.join(allowed)}")
+        from dataclasses import fields
+        for f in fields(self):      # the choices mcu-compile offers, for callers of the Python API too
+            allowed, value = f.metadata.get("choices"), getattr(self, f.name)
+            if allowed is not None and value not in allowed:
+                flag = f.metadata.get("flag", "--" + f.name.replace("_", "-"))
+                raise UserError(f"{flag} {value!r} is not one of: {', '.join(allowed)}")
         if self.name is not None:
             from .firmware.project import check_name
             check_name(self.name)
