@@ -192,3 +192,5 @@ def test_ops_bit_exact_with_tflite_micro(backend, tmp_path):
     if backend == "cmsis-nn":
         assert {"arm_convolve_wrapper_s8", "arm_depthwise_conv_wrapper_s8", "arm_avgpool_s8", "arm_elementwise_add_s8",
                 "arm_softmax_s8"} <= kernels, kernels
+        # A per-tensor FC on the per-tensor kernel (one multiplier, not one per output), the other per channel.
+        assert {"arm_fully_connected_s8", "arm_fully_connected_per_channel_s8"} <= kernels, kernels

@@ -102,8 +102,11 @@ class Lowering:
 
     def requantize_accumulator(self, op: Operator, acc: Value, real_scales, out: Tensor) -> Value:
         """int32 accumulator -> output integers: QuantizeMultiplier of each real scale, then
-        MultiplyByQuantizedMultiplier (a DOUBLE_ROUND rescale), per channel when several."""
+        MultiplyByQuantizedMultiplier (a DOUBLE_ROUND rescale), per channel when they differ (one
+        multiplier lets the backend pick the per-tensor kernels: arm_fully_connected_s8)."""
         pairs = [self.multiplier(op, r) for r in real_scales]
+        if len(set(pairs)) == 1:
+            pairs = pairs[:1]
         return self.w.rescale(acc, [p[0] for p in pairs], [p[1] for p in pairs], 0, out.quant.zero_point, out.elem)
 
     def clamp(self, v: Value, bounds: tuple[int, int]) -> Value:
