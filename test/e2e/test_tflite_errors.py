@@ -86,7 +86,7 @@ def _custom_op(m):
 
 def _unsupported_op(m):
     m.operators.clear()
-    m.op("TANH", [0], [3])
+    m.op("LOG", [0], [3])
 
 
 def _relu6_requantizing(m):
@@ -111,7 +111,7 @@ CASES = {
     "float model": (lambda: _edited(_float_model), "input #0 ('input') is f32"),
     "two subgraphs": (lambda: _edited(lambda m: None, subgraphs=2), "2 subgraphs"),
     "custom op": (lambda: _edited(_custom_op), "operator #0 (CUSTOM 'MyOp'): custom operators are not supported"),
-    "unsupported op": (lambda: _edited(_unsupported_op), "operator #0 (TANH): the operator is not supported"),
+    "unsupported op": (lambda: _edited(_unsupported_op), "operator #0 (LOG): the operator is not supported"),
     "relu6 to other parameters": (lambda: _edited(_relu6_requantizing), "operator #0 (RELU6): its input 'input' and "
                                                                         "its output are quantized differently"),
     "tensor index out of range": (lambda: _edited(_tensor_index_out_of_range),

@@ -170,3 +170,8 @@ class ModelWriter:
         m.SubGraphAddOperators(b, op_vec)
         m.SubGraphAddName(b, name)
         return m.SubGraphEnd(b)
+
+
+# bool tensors (comparison results, SELECT conditions)
+TYPES["i1"] = 6
+DTYPES["i1"] = np.bool_

@@ -200,6 +200,9 @@ class TosaBuilder:
     def logical_and(self, a: Value, b: Value) -> Value:
         return self._elementwise(tosa.LogicalAndOp, [a, b])
 
+    def logical_not(self, a: Value) -> Value:
+        return self._elementwise(tosa.LogicalNotOp, [a])
+
     def equal(self, a: Value, b: Value) -> Value:
         return self._elementwise(tosa.EqualOp, [a, b], "i1")
 

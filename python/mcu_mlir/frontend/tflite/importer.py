@@ -18,17 +18,25 @@ def import_tflite(path):
 
 
 def build_module(lw: Lowering):
-    """(module, input quantization, output quantization) of the graph `lw` lowers."""
+    """(module, input quantization, output quantization) of the graph `lw` lowers. A float graph input
+    read by a QUANTIZE, or output written by a DEQUANTIZE, stays integer in the C API
+    (requantize.float_boundary); a bool output is returned as int8 0 / 1."""
+    from .requantize import float_boundary
     g = lw.graph
+    boundary = float_boundary(g)
+    inputs = [boundary.inputs.get(index, index) for index in g.inputs]
+    outputs = [boundary.outputs.get(index, index) for index in g.outputs]
     args = []
-    for i, index in enumerate(g.inputs):
+    for i, index in enumerate(inputs):
         t = g.tensors[index]
-        if t.elem != "i8" or t.quant is None or t.quant.per_channel:
+        if t.elem not in ("i8", "i16") or t.quant is None or t.quant.per_channel:
             raise UserError(f"input #{i} ('{t.name}') is {t.elem}, not a per-tensor quantized int8 "
                             "tensor; only int8 models are supported")
         lw.values[index] = lw.w.argument(i, t.shape, t.elem)
         args.append(lw.values[index])
     for op in g.operators:
+        if op.index in boundary.skipped:
+            continue
         lower = LOWER.get(op.name)
         if lower is None:
             raise UserError(f"{lw.where(op)}: the operator is not supported (supported: "
@@ -42,15 +50,19 @@ def build_module(lw: Lowering):
             raise UserError(f"{lw.where(op)}: its output '{out.name}' is {list(out.shape)}, but the operator "
                             f"computes {list(result.shape)}")
         lw.values[op.outputs[0]] = result
-    results = []
-    for i, index in enumerate(g.outputs):
+    results, out_quant = [], []
+    for i, index in enumerate(outputs):
         t = g.tensors[index]
-        if t.elem != "i8" or t.quant is None:
+        if t.elem == "i1" and index in lw.values:
+            results.append(lw.w.cast(lw.values[index], "i8"))
+            out_quant.append(io_quant.IOQuant(1.0, 0))
+            continue
+        if t.elem not in ("i8", "i16") or t.quant is None:
             raise UserError(f"output #{i} ('{t.name}') is {t.elem}, not a quantized int8 tensor")
         if index not in lw.values:
             raise UserError(f"output #{i} ('{t.name}') is computed by no operator")
         results.append(lw.values[index])
+        out_quant.append(io_quant.IOQuant(t.quant.scale, t.quant.zero_point))
     module = lw.w.finish(args, results)
-    quant = [[io_quant.IOQuant(g.tensors[i].quant.scale, g.tensors[i].quant.zero_point) for i in indices]
-             for indices in (g.inputs, g.outputs)]
-    return module, quant[0], quant[1]
+    in_quant = [io_quant.IOQuant(g.tensors[i].quant.scale, g.tensors[i].quant.zero_point) for i in inputs]
+    return module, in_quant, out_quant

@@ -7,6 +7,7 @@ import numpy as np
 from ...diagnostics import UserError
 from ...fixed_point import cmsis_softmax as cmsis_softmax_math
 from ..lowering.cmsis_softmax_graph import softmax_s8
+from . import activations, comparisons, requantize
 from .lower import ADD_LEFT_SHIFT, RELU, RELU6, SAME, VALID, Lowering, activation_range
 from .reader import Operator
 
@@ -278,14 +279,6 @@ def _transpose(lw: Lowering, op: Operator):
     return lw.w.transpose(lw.value(xt.index, op), [int(p) for p in perm.data.reshape(-1)])
 
 
-def _quantize(lw: Lowering, op: Operator):
-    """int8 -> int8 QUANTIZE (TFLite's Requantize): x - zp rescaled by in scale / out scale."""
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
-    m, s = lw.multiplier(op, xt.quant.scale / out.quant.scale)
-    return lw.w.rescale(lw.value(xt.index, op), [m], [s], xt.quant.zero_point, out.quant.zero_point, out.elem)
-
-
 def _maximum_minimum(lw: Lowering, op: Operator):
     """MAXIMUM / MINIMUM compare the integers as they are (one quantization), widened to int32 as
     TOSA compares."""
@@ -321,5 +314,6 @@ LOWER = {
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add_sub, "SUB": _add_sub, "MUL": _mul,
     "RESHAPE": _reshape, "SOFTMAX": _softmax, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
     "RELU": _relu, "RELU6": _relu, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "TRANSPOSE": _transpose,
-    "QUANTIZE": _quantize, "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum,
+    "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum,
 }
+LOWER.update({**activations.LOWER, **comparisons.LOWER, **requantize.LOWER})

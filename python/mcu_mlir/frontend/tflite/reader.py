@@ -218,6 +218,8 @@ OPTIONS = {
     "MUL": ("MulOptions", ("FusedActivationFunction",)),
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
+    "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
+    "MEAN": ("ReducerOptions", ("KeepDims",)),
 }
 
 
