@@ -96,14 +96,28 @@ def logic_model() -> tuple[bytes, list[str]]:
 
 
 def int16_input_model() -> tuple[bytes, list[str]]:
-    """An int16 graph input requantized to int8 (the -32768 / 32767 extremes saturate) and to int16."""
+    """An int16 graph input requantized to int8 (the -32768 / 32767 extremes saturate) and to int16,
+    and the ops TFLM has int16 kernels of: LEAKY_RELU, PRELU (int8 slope), MEAN, SELECT_V2."""
     m = ModelWriter()
     x = m.tensor("x16", SHAPE, "i16", 0.001, 0)
-    a = m.tensor("q8", SHAPE, "i8", 0.05, -2)
-    m.op("QUANTIZE", [x], [a])
-    b = m.tensor("q16", SHAPE, "i16", 0.0013, 0)
-    m.op("QUANTIZE", [x], [b])
-    return m.write([x], [a, b]), ["quantize int16 -> int8", "quantize int16 -> int16"]
+    cases = {"quantize int16 -> int8": m.tensor("q8", SHAPE, "i8", 0.05, -2),
+             "quantize int16 -> int16": m.tensor("q16", SHAPE, "i16", 0.0013, 0)}
+    m.op("QUANTIZE", [x], [cases["quantize int16 -> int8"]])
+    m.op("QUANTIZE", [x], [cases["quantize int16 -> int16"]])
+    for alpha, scale in ((0.3, 0.0009), (-0.4, 0.0007)):
+        cases[f"leaky_relu int16 alpha {alpha}"] = _unary(m, x, "LEAKY_RELU", f"leaky16_{alpha}", scale, 0,
+                                                          ("LeakyReluOptions", {"Alpha": alpha}), elem="i16")
+    slope = m.tensor("prelu16/alpha", (1, 1, 1, 8), "i8", 0.01, 3, [-128, -60, -3, 0, 3, 40, 90, 127])
+    cases["prelu int16"] = m.tensor("prelu16", SHAPE, "i16", 0.0011, 0)
+    m.op("PRELU", [x, slope], [cases["prelu int16"]])
+    axes = m.tensor("mean16/axes", (2,), "i32", None, 0, [1, 2])
+    cases["mean int16 over (1, 2)"] = m.tensor("mean16", (1, 1, 1, 8), "i16", 0.0004, 0)
+    m.op("MEAN", [x, axes], [cases["mean int16 over (1, 2)"]], ("ReducerOptions", {"KeepDims": True}))
+    flags = m.tensor("flags16", (1, 1, 1, 8), "i1", None, 0, [1, 0, 1, 1, 0, 0, 1, 0])
+    other = m.tensor("other16", (1, 1, 1, 1), "i16", 0.001, 0, [-1234])
+    cases["select_v2 int16"] = m.tensor("select16", SHAPE, "i16", 0.001, 0)
+    m.op("SELECT_V2", [flags, x, other], [cases["select_v2 int16"]])
+    return m.write([x], list(cases.values())), list(cases)
 
 
 @pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])

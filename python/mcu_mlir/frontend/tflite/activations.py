@@ -1,4 +1,4 @@
-"""TFLite's int8 activations: LOGISTIC, TANH, HARD_SWISH and LEAKY_RELU as one TOSA TABLE each,
+"""TFLite's activations: int8 LOGISTIC, TANH, HARD_SWISH and LEAKY_RELU as one TOSA TABLE each,
 PRELU as rescales and a select.
 
 An int8 -> int8 elementwise function is 256 values: the frontend computes them with TFLite Micro's own
@@ -6,7 +6,8 @@ integer arithmetic (fixed_point/tflm_activations.py, checked against the interpr
 looks them up, so the integers are TFLM's whatever the parameters (its gemmlowp logistic and tanh, its
 int16 hard-swish arithmetic, its two multipliers of leaky ReLU). PRELU's slope is a second tensor, so
 it is built from the ops TFLM's reference kernel performs: MultiplyByQuantizedMultiplier is a
-DOUBLE_ROUND rescale (lower.py), which saturates into the output type as TFLM's clamp does.
+DOUBLE_ROUND rescale (lower.py), which saturates into the output type as TFLM's clamp does. int16
+LEAKY_RELU (65,536 values, no table) is built the same way.
 """
 
 from __future__ import annotations
@@ -68,20 +69,56 @@ def _hard_swish(lw: Lowering, op: Operator):
 
 
 def _leaky_relu(lw: Lowering, op: Operator):
-    xt, out = _int8_only(lw, op)
     if op.options is None:
         raise UserError(f"{lw.where(op)}: it has no options (its alpha)")
     alpha = float(np.float32(op.options["Alpha"]))
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", elems=("i8", "i16"))
+    if xt.elem == "i16":
+        return _leaky_relu_s16(lw, op, xt, alpha)
+    xt, out = _int8_only(lw, op)
     return _lookup(lw, op, xt, tflm.leaky_relu(tflm.INT8_VALUES, xt.quant.zero_point, out.quant.zero_point,
                                                xt.quant.scale, out.quant.scale, alpha, -128, 127))
 
 
+def _symmetric_s16(lw: Lowering, op: Operator, t, role: str):
+    if t.elem != "i16" or t.quant.per_channel or t.quant.zero_point != 0:
+        raise UserError(f"{lw.where(op)}: its {role} ('{t.name}') must be a symmetric (zero point 0) int16 tensor "
+                        "like its input")
+
+
+def _leaky_relu_s16(lw: Lowering, op: Operator, xt, alpha: float):
+    """QuantizeLeakyRelu on int16: x >= 0 ? MBQM(x, identity) : +-MBQM(x, |alpha|), saturated."""
+    out = lw.quantized(op, op.outputs[0], "output", elems=("i16",))
+    _symmetric_s16(lw, op, xt, "input")
+    _symmetric_s16(lw, op, out, "output")
+    s_in, s_out = np.float32(xt.quant.scale), np.float32(out.quant.scale)
+    alpha_m, alpha_e = tflm.quantize_multiplier(float(np.float32(s_in * np.float32(alpha) / s_out)))
+    id_m, id_e = tflm.quantize_multiplier(float(np.float32(s_in / s_out)))
+    if not id_m or 31 - id_e < 2 or 31 - alpha_e < 2:
+        raise UserError(f"{lw.where(op)}: its scales give a rescale factor no 32-bit multiplier expresses")
+    w = lw.w
+    x = lw.value(xt.index, op)
+    keep = w.rescale(x, [id_m], [31 - id_e], 0, 0, "i16")
+    if alpha_m >= 0:
+        slope = w.rescale(x, [alpha_m], [31 - alpha_e], 0, 0, "i16")
+    else:       # TFLM negates the product of |alpha|'s multiplier, then saturates
+        scaled = w.rescale(x, [-alpha_m], [31 - alpha_e], 0, 0, "i32")
+        negated = w.sub(w.scalar(0, len(x.shape)), scaled)
+        slope = w.rescale(negated, [1 << 30], [30], 0, 0, "i16")
+    x32 = w.cast(x, "i32")
+    return w.select(w.greater_equal(x32, w.scalar(0, len(x.shape))), keep, slope)
+
+
 def _prelu(lw: Lowering, op: Operator):
     """x - zp >= 0: MBQM(x - zp, in / out) + zp_out; else MBQM((x - zp) (a - zp_a), in a / out) +
-    zp_out; each saturated into int8 (reference_ops::BroadcastPrelu4DSlow)."""
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
+    zp_out; each saturated into the output type (reference_ops::BroadcastPrelu4DSlow; int16 input and
+    output with an int8 slope too)."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", elems=("i8", "i16"))
     at = lw.quantized(op, _input(lw, op, 1, "alpha"), "alpha")
-    out = lw.quantized(op, op.outputs[0], "output")
+    out = lw.quantized(op, op.outputs[0], "output", elems=(xt.elem,))
+    if xt.elem == "i16":
+        _symmetric_s16(lw, op, xt, "input")
+        _symmetric_s16(lw, op, out, "output")
     if at.quant.per_channel:
         raise UserError(f"{lw.where(op)}: its alpha ('{at.name}') is quantized per channel; TFLM's PRELU reads "
                         "one scale")
@@ -100,8 +137,8 @@ def _prelu(lw: Lowering, op: Operator):
     m1, s1 = lw.multiplier(op, xt.quant.scale / out.quant.scale)
     m2, s2 = lw.multiplier(op, xt.quant.scale * at.quant.scale / out.quant.scale)
     zero = w.scalar(0, rank)
-    keep = w.rescale(x32, [m1], [s1], 0, out.quant.zero_point, "i8")
-    slope = w.rescale(w.mul(x32, a32), [m2], [s2], 0, out.quant.zero_point, "i8")
+    keep = w.rescale(x32, [m1], [s1], 0, out.quant.zero_point, out.elem)
+    slope = w.rescale(w.mul(x32, a32), [m2], [s2], 0, out.quant.zero_point, out.elem)
     return w.select(w.greater_equal(x32, zero), keep, slope)
 
 
