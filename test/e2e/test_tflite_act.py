@@ -246,3 +246,91 @@ def test_float_inside_the_graph_is_refused(tmp_path):
     q = m.tensor("q", SHAPE, "i8", 0.2, 0)
     m.op("QUANTIZE", [f], [q])
     _refused(tmp_path, m, [x], [q], "operator #0 (DEQUANTIZE)", "read by another operator")
+
+
+def _tflm_outputs(op: str, scales, options=None) -> np.ndarray:
+    """TFLM's outputs for the 256 int8 inputs of a one-op model."""
+    from tflite_micro.python.tflite_micro import runtime
+    (s_in, zp_in), (s_out, zp_out) = scales
+    m = ModelWriter()
+    x = m.tensor("x", (1, 256), "i8", s_in, zp_in)
+    y = m.tensor("y", (1, 256), "i8", s_out, zp_out)
+    m.op(op, [x], [y], options)
+    ip = runtime.Interpreter.from_bytes(m.write([x], [y]), arena_size=100_000)
+    ip.set_input(np.arange(-128, 128, dtype=np.int8).reshape(1, 256), 0)
+    ip.invoke()
+    return ip.get_output(0).reshape(-1)
+
+
+def test_activation_tables_are_tflm_integers_on_random_scales():
+    """The 256-entry tables the lowering looks up, against TFLM on random input / output parameters
+    (input scales from 3e-4 to 3, where the logistic's and tanh's saturation radius moves)."""
+    pytest.importorskip("tflite_micro", reason="tflite-micro (TFLite Micro's interpreter, the oracle) is not "
+                        "installed: tools/setup.sh installs it")
+    from mcu_mlir.fixed_point import tflm_activations as tflm
+    rng = np.random.default_rng(11)
+    values = tflm.INT8_VALUES
+    for _ in range(60):
+        s_in = float(np.float32(10 ** rng.uniform(-3.5, 0.5)))
+        zp = int(rng.integers(-128, 128))
+        s_out = float(np.float32(s_in * rng.uniform(0.2, 3)))
+        zo = int(rng.integers(-128, 128))
+        alpha = float(np.float32(rng.uniform(-1.5, 1.5)))
+        pairs = [
+            (tflm.logistic_s8(values, zp, s_in), _tflm_outputs("LOGISTIC", ((s_in, zp), (1 / 256, -128)))),
+            (tflm.tanh_s8(values, zp, s_in), _tflm_outputs("TANH", ((s_in, zp), (1 / 128, 0)))),
+            (tflm.hard_swish(values, zp, zo, tflm.hard_swish_params(s_in, s_out), -128, 127),
+             _tflm_outputs("HARD_SWISH", ((s_in, zp), (s_out, zo)))),
+            (tflm.leaky_relu(values, zp, zo, s_in, s_out, alpha, -128, 127),
+             _tflm_outputs("LEAKY_RELU", ((s_in, zp), (s_out, zo)), ("LeakyReluOptions", {"Alpha": alpha}))),
+        ]
+        for kind, (ours, ref) in zip(("logistic", "tanh", "hard_swish", "leaky_relu"), pairs):
+            assert np.array_equal(ours, ref), (kind, s_in, zp, s_out, zo, alpha)
+
+
+def test_select_v1_picks_rows_and_elements(tmp_path):
+    """SELECT (TFLite's first version; TFLM registers only SELECT_V2): a condition of the values' shape,
+    and a rank-1 one picking rows, against numpy's where."""
+    need_build("portable")
+    m = ModelWriter()
+    x = m.tensor("x", (3, 8), "i8", 0.05, 1)
+    y = m.tensor("y", (3, 8), "i8", 0.05, 1)
+    rows = m.tensor("rows", (3,), "i1", None, 0, [1, 0, 1])
+    picked_rows = m.tensor("picked_rows", (3, 8), "i8", 0.05, 1)
+    m.op("SELECT", [rows, x, y], [picked_rows])
+    greater = m.tensor("greater", (3, 8), "i1")
+    m.op("GREATER", [x, y], [greater])
+    larger = m.tensor("larger", (3, 8), "i8", 0.05, 1)
+    m.op("SELECT", [greater, x, y], [larger])
+    path = tmp_path / "model.tflite"
+    path.write_bytes(m.write([x, y], [picked_rows, larger]))
+    mcu_mlir.compile(str(path), target="host", backend="portable", emit="c", output_dir=str(tmp_path / "out"))
+    exe = build.build(tmp_path / "out", target="host")
+    for a, b in zip(inputs((3, 8), 4, seed=7), inputs((3, 8), 4, seed=8)):
+        got = run.run_executable(exe, tmp_path / "out", [a, b], target="host").outputs_q
+        assert np.array_equal(got[0], np.where(np.array([1, 0, 1], bool)[:, None], a, b))
+        assert np.array_equal(got[1], np.maximum(a, b))
+
+
+def test_other_unsupported_forms_are_refused(tmp_path):
+    m = ModelWriter()
+    x = m.tensor("x", SHAPE, "i16", 0.001, 0)
+    y = _unary(m, x, "HARD_SWISH", "y", 0.001, 0, elem="i16")
+    _refused(tmp_path, m, [x], [y], "operator #0 (HARD_SWISH)", "TFLM has no int16 HARD_SWISH")
+    m = ModelWriter()
+    x = m.tensor("x", SHAPE, "i8", 0.1, 0)
+    alpha = m.tensor("alpha", (1, 1, 1, 8), "i8", list(np.linspace(0.01, 0.02, 8)), 0, np.ones(8), axis=3)
+    y = m.tensor("y", SHAPE, "i8", 0.1, 0)
+    m.op("PRELU", [x, alpha], [y])
+    _refused(tmp_path, m, [x], [y], "operator #0 (PRELU)", "per channel")
+    m = ModelWriter()
+    x = m.tensor("x", SHAPE, "i8", 0.1, 0)
+    axes = m.tensor("axes", (1,), "i32", None, 0, [4])
+    y = m.tensor("y", SHAPE, "i8", 0.1, 0)
+    m.op("MEAN", [x, axes], [y], ("ReducerOptions", {"KeepDims": True}))
+    _refused(tmp_path, m, [x], [y], "operator #0 (MEAN)", "out of range")
+    m = ModelWriter()
+    x = m.tensor("x", SHAPE, "i8", 2.5, 0)
+    c = m.tensor("c", SHAPE, "i1")
+    m.op("LESS", [x, x], [c])
+    _refused(tmp_path, m, [x], [c], "operator #0 (LESS)", "scale below 1")

@@ -26,13 +26,22 @@ def _input(lw: Lowering, op: Operator, position: int, role: str) -> int:
     return op.inputs[position]
 
 
+INT16_REFUSALS = {
+    "LOGISTIC": "TFLM's int16 LOGISTIC interpolates a fixed 256-entry sigmoid table of its own, which this "
+                "compiler does not carry",
+    "TANH": "TFLM's int16 TANH interpolates a fixed 256-entry sigmoid table of its own, which this compiler does "
+            "not carry",
+    "HARD_SWISH": "TFLM has no int16 HARD_SWISH kernel",
+}
+
+
 def _int8_only(lw: Lowering, op: Operator):
-    """The int8 input and output; int16 is refused (TFLM's int16 kernels use other arithmetic)."""
+    """The int8 input and output (int16 refused: see INT16_REFUSALS)."""
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", elems=("i8", "i16"))
     out = lw.quantized(op, op.outputs[0], "output", elems=("i8", "i16"))
     if xt.elem != "i8" or out.elem != "i8":
-        raise UserError(f"{lw.where(op)}: {xt.elem} -> {out.elem} is not supported (int8 only: TFLM's int16 "
-                        f"{op.name} is another algorithm, not lowered yet)")
+        raise UserError(f"{lw.where(op)}: {xt.elem} -> {out.elem} is not supported (int8 only: "
+                        f"{INT16_REFUSALS.get(op.name, 'input and output must both be int8')})")
     return xt, out
 
 
