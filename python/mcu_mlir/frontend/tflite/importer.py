@@ -41,15 +41,20 @@ def build_module(lw: Lowering):
         if lower is None:
             raise UserError(f"{lw.where(op)}: the operator is not supported (supported: "
                             f"{', '.join(sorted(LOWER))})")
-        if len(op.outputs) != 1:
-            raise UserError(f"{lw.where(op)}: {len(op.outputs)} outputs, expected 1")
-        out = lw.tensor(op.outputs[0])
-        lw.w.set_location(out.name or f"{op.name.lower()}_{op.index}", None, None)
+        if not op.outputs:
+            raise UserError(f"{lw.where(op)}: it has no outputs")
+        lw.w.set_location(lw.tensor(op.outputs[0]).name or f"{op.name.lower()}_{op.index}", None, None)
         result = lower(lw, op)
-        if tuple(result.shape) != tuple(out.shape):
-            raise UserError(f"{lw.where(op)}: its output '{out.name}' is {list(out.shape)}, but the operator "
-                            f"computes {list(result.shape)}")
-        lw.values[op.outputs[0]] = result
+        # SPLIT, SPLIT_V and UNPACK give a list, one value per output.
+        computed = list(result) if isinstance(result, (list, tuple)) else [result]
+        if len(computed) != len(op.outputs):
+            raise UserError(f"{lw.where(op)}: {len(op.outputs)} outputs, but the operator computes {len(computed)}")
+        for index, value in zip(op.outputs, computed):
+            out = lw.tensor(index)
+            if tuple(value.shape) != tuple(out.shape):
+                raise UserError(f"{lw.where(op)}: its output '{out.name}' is {list(out.shape)}, but the operator "
+                                f"computes {list(value.shape)}")
+            lw.values[index] = value
     results, out_quant = [], []
     for i, index in enumerate(outputs):
         t = g.tensors[index]

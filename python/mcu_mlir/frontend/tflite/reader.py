@@ -221,6 +221,20 @@ OPTIONS = {
     "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
     "MEAN": ("ReducerOptions", ("KeepDims",)),
 }
+# The slicing, stacking, resizing and transposed-convolution ops (shape.py, resize.py, matmul.py).
+OPTIONS.update({
+    "STRIDED_SLICE": ("StridedSliceOptions", ("BeginMask", "EndMask", "EllipsisMask", "NewAxisMask",
+                                              "ShrinkAxisMask", "Offset")),
+    "SPLIT": ("SplitOptions", ("NumSplits",)),
+    "SPLIT_V": ("SplitVOptions", ("NumSplits",)),
+    "PACK": ("PackOptions", ("ValuesCount", "Axis")),
+    "UNPACK": ("UnpackOptions", ("Num", "Axis")),
+    "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
+    "RESIZE_BILINEAR": ("ResizeBilinearOptions", ("AlignCorners", "HalfPixelCenters")),
+    "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions", ("AlignCorners", "HalfPixelCenters")),
+    "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY", "AsymmetricQuantizeInputs")),
+    "TRANSPOSE_CONV": ("TransposeConvOptions", ("Padding", "StrideH", "StrideW", "FusedActivationFunction")),
+})
 
 
 def _options(op, name: str, what: str) -> dict | None:

@@ -1,0 +1,142 @@
+"""The .tflite frontend's slicing, splitting, stacking and gathering ops (STRIDED_SLICE, SLICE,
+SPLIT, SPLIT_V, PACK, UNPACK, GATHER): one small int8 model written here, compiled for the host with
+the CMSIS-NN and the portable backend and compared bit for bit with TFLite Micro's interpreter on
+random inputs (the extremes -128 / 127 included); and the refusals of what TFLM's kernels would
+read outside the tensor with."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tflite_oracle import compare_with_tflm, need_build
+from tflite_writer import ModelWriter
+
+from mcu_mlir.diagnostics import UserError
+from mcu_mlir.frontend.tflite import import_tflite
+
+IN_SHAPE, IN_SCALE, IN_ZP = (1, 6, 5, 4), 0.05, 3
+
+
+def _int32(m: ModelWriter, name: str, values) -> int:
+    values = np.asarray(values)
+    return m.tensor(name, values.shape, "i32", None, 0, values)
+
+
+def _out(m: ModelWriter, name: str, shape) -> int:
+    return m.tensor(name, shape, "i8", IN_SCALE, IN_ZP)
+
+
+def _strided(m: ModelWriter, x, name, begin, end, strides, shape, **masks) -> int:
+    y = _out(m, name, shape)
+    m.op("STRIDED_SLICE", [x, _int32(m, f"{name}/begin", begin), _int32(m, f"{name}/end", end),
+                           _int32(m, f"{name}/strides", strides)], [y], ("StridedSliceOptions", masks))
+    return y
+
+
+def slicing_model() -> tuple[bytes, list[str]]:
+    """(model, what each output tests)."""
+    m = ModelWriter()
+    x = m.tensor("input", IN_SHAPE, "i8", IN_SCALE, IN_ZP)
+    cases = {}
+    cases["strided slice: stride 2, a negative begin and stride -1"] = _strided(
+        m, x, "ss_neg", [0, 1, -1, 0], [1, 6, 0, 4], [1, 2, -1, 1], (1, 3, 4, 4))
+    cases["strided slice: begin / end / shrink masks, stride -2"] = _strided(
+        m, x, "ss_masks", [0, 0, 1, 3], [0, 0, 4, 0], [1, 1, 2, -2], (6, 2, 2),
+        BeginMask=0b0010, EndMask=0b1010, ShrinkAxisMask=0b0001)
+    cases["strided slice: stride 3, ends past the axis (clamped)"] = _strided(
+        m, x, "ss_clamped", [0, -100, 0, 1], [1, 100, 5, 100], [1, 3, 1, 1], (1, 2, 5, 3))
+    y = _out(m, "slice", (1, 4, 3, 2))
+    m.op("SLICE", [x, _int32(m, "slice/begin", [0, 2, 1, 0]), _int32(m, "slice/size", [1, -1, 3, 2])], [y])
+    cases["slice (a size of -1: to the end)"] = y
+    halves = [_out(m, f"split{i}", (1, 6, 5, 2)) for i in range(2)]
+    m.op("SPLIT", [_int32(m, "split/axis", [-1]), x], halves, ("SplitOptions", {"NumSplits": 2}))
+    cases.update({f"split on axis -1, half {i}": t for i, t in enumerate(halves)})
+    parts = [_out(m, f"split_v{i}", (1, n, 5, 4)) for i, n in enumerate((1, 3, 2))]
+    m.op("SPLIT_V", [x, _int32(m, "split_v/sizes", [1, -1, 2]), _int32(m, "split_v/axis", [1])], parts,
+         ("SplitVOptions", {"NumSplits": 3}))
+    cases.update({f"split_v [1, -1, 2] on axis 1, part {i}": t for i, t in enumerate(parts)})
+    channels = [_out(m, f"unpack{i}", (1, 6, 5)) for i in range(4)]
+    m.op("UNPACK", [x], channels, ("UnpackOptions", {"Num": 4, "Axis": 3}))
+    cases["unpack on axis 3, slice 2"] = channels[2]
+    stacked = _out(m, "pack", (1, 2, 6, 5))
+    m.op("PACK", [channels[3], channels[0]], [stacked], ("PackOptions", {"ValuesCount": 2, "Axis": 1}))
+    cases["pack of two unpacked slices on axis 1"] = stacked
+    gathered = _out(m, "gather", (1, 6, 2, 2, 4))
+    m.op("GATHER", [x, _int32(m, "gather/positions", [[4, 0], [2, 2]])], [gathered],
+         ("GatherOptions", {"Axis": 2}))
+    cases["gather of [2, 2] positions on axis 2"] = gathered
+    rows = _out(m, "rows", (6, 5, 4))
+    m.op("RESHAPE", [x, _int32(m, "rows/shape", [6, 5, 4])], [rows])
+    picked = _out(m, "gather_batch", (6, 3, 4))
+    positions = np.random.default_rng(3).integers(0, 5, (6, 3))
+    m.op("GATHER", [rows, _int32(m, "gather_batch/positions", positions)], [picked],
+         ("GatherOptions", {"Axis": -2, "BatchDims": 1}))
+    cases["gather on axis -2 with batch_dims 1"] = picked
+    return m.write([x], list(cases.values())), list(cases)
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_slicing_ops_bit_exact_with_tflite_micro(backend, tmp_path):
+    need_build(backend)
+    model, cases = slicing_model()
+    report, differing = compare_with_tflm(model, tmp_path, backend, count=6)
+    assert not differing, [(k, cases[i], d) for k, i, d in differing]
+    assert report["transposes"] == 0
+
+
+def _one_op(tmp_path, build) -> str:
+    """The message of the UserError the model `build(m, x)` (one op on an input) gets."""
+    m = ModelWriter()
+    x = m.tensor("input", IN_SHAPE, "i8", IN_SCALE, IN_ZP)
+    y = build(m, x)
+    path = tmp_path / "model.tflite"
+    path.write_bytes(m.write([x], [y]))
+    with pytest.raises(UserError) as err:
+        import_tflite(path)
+    return str(err.value)
+
+
+def _gather_out_of_range(m, x):
+    y = _out(m, "y", (1, 6, 2, 4))
+    m.op("GATHER", [x, _int32(m, "positions", [1, 5])], [y], ("GatherOptions", {"Axis": 2}))
+    return y
+
+
+def _gather_activation_positions(m, x):
+    positions = m.tensor("positions", (2,), "i32")
+    y = _out(m, "y", (1, 6, 2, 4))
+    m.op("GATHER", [x, positions], [y], ("GatherOptions", {"Axis": 2}))
+    return y
+
+
+def _stride_zero(m, x):
+    return _strided(m, x, "y", [0, 0, 0, 0], [1, 6, 5, 4], [1, 0, 1, 1], (1, 6, 5, 4))
+
+
+def _shrink_past_the_end(m, x):
+    return _strided(m, x, "y", [0, 7, 0, 0], [1, 8, 5, 4], [1, 1, 1, 1], (1, 5, 4), ShrinkAxisMask=0b0010)
+
+
+def _slice_outside(m, x):
+    y = _out(m, "y", (1, 3, 5, 4))
+    m.op("SLICE", [x, _int32(m, "begin", [0, 4, 0, 0]), _int32(m, "size", [1, 3, 5, 4])], [y])
+    return y
+
+
+def _split_requantizing(m, x):
+    halves = [m.tensor(f"y{i}", (1, 6, 5, 2), "i8", 0.1, 0) for i in range(2)]
+    m.op("SPLIT", [_int32(m, "axis", [3]), x], halves, ("SplitOptions", {"NumSplits": 2}))
+    return halves[0]
+
+
+@pytest.mark.parametrize("build, message", [
+    (_gather_out_of_range, "operator #0 (GATHER): its positions reach 1..5, outside axis 2 of size 5"),
+    (_gather_activation_positions, "operator #0 (GATHER): its positions ('positions') are computed at run time"),
+    (_stride_zero, "operator #0 (STRIDED_SLICE): its stride along axis 1 is 0"),
+    (_shrink_past_the_end, "operator #0 (STRIDED_SLICE): it selects no element along axis 1"),
+    (_slice_outside, "operator #0 (SLICE): begin [0, 4, 0, 0] and size [1, 3, 5, 4] reach outside its input"),
+    (_split_requantizing, "operator #0 (SPLIT): its input 'input' and its output 'y0' are quantized differently"),
+])
+def test_slicing_refusals(build, message, tmp_path):
+    assert message in _one_op(tmp_path, build)
