@@ -122,3 +122,25 @@ func.func @transposed_result(%v: tensor<1x4x6xi8>, %attn: tensor<1x6x6xi8>) -> t
   %t = tosa.transpose %y {perms = array<i32: 0, 2, 1>} : (tensor<1x4x6xi8>) -> tensor<1x6x4xi8>
   return %t : tensor<1x6x4xi8>
 }
+
+// -----
+
+// A constant right-hand side that is no fully connected layer (two batches, a zero point): it is
+// stored transposed ([B, N, K], as the call reads it), not transposed at run time.
+// CHECK-LABEL: func.func @constant_rhs
+// CHECK-NOT: transpose
+// CHECK: %[[WT:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}1, 3], [2, 4]], {{\[\[}}5, 7], [6, 8]]]> : tensor<2x2x2xi8>}>
+// CHECK: "cmsisnn.batch_matmul"(%arg0, %[[WT]])
+// CHECK-SAME: rhs_offset = -9 : i32
+func.func @constant_rhs(%x: tensor<2x3x2xi8>) -> tensor<2x3x2xi8> {
+  %w = "tosa.const"() <{values = dense<[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]> : tensor<2x2x2xi8>}> : () -> tensor<2x2x2xi8>
+  %xzp = "tosa.const"() <{values = dense<1> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<9> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.matmul %x, %w, %xzp, %wzp : (tensor<2x3x2xi8>, tensor<2x2x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<2x3x2xi32>
+  %m = "tosa.const"() <{values = dense<1518500250> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<37> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %y = tosa.rescale %acc, %m, %s, %izp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<2x3x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<2x3x2xi8>
+  return %y : tensor<2x3x2xi8>
+}

@@ -140,3 +140,45 @@ def _split_requantizing(m, x):
 ])
 def test_slicing_refusals(build, message, tmp_path):
     assert message in _one_op(tmp_path, build)
+
+
+def _matmul_out(m: ModelWriter, name: str, shape, scales, depth: int) -> int:
+    """An output step that spreads a random product of `depth` terms over most of int8."""
+    return m.tensor(name, shape, "i8", scales[0] * scales[1] * np.sqrt(depth) * 128 * 128 / 300, -4)
+
+
+def batch_matmul_model() -> tuple[bytes, list[str]]:
+    rng = np.random.default_rng(5)
+    m = ModelWriter()
+    x = m.tensor("x", (2, 4, 6), "i8", 0.05, 3)
+    y = m.tensor("y", (2, 3, 6), "i8", 0.03, -7)
+    z = m.tensor("z", (1, 3, 6), "i8", 0.02, 11)
+    cases = {}
+
+    def matmul(name, lhs, rhs, shape, scales, depth, **adj):
+        out = _matmul_out(m, name, shape, scales, depth)
+        m.op("BATCH_MATMUL", [lhs, rhs], [out], ("BatchMatMulOptions", adj))
+        cases[name] = out
+
+    w = m.tensor("w", (6, 5), "i8", 0.01, 0, rng.integers(-127, 128, (6, 5)))
+    matmul("constant rhs, zero point 0 (fully connected)", x, w, (2, 4, 5), (0.05, 0.01), 6)
+    v = m.tensor("v", (1, 5, 6), "i8", 0.02, 9, rng.integers(-128, 128, (1, 5, 6)))
+    matmul("constant rhs with adj_y and zero point 9", x, v, (2, 4, 5), (0.05, 0.02), 6, AdjY=True)
+    matmul("two activations, adj_y", x, y, (2, 4, 3), (0.05, 0.03), 6, AdjY=True)
+    matmul("two activations, adj_x (x^T x)", x, x, (2, 6, 6), (0.05, 0.05), 4, AdjX=True)
+    u = m.tensor("u", (2, 6, 2), "i8", 0.04, -2, rng.integers(-128, 128, (2, 6, 2)))
+    matmul("a batch of one broadcast to a constant's two", z, u, (2, 3, 2), (0.02, 0.04), 6)
+    return m.write([x, y, z], list(cases.values())), list(cases)
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_batch_matmul_bit_exact_with_tflite_micro(backend, tmp_path):
+    need_build(backend)
+    model, cases = batch_matmul_model()
+    report, differing = compare_with_tflm(model, tmp_path, backend, count=8)
+    assert not differing, [(k, cases[i], d) for k, i, d in differing]
+    kernels = [op["kernel"] for op in report["ops"] if "matmul" in op["tosa_op"]]
+    if backend == "cmsis-nn":
+        assert "arm_fully_connected_s8" in kernels and "arm_batch_matmul_s8" in kernels, kernels
+    else:
+        assert all(k.startswith("portable:") for k in kernels), kernels

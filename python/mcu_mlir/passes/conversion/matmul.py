@@ -122,11 +122,14 @@ _VIEWS = (tosa.ReshapeOp, tosa.TransposeOp)
 def _transposed(b, before):
     """([B, N, K] value, ops it absorbs) for the [B, K, N] `b`: a view where the reshapes and
     transposes that made `b` hold, transposed, their source's elements in order (a K^T, with heads
-    kept apart or channels first); else a new transpose (converted after this pattern, like any
-    other)."""
+    kept apart or channels first); a constant transposed at compile time; else a new transpose
+    (converted after this pattern, like any other)."""
     found = _view_of(b, before, transposed=True)
     if found is not None:
         return found
+    constant = const_array(b)
+    if constant is not None:    # a constant is stored transposed, not transposed at run time
+        return make_const(np.ascontiguousarray(np.swapaxes(constant, 1, 2)), before, before.location), []
     batch, k, n = shape(b)
     out_type = ir.RankedTensorType.get([batch, n, k], tensor_type(b).element_type)
     perms = ir.DenseI32ArrayAttr.get([0, 2, 1])
