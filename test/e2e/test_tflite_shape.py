@@ -182,3 +182,63 @@ def test_batch_matmul_bit_exact_with_tflite_micro(backend, tmp_path):
         assert "arm_fully_connected_s8" in kernels and "arm_batch_matmul_s8" in kernels, kernels
     else:
         assert all(k.startswith("portable:") for k in kernels), kernels
+
+
+RESIZES = [  # (builtin, output height and width, align_corners, half_pixel_centers)
+    ("RESIZE_NEAREST_NEIGHBOR", (10, 8), False, False),
+    ("RESIZE_NEAREST_NEIGHBOR", (7, 9), True, False),
+    ("RESIZE_NEAREST_NEIGHBOR", (3, 6), False, True),
+    ("RESIZE_NEAREST_NEIGHBOR", (11, 3), True, True),
+    ("RESIZE_BILINEAR", (10, 8), False, False),
+    ("RESIZE_BILINEAR", (9, 7), False, True),
+    ("RESIZE_BILINEAR", (7, 10), True, False),
+    ("RESIZE_BILINEAR", (3, 3), False, True),
+    ("RESIZE_BILINEAR", (2, 13), False, False),
+]
+
+
+def resize_model() -> tuple[bytes, list[str]]:
+    m = ModelWriter()
+    x = m.tensor("input", (2, 5, 4, 3), "i8", IN_SCALE, IN_ZP)
+    outs, cases = [], []
+    for i, (kind, hw, align, half) in enumerate(RESIZES):
+        if kind == "RESIZE_BILINEAR" and align and half:
+            continue
+        y = m.tensor(f"resize{i}", (2, *hw, 3), "i8", IN_SCALE, IN_ZP)
+        kind_options = "ResizeBilinearOptions" if kind == "RESIZE_BILINEAR" else "ResizeNearestNeighborOptions"
+        m.op(kind, [x, _int32(m, f"resize{i}/size", list(hw))], [y],
+             (kind_options, {"AlignCorners": align, "HalfPixelCenters": half}))
+        outs.append(y)
+        cases.append(f"{kind} to {hw}, align_corners {align}, half_pixel_centers {half}")
+    return m.write([x], outs), cases
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_resize_bit_exact_with_tflite_micro(backend, tmp_path):
+    need_build(backend)
+    model, cases = resize_model()
+    report, differing = compare_with_tflm(model, tmp_path, backend, count=8)
+    assert not differing, [(k, cases[i], d) for k, i, d in differing]
+    assert report["transposes"] == 0
+
+
+def _bilinear_align_and_half(m, x):
+    y = _out(m, "y", (1, 12, 10, 4))
+    m.op("RESIZE_BILINEAR", [x, _int32(m, "size", [12, 10])], [y],
+         ("ResizeBilinearOptions", {"AlignCorners": True, "HalfPixelCenters": True}))
+    return y
+
+
+def _resize_requantizing(m, x):
+    y = m.tensor("y", (1, 12, 10, 4), "i8", 0.1, 0)
+    m.op("RESIZE_NEAREST_NEIGHBOR", [x, _int32(m, "size", [12, 10])], [y])
+    return y
+
+
+@pytest.mark.parametrize("build, message", [
+    (_bilinear_align_and_half, "operator #0 (RESIZE_BILINEAR): align_corners and half_pixel_centers are both set"),
+    (_resize_requantizing, "operator #0 (RESIZE_NEAREST_NEIGHBOR): its input 'input' and its output 'y' are "
+                           "quantized differently"),
+])
+def test_resize_refusals(build, message, tmp_path):
+    assert message in _one_op(tmp_path, build)
