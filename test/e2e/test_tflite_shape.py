@@ -242,3 +242,69 @@ def _resize_requantizing(m, x):
 ])
 def test_resize_refusals(build, message, tmp_path):
     assert message in _one_op(tmp_path, build)
+
+
+TRANSPOSE_CONVS = [  # (output height, width, channels), kernel, stride, padding, per-channel, bias, activation
+    ((10, 8, 6), (4, 5), (2, 2), 0, True, True, 1),
+    ((11, 9, 3), (3, 3), (2, 2), 1, False, False, 0),
+    ((5, 4, 4), (3, 3), (1, 1), 0, True, None, 3),
+    ((15, 12, 2), (2, 2), (3, 3), 0, True, True, 0),
+    ((9, 7, 5), (4, 1), (2, 2), 1, True, True, 2),
+    ((6, 5, 3), (2, 2), (4, 3), 1, False, True, 0),
+]
+
+
+def transpose_conv_model() -> tuple[bytes, list[str]]:
+    rng = np.random.default_rng(7)
+    m = ModelWriter()
+    x = m.tensor("input", (1, 5, 4, 3), "i8", IN_SCALE, IN_ZP)
+    outs, cases = [], []
+    for i, (out_shape, kernel, stride, padding, per_channel, bias, act) in enumerate(TRANSPOSE_CONVS):
+        cout = out_shape[2]
+        scales = list(rng.uniform(0.01, 0.03, cout)) if per_channel else 0.02
+        w = m.tensor(f"tc{i}/w", (cout, *kernel, 3), "i8", scales, 0, rng.integers(-127, 128, (cout, *kernel, 3)))
+        inputs = [_int32(m, f"tc{i}/shape", [1, *out_shape]), w, x]
+        if bias is not None:
+            inputs.append(m.tensor(f"tc{i}/b", (cout,), "i32", IN_SCALE * np.asarray(scales) * np.ones(cout), 0,
+                                   rng.integers(-3000, 3000, cout)) if bias else -1)
+        depth = kernel[0] * kernel[1] * 3 / (stride[0] * stride[1])
+        y = m.tensor(f"tc{i}", (1, *out_shape), "i8", IN_SCALE * 0.02 * np.sqrt(depth) * 128 * 127 / 60,
+                     int(rng.integers(-20, 20)))
+        m.op("TRANSPOSE_CONV", inputs, [y], ("TransposeConvOptions", {
+            "Padding": padding, "StrideH": stride[0], "StrideW": stride[1], "FusedActivationFunction": act}))
+        outs.append(y)
+        cases.append(f"transpose conv to {out_shape}, kernel {kernel}, stride {stride}, "
+                     f"{'SAME' if padding == 0 else 'VALID'}, per-channel {per_channel}, bias {bias}, activation {act}")
+    return m.write([x], outs), cases
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_transpose_conv_bit_exact_with_tflite_micro(backend, tmp_path):
+    need_build(backend)
+    model, cases = transpose_conv_model()
+    report, differing = compare_with_tflm(model, tmp_path, backend, count=8)
+    assert not differing, [(k, cases[i], d) for k, i, d in differing]
+    assert report["transposes"] == 0
+
+
+def _transpose_conv_shape_operand_disagrees(m, x):
+    w = m.tensor("w", (2, 3, 3, 4), "i8", 0.02, 0, np.ones((2, 3, 3, 4)))
+    y = _out(m, "y", (1, 12, 10, 2))
+    m.op("TRANSPOSE_CONV", [_int32(m, "shape", [1, 12, 11, 2]), w, x], [y],
+         ("TransposeConvOptions", {"Padding": 0, "StrideH": 2, "StrideW": 2}))
+    return y
+
+
+def _batch_matmul_per_channel(m, x):
+    w = m.tensor("w", (4, 3), "i8", [0.1, 0.2, 0.3], 0, np.ones((4, 3)), axis=1)
+    y = _out(m, "y", (1, 6, 5, 3))
+    m.op("BATCH_MATMUL", [x, w], [y], ("BatchMatMulOptions", {}))
+    return y
+
+
+@pytest.mark.parametrize("build, message", [
+    (_transpose_conv_shape_operand_disagrees, "operator #0 (TRANSPOSE_CONV): its output shape operand disagrees"),
+    (_batch_matmul_per_channel, "operator #0 (BATCH_MATMUL): its operand 'w' must be a per-tensor quantized tensor"),
+])
+def test_matmul_and_transpose_conv_refusals(build, message, tmp_path):
+    assert message in _one_op(tmp_path, build)

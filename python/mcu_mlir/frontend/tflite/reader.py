@@ -221,7 +221,8 @@ OPTIONS = {
     "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
     "MEAN": ("ReducerOptions", ("KeepDims",)),
 }
-# The slicing, stacking, resizing and transposed-convolution ops (shape.py, resize.py, matmul.py).
+# The slicing, stacking, resizing, batch matmul and transposed-convolution ops (shape.py, resize.py,
+# batch_matmul.py, transpose_conv.py).
 OPTIONS.update({
     "STRIDED_SLICE": ("StridedSliceOptions", ("BeginMask", "EndMask", "EllipsisMask", "NewAxisMask",
                                               "ShrinkAxisMask", "Offset")),
