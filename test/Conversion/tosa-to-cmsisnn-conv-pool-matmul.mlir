@@ -51,7 +51,9 @@ func.func @conv$int8_per_tensor_no_clamp(%arg0: tensor<1x5x5x2xi8>) -> (tensor<1
 
 // -----
 
-// transpose_conv2d has no CMSIS-NN kernel: a portable one to int32, then the rescale.
+// A transpose_conv2d whose output extends left of the first input column (out_pad left 1) is no
+// arm_transpose_conv_s8 (it reads its columns from the padding on): a portable one to int32, then
+// the rescale.
 // CHECK-LABEL: func.func @transpose_conv$int8
 // CHECK: "portable.transpose_conv2d"(%arg0, %{{[0-9]+}}, %{{[0-9]+}}) {input_zp = 4 : i32, mcu.source_op = "tosa.transpose_conv2d", out_pad = array<i32: 0, 1>, stride = array<i32: 2, 1>, weight_zp = 0 : i32} : (tensor<1x4x3x3xi8>, tensor<5x3x2x3xi8>, tensor<5xi32>) -> tensor<1x8x5x5xi32>
 // CHECK: "portable.rescale"(%{{[0-9]+}}) {double_round = 1 : i32, input_unsigned = 0 : i32, input_zp = 0 : i32, mcu.source_op = "tosa.rescale", multiplier = array<i32: 1918224351, 1939219767, 1803708102, 1800097243, 1406612422>, output_unsigned = 0 : i32, output_zp = -2 : i32, per_channel = 1 : i32, scale32 = 1 : i32, shift = array<i32: 39, 37, 38, 39, 39>} : (tensor<1x8x5x5xi32>) -> tensor<1x8x5x5xi8>
@@ -211,6 +213,33 @@ func.func @conv3d$int8(%arg0: tensor<1x3x4x5x2xi8>) -> tensor<1x4x2x4x4xi32> {
   %wzp = "tosa.const"() {values = dense<-3> : tensor<1xi8>} : () -> tensor<1xi8>
   %0 = tosa.conv3d %arg0, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1, 2>, pad = array<i64: 1, 1, 0, 0, 1, 0>, stride = array<i64: 1, 2, 1>} : (tensor<1x3x4x5x2xi8>, tensor<4x2x2x2x2xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x2x4x4xi32>
   return %0 : tensor<1x4x2x4x4xi32>
+}
+
+// -----
+
+// arm_transpose_conv_s8 with the rescale: padding 1 (out_pad -1) on top and left, the output
+// the rows and columns its rolling buffer fills (8 = 4 * 2 - 1 + the last row's one extra).
+// CHECK-LABEL: func.func @transpose_conv$cmsis
+// CHECK: "cmsisnn.transpose_conv"(%arg0, %{{[0-9]+}}, %{{[0-9]+}})
+// CHECK-SAME: activation = array<i32: -128, 127>, input_offset = -4 : i32
+// CHECK-SAME: output_offset = -2 : i32, padding = array<i32: 1, 1>
+// CHECK-SAME: stride = array<i32: 2, 2>
+// CHECK-SAME: -> tensor<1x8x6x2xi8>
+// CHECK-NOT: = tosa.
+// PORTABLE-LABEL: func.func @transpose_conv$cmsis
+// PORTABLE: "portable.transpose_conv2d"
+func.func @transpose_conv$cmsis(%arg0: tensor<1x4x3x3xi8>) -> (tensor<1x8x6x2xi8>) {
+  %w = "tosa.const"() {values = dense<3> : tensor<2x3x3x3xi8>} : () -> tensor<2x3x3x3xi8>
+  %b = "tosa.const"() {values = dense<[11, -24]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %izp = "tosa.const"() {values = dense<[4]> : tensor<1xi8>} : () -> tensor<1xi8>
+  %wzp = "tosa.const"() {values = dense<[0]> : tensor<1xi8>} : () -> tensor<1xi8>
+  %acc = tosa.transpose_conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i32, out_pad = array<i64: -1, 0, -1, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x3x3xi8>, tensor<2x3x3x3xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x6x2xi32>
+  %rm = "tosa.const"() {values = dense<[1918224351, 1939219767]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %rs = "tosa.const"() {values = dense<[39, 37]> : tensor<2xi8>} : () -> tensor<2xi8>
+  %riz = "tosa.const"() {values = dense<[0]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %roz = "tosa.const"() {values = dense<[-2]> : tensor<1xi8>} : () -> tensor<1xi8>
+  %r = tosa.rescale %acc, %rm, %rs, %riz, %roz {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x8x6x2xi32>, tensor<2xi32>, tensor<2xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x6x2xi8>
+  return %r : tensor<1x8x6x2xi8>
 }
 
 // -----

@@ -85,3 +85,13 @@ func.func @fully_connected_s4(%a: tensor<2x5xi8>, %w: tensor<8xi8>, %b: tensor<3
   %0 = "cmsisnn.fully_connected_s4"(%a, %w, %b) {input_offset = 3 : i32, output_offset = -1 : i32, multiplier = 1073741824 : i32, shift = -3 : i32, activation = array<i32: -128, 127>} : (tensor<2x5xi8>, tensor<8xi8>, tensor<3xi32>) -> tensor<2x3xi8>
   return %0 : tensor<2x3xi8>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_conv
+// CHECK: "cmsisnn.transpose_conv"(%{{.*}}, %{{.*}}, %{{.*}}) {activation = array<i32: -128, 127>, input_offset = 1 : i32
+// CHECK-SAME: padding = array<i32: 1, 0>
+func.func @transpose_conv(%a: tensor<1x4x3x2xi8>, %w: tensor<3x3x2x2xi8>, %b: tensor<3xi32>) -> tensor<1x8x6x3xi8> {
+  %0 = "cmsisnn.transpose_conv"(%a, %w, %b) {input_offset = 1 : i32, output_offset = -3 : i32, stride = array<i32: 2, 2>, padding = array<i32: 1, 0>, multiplier = array<i32: 1073741824>, shift = array<i32: -1>, activation = array<i32: -128, 127>} : (tensor<1x4x3x2xi8>, tensor<3x3x2x2xi8>, tensor<3xi32>) -> tensor<1x8x6x3xi8>
+  return %0 : tensor<1x8x6x3xi8>
+}

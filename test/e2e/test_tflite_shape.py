@@ -285,6 +285,11 @@ def test_transpose_conv_bit_exact_with_tflite_micro(backend, tmp_path):
     report, differing = compare_with_tflm(model, tmp_path, backend, count=8)
     assert not differing, [(k, cases[i], d) for k, i, d in differing]
     assert report["transposes"] == 0
+    kernels = [op["kernel"] for op in report["ops"] if "transpose_conv2d" in op["tosa_op"]]
+    # CMSIS-NN: arm_transpose_conv_s8 where its rolling buffer fills exactly the output (all but
+    # the last two, whose outputs end before the last input rows' reach).
+    expected = ["arm_transpose_conv_s8"] * 4 + ["portable:transpose_conv2d_s8"] * 2
+    assert kernels == (expected if backend == "cmsis-nn" else ["portable:transpose_conv2d_s8"] * 6), kernels
 
 
 def _transpose_conv_shape_operand_disagrees(m, x):

@@ -516,6 +516,41 @@ class ReshapeOp(UnaryFields, dialect=CmsisNN, name="reshape"):
         return "mcu_copy"
 
 
+class TransposeConvOp(WeightedFields, dialect=CmsisNN, name="transpose_conv"):
+    """arm_transpose_conv_s8 (called directly: the wrapper's stride <= 2 path reverses the filter
+    into a second buffer): input NHWC, filter [O, H, W, I], bias [O]; input pixel (y, x) scatters
+    into output (y * stride - padding + ky, x * stride - padding + kx); requantized per channel.
+    `padding` is [h, w]; the conversion calls it only where its rolling buffer writes exactly the
+    output's rows and columns."""
+    input_offset: ir.IntegerAttr
+    output_offset: ir.IntegerAttr
+    stride: I32Array
+    padding: I32Array
+    multiplier: I32Array
+    shift: I32Array
+    activation: I32Array
+    LENGTHS = {"stride": 2, "padding": 2, "activation": 2}
+
+    def check(self):
+        if (self.elem(0), self.elem(1), self.elem(0, result=True)) != ("i8", "i8", "i8"):
+            return "takes int8 input and filter, returns int8"
+        return per_channel_check(self)
+
+    def function_name(self) -> str:
+        return "arm_transpose_conv_s8"
+
+    def scratch_bytes(self, core) -> int:
+        # int32 rows of ((W - 1) * stride_w + max(KW, stride)) x O accumulators, max(KH, stride_h)
+        # of them (arm_transpose_conv_s8_get_buffer_size takes max(KW, stride_h): the larger).
+        (_, _, w, _), (o, kh, kw, _) = self.shape(0), self.shape(1)
+        sh, sw = self.ints("stride")
+        return 4 * ((w - 1) * sw + max(kw, sw, sh)) * o * max(kh, sh)
+
+    def macs(self) -> int:
+        f = self.shape(1)
+        return numel(self.operation.operands[0].type) * f[0] * f[1] * f[2]
+
+
 
 def load(ctx) -> None:
     """Loads the dialect into `ctx` (once per context)."""

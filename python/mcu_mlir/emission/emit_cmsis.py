@@ -98,6 +98,25 @@ def depthwise_conv(em, i, op):
         _weighted_call(em, i, op, fn, in_t)]
 
 
+def transpose_conv(em, i, op):
+    """arm_transpose_conv_s8: the scratch holds its rolling accumulator rows; its output context is
+    unused. No scratch check: arm_transpose_conv_s8_get_buffer_size answers for the wrapper, which
+    for stride <= 2 and many input channels takes another path with another buffer."""
+    in_s, f_s, out_s = _shape(op.operands[0]), _shape(op.operands[1]), _shape(op.results[0])
+    stride, pad, act = op.ints("stride"), op.ints("padding"), op.ints("activation")
+    params = (f".input_offset = {op.int('input_offset')}, .output_offset = {op.int('output_offset')}, "
+              f".stride = {{.w = {stride[1]}, .h = {stride[0]}}}, .padding = {{.w = {pad[1]}, .h = {pad[0]}}}, "
+              f".padding_offsets = {{.w = 0, .h = 0}}, .dilation = {{.w = 1, .h = 1}}, "
+              f".activation = {{.min = {act[0]}, .max = {act[1]}}}")
+    call = _weighted_call(em, i, op, op.function_name(), "int8_t")
+    return [_ctx(em, i, op), f"cmsis_nn_context layer{i}_output_ctx = {{.buf = NULL, .size = 0}};",
+            f"const cmsis_nn_transpose_conv_params layer{i}_params = {{{params}}};",
+            _quant_arrays(em, i, op, out_s[3]), _dims(f"layer{i}_input_dims", in_s),
+            _dims(f"layer{i}_filter_dims", f_s), _dims(f"layer{i}_bias_dims", [1, 1, 1, out_s[3]]),
+            _dims(f"layer{i}_output_dims", out_s),
+            call.replace(f"(&layer{i}_ctx, ", f"(&layer{i}_ctx, &layer{i}_output_ctx, ", 1)]
+
+
 def fully_connected(em, i, op):
     in_s, f_s = _shape(op.operands[0]), _shape(op.operands[1])
     out_c, depth = f_s[0], f_s[1]
@@ -316,5 +335,5 @@ EMITTERS = {
     cmsisnn.BatchMatmulOp: batch_matmul,
     cmsisnn.SoftmaxOp: softmax, cmsisnn.Softmax16Op: softmax_s16, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,
     cmsisnn.AddOp: add, cmsisnn.MulOp: mul, cmsisnn.TransposeOp: transpose, cmsisnn.PadOp: pad,
-    cmsisnn.ConcatOp: concat, cmsisnn.LstmOp: lstm,
+    cmsisnn.ConcatOp: concat, cmsisnn.LstmOp: lstm, cmsisnn.TransposeConvOp: transpose_conv,
 }

@@ -489,11 +489,46 @@ def _raw_accumulator_operands(op):
     return inp, weight, bias, izp, wzp
 
 
+def _rolling_buffer_fits(in_shape, w_shape, out_shape, out_pad, stride) -> bool:
+    """Whether arm_transpose_conv_s8 writes exactly the output: it flushes in * stride - pad
+    rows as the input rows finish (never more than the output has), then the rows the last
+    input row's kernel still reaches, up to the output's end; its rows are (W - 1) * stride +
+    max(KW, stride) columns wide, read from column pad on."""
+    (_, ih, iw, _), (_, kh, kw, _), (_, oh, ow, _) = in_shape, w_shape, out_shape
+    (sh, sw), pad_h, pad_w = stride, -out_pad[0], -out_pad[2]
+    return pad_h >= 0 and pad_w >= 0 and ih * sh - pad_h <= oh <= ih * sh + max(kh - sh, 0) - pad_h \
+        and pad_w + ow <= (iw - 1) * sw + max(kw, sw)
+
+
+def _cmsis_transpose_conv(op, rw, inp, weight, bias, izp: int, wzp: int, out_pad, stride) -> bool:
+    """transpose_conv2d + its requantisation as arm_transpose_conv_s8, where that computes the same
+    integers (int8, symmetric weights, a rescale arm_nn_requantize rounds the same, an output its
+    rolling buffer fills exactly)."""
+    if elem(inp) != "i8" or wzp != 0:
+        return False
+    tail = follow_requant_tail(op, "i8")
+    if tail is None or not tail[0].requantize_exact(max_abs_input=accumulator_bound(weight, bias, izp, False)):
+        return False
+    if not _rolling_buffer_fits(shape(inp), shape(weight), shape(op.results[0]), out_pad, stride):
+        return False
+    rs, last, act = tail
+    ops = [op, rs.op] + ([last] if last is not rs.op else [])
+    mult, shift = per_channel_params(rs, shape(weight)[0])
+    attrs = {"input_offset": -izp, "output_offset": rs.output_zp, "stride": list(stride),
+             "padding": [-out_pad[0], -out_pad[2]], "multiplier": mult, "shift": shift, "activation": act}
+    new = make_op(cmsisnn.TransposeConvOp, [inp, weight, bias], last.results[0].type, attrs, before=op,
+                  loc=fused_location(ops), source_op="+".join(o.operation.name for o in ops))
+    rw.replace(ops, last, new)
+    return True
+
+
 def convert_transpose_conv2d(op, rw):
     inp, weight, bias, izp, wzp = _raw_accumulator_operands(op)
     out_pad, stride = i64_array(op, "out_pad"), i64_array(op, "stride")
     params = {"stride": stride, "out_pad": [out_pad[0], out_pad[2]], "input_zp": izp, "weight_zp": wzp}
     bias = _bias_per_channel(op, bias, shape(op.results[0])[3])
+    if rw.use_cmsis and _cmsis_transpose_conv(op, rw, inp, weight, bias, izp, wzp, out_pad, stride):
+        return CONVERTED
     new = make_op(portable.TransposeConv2DOp, [inp, weight, bias], op.results[0].type, params,
                   before=op, loc=op.location, source_op=op.operation.name)
     rw.replace([op], op, new)
@@ -516,7 +551,7 @@ PATTERNS = [
     ("grouped-conv2d", tosa.Conv2DOp, convert_grouped_conv2d, UNIT),
     ("conv2d", tosa.Conv2DOp, convert_conv2d, UNIT),
     ("depthwise-conv2d", tosa.DepthwiseConv2DOp, convert_depthwise_conv2d, UNIT),
-    ("transpose-conv2d", tosa.TransposeConv2DOp, convert_transpose_conv2d),
+    ("transpose-conv2d", tosa.TransposeConv2DOp, convert_transpose_conv2d, UNIT),
     ("conv3d", tosa.Conv3DOp, convert_conv3d),
 ]
 
