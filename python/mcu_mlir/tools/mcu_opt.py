@@ -16,7 +16,7 @@ from ..diagnostics import Diagnostic, UserError, from_mlir_error, repro_command,
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
 
-USAGE = """mcu-opt [FILE|-] [--mcu-<pass>[=<options>] | --<upstream-pass>[=<options>] ...]
+USAGE = """mcu-opt [FILE|FILE.tflite|-] [--mcu-<pass>[=<options>] | --<upstream-pass>[=<options>] ...]
                [--pass-pipeline='builtin.module(...)'] [--split-input-file] [--verify-diagnostics]
                [-o OUT] [--list-passes] [--mlir-print-ir-after-all] [--mlir-timing]"""
 
@@ -24,7 +24,8 @@ USAGE = """mcu-opt [FILE|-] [--mcu-<pass>[=<options>] | --<upstream-pass>[=<opti
 def _arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mcu-opt", usage=USAGE, allow_abbrev=False,
                                 description="Runs mcu-mlir and upstream MLIR passes on MLIR files.")
-    p.add_argument("input", nargs="?", default="-", help="input .mlir file, or - for stdin")
+    p.add_argument("input", nargs="?", default="-",
+                   help="input .mlir file, a .tflite model (read as its integer TOSA), or - for stdin")
     p.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
     p.add_argument("--pass-pipeline", action="append", default=[],
                    help="textual pipeline, e.g. 'builtin.module(mcu-fold-transposes,cse)'")
@@ -123,12 +124,16 @@ def _run(args, rest) -> int:
 
     if args.input == "-":
         text = sys.stdin.read()
+    elif args.input.endswith(".tflite"):
+        text = _tflite_text(args.input)
     else:
         try:
             with open(args.input, encoding="utf-8") as f:
                 text = f.read()
         except OSError as e:
             raise UserError(f"cannot read input file '{args.input}': {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise UserError("not an MLIR text file (a TFLite model is read by its .tflite suffix)") from None
     _run.stdin_text = text
     steps = _pass_steps(args, rest)
 
@@ -160,6 +165,17 @@ def _run(args, rest) -> int:
             failed = True
     _write(args.output, "// -----\n".join(outputs))
     return 1 if failed else 0
+
+
+def _tflite_text(path: str) -> str:
+    """A `.tflite` model as the integer TOSA its frontend builds (what mcu-compile writes to
+    tosa-import.mlir: the inputs' and outputs' quantization, a stateful model's mcu.state, the
+    layer names as locations), so every pass and pipeline runs on it as on a .mlir file."""
+    from .. import io_quant
+    from ..frontend.tflite import import_tflite
+    module, inputs, outputs = import_tflite(path)
+    io_quant.annotate(module, inputs, outputs)
+    return module.operation.get_asm(enable_debug_info=True)
 
 
 def _chunks(text: str, split: bool):
