@@ -199,8 +199,8 @@ def _tflite_frontend(path: Path, options, result, timings):
     with _Timer(timings, "import"):
         module, inputs, outputs = import_tflite(path)
     io_quant.annotate(module, inputs, outputs)
-    if options.state:
-        _annotate_tosa_state(module, options.state, str(path))
+    if options.state:     # more pairs beside the model's own variables (already in mcu.state)
+        _annotate_tosa_state(module, io_quant.read_state(module) + list(options.state), str(path))
     _write(result.output_dir, "tosa-import.mlir", _ir(module), result, "tosa-import")
     result.report["quantization"] = {"inputs": [_asdict(t) for t in inputs], "outputs": [_asdict(t) for t in outputs]}
     return module

@@ -175,3 +175,78 @@ class ModelWriter:
 # bool tensors (comparison results, SELECT conditions)
 TYPES["i1"] = 6
 DTYPES["i1"] = np.bool_
+
+
+# -- several subgraphs, resource variables, variable tensors ---------------------------------------
+TYPES["resource"] = 13
+
+
+@dataclass
+class _VariableTensor(_Tensor):
+    variable: bool = False
+
+
+@dataclass
+class GraphsWriter(ModelWriter):
+    """A model of several subgraphs sharing buffers and operator codes: build subgraph 0 (the main
+    one) with tensor() / op(), close it with end_subgraph(inputs, outputs), build the next (e.g.
+    the initialisation subgraph a CALL_ONCE runs), ... Options may hold strings (VarHandleOptions)
+    and tensors may be variable (is_variable: SVDF's and LSTM's state)."""
+    graphs: list = field(default_factory=list)       # (tensors, operators, inputs, outputs) per subgraph
+
+    def tensor(self, name, shape, elem="i8", scale=None, zero_point=0, data=None, axis=0,
+               variable: bool = False) -> int:
+        index = super().tensor(name, shape, elem, scale, zero_point, data, axis)
+        t = self.tensors[index]
+        self.tensors[index] = _VariableTensor(t.name, t.shape, t.elem, t.buffer, t.scales, t.zero_points, t.axis,
+                                              variable)
+        return index
+
+    def end_subgraph(self, inputs, outputs) -> None:
+        self.graphs.append((self.tensors, self.operators, list(inputs), list(outputs)))
+        self.tensors, self.operators = [], []
+
+    def write(self, inputs=None, outputs=None, subgraphs: int = 1) -> bytes:
+        if inputs is not None or self.tensors:
+            self.end_subgraph(inputs or [], outputs or [])
+        b = flatbuffers.Builder(1024)
+        buffers = [self._buffer(b, data) for data in self.buffers]
+        codes = [self._code(b, code, custom) for code, custom in self.codes]
+        graphs = []
+        for tensors, operators, ins, outs in self.graphs:
+            t_offsets = [self._tensor(b, t) for t in tensors]
+            o_offsets = [self._operator(b, *op) for op in operators]
+            graphs.append(self._subgraph(b, t_offsets, o_offsets, ins, outs))
+        m = _schema("Model")
+        graph_vec = self._tables(b, m.ModelStartSubgraphsVector, graphs)
+        buffer_vec = self._tables(b, m.ModelStartBuffersVector, buffers)
+        code_vec = self._tables(b, m.ModelStartOperatorCodesVector, codes)
+        m.ModelStart(b)
+        m.ModelAddVersion(b, 3)
+        m.ModelAddOperatorCodes(b, code_vec)
+        m.ModelAddSubgraphs(b, graph_vec)
+        m.ModelAddBuffers(b, buffer_vec)
+        b.Finish(m.ModelEnd(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
+    def _operator(self, b, code_index, inputs, outputs, options):
+        if options is not None:    # strings are made before their table starts
+            kind, fields = options
+            options = (kind, {k: b.CreateString(v) if isinstance(v, str) else v for k, v in fields.items()})
+        return super()._operator(b, code_index, inputs, outputs, options)
+
+    def _tensor(self, b, t):
+        if not getattr(t, "variable", False):
+            return super()._tensor(b, t)
+        # The base table with is_variable set: written by the schema's own builder around the base's.
+        m = _schema("Tensor")
+        end = m.TensorEnd
+
+        def end_variable(builder):
+            m.TensorAddIsVariable(builder, True)
+            return end(builder)
+        m.TensorEnd = end_variable
+        try:
+            return super()._tensor(b, t)
+        finally:
+            m.TensorEnd = end

@@ -1,6 +1,7 @@
 """A `.tflite` file -> integer TOSA computing what TFLite Micro's reference kernels compute: the
 graph read and checked (reader.py), each operator lowered in order (ops.py), inputs and outputs
-with their int8 quantization."""
+with their int8 quantization; what persists across calls as more inputs and outputs, the streaming
+state (variables.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from ... import io_quant
 from ...diagnostics import UserError
 from .lower import Lowering
 from .ops import LOWER
+from .variables import VARIABLE_OPS, State
 
 
 def import_tflite(path):
@@ -34,8 +36,13 @@ def build_module(lw: Lowering):
                             "tensor; only int8 models are supported")
         lw.values[index] = lw.w.argument(i, t.shape, t.elem)
         args.append(lw.values[index])
+    state = State(lw, len(args))
+    lw.state = state
     for op in g.operators:
         if op.index in boundary.skipped:
+            continue
+        if op.name in VARIABLE_OPS:
+            state.lower(op)
             continue
         lower = LOWER.get(op.name)
         if lower is None:
@@ -68,6 +75,9 @@ def build_module(lw: Lowering):
             raise UserError(f"output #{i} ('{t.name}') is computed by no operator")
         results.append(lw.values[index])
         out_quant.append(io_quant.IOQuant(t.quant.scale, t.quant.zero_point))
-    module = lw.w.finish(args, results)
     in_quant = [io_quant.IOQuant(g.tensors[i].quant.scale, g.tensors[i].quant.zero_point) for i in inputs]
-    return module, in_quant, out_quant
+    state_args, state_results, state_quant = state.finish(f"the model '{g.path}'")
+    module = lw.w.finish(args + state_args, results + state_results)
+    # Each variable is one more input and output, the output handed to the next call's input.
+    io_quant.annotate_state(module, [(len(args) + k, len(results) + k) for k in range(len(state_args))])
+    return module, in_quant + state_quant, out_quant + state_quant

@@ -63,6 +63,7 @@ class Lowering:
         self.graph = graph
         self.w = TosaBuilder(ctx)
         self.values: dict[int, Value] = {}
+        self.state = None       # variables.State: the variables and variable tensors kept across calls
 
     # -- tensors -------------------------------------------------------------------------------
     def tensor(self, index: int) -> Tensor:

@@ -20,7 +20,7 @@ from ...diagnostics import UserError
 TENSOR_TYPES = {
     0: ("f32", np.float32), 1: ("f16", np.float16), 2: ("i32", np.int32), 3: ("u8", np.uint8),
     4: ("i64", np.int64), 6: ("i1", np.bool_), 7: ("i16", np.int16), 9: ("i8", np.int8),
-    10: ("f64", np.float64),
+    10: ("f64", np.float64), 13: ("resource", np.int32),
 }
 FILE_IDENTIFIER = b"TFL3"
 
@@ -52,6 +52,7 @@ class Tensor:
     elem: str
     quant: Quantization | None
     data: np.ndarray | None     # the constant's values (shaped), None for activations
+    variable: bool = False      # a variable tensor (is_variable): its values persist across invocations
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,9 @@ class Graph:
     operators: list = field(default_factory=list)
     inputs: tuple = ()
     outputs: tuple = ()
+    # The subgraphs CALL_ONCE operators of this graph run once before the first invocation (TFLite's
+    # converter initialises resource variables there), by subgraph index.
+    init_graphs: dict = field(default_factory=dict)
 
 
 def _builtin_names() -> dict[int, str]:
@@ -103,16 +107,33 @@ def _read(buf: bytes, path: str) -> Graph:
     if root + 4 > len(buf):
         raise UserError("a truncated TFLite flatbuffer (its root table lies past the end)")
     model = tflite.Model.GetRootAsModel(buf, 0)
-    if model.SubgraphsLength() != 1:
-        raise UserError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models "
-                        "are supported (no control flow, no separate initialisation graph)")
-    sub = model.Subgraphs(0)
+    if model.SubgraphsLength() < 1:
+        raise UserError("the model has no subgraph")
+    names = _builtin_names()
+    graph = _subgraph(model, 0, names, buf, path)
+    count = model.SubgraphsLength()
+    inits = set()
+    for op in graph.operators:
+        if op.name == "CALL_ONCE":
+            index = int((op.options or {}).get("InitSubgraphIndex", 0))
+            if not 0 < index < count:
+                raise UserError(f"{op.describe()} runs subgraph {index}, but the model has {count} subgraph(s), "
+                                "0 the main one")
+            inits.add(index)
+    if len(inits) != count - 1:
+        raise UserError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models, and "
+                        "subgraphs that CALL_ONCE runs to initialise variables, are supported (no control flow)")
+    graph.init_graphs = {index: _subgraph(model, index, names, buf, path) for index in sorted(inits)}
+    return graph
+
+
+def _subgraph(model, index: int, names: dict, buf: bytes, path: str) -> Graph:
+    sub = model.Subgraphs(index)
     graph = Graph(path)
     graph.tensors = [_tensor(model, sub.Tensors(i), i, buf) for i in range(sub.TensorsLength())]
     n_tensors = len(graph.tensors)
     graph.inputs = tuple(_indices(sub.InputsAsNumpy(), n_tensors, "the subgraph's inputs"))
     graph.outputs = tuple(_indices(sub.OutputsAsNumpy(), n_tensors, "the subgraph's outputs"))
-    names = _builtin_names()
     for i in range(sub.OperatorsLength()):
         graph.operators.append(_operator(model, sub.Operators(i), i, names, n_tensors))
     return graph
@@ -138,7 +159,7 @@ def _tensor(model, t, index: int, buf: bytes) -> Tensor:
     if t.Sparsity() is not None:
         raise UserError(f"{what} is sparse, which is not supported")
     data = _buffer_data(model, t.Buffer(), shape, dtype, buf, what)
-    return Tensor(index, name, shape, elem, _quantization(t.Quantization(), shape, what), data)
+    return Tensor(index, name, shape, elem, _quantization(t.Quantization(), shape, what), data, bool(t.IsVariable()))
 
 
 def _buffer_data(model, buffer_index: int, shape, dtype, buf: bytes, what: str):
@@ -220,6 +241,8 @@ OPTIONS = {
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
     "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
     "MEAN": ("ReducerOptions", ("KeepDims",)),
+    "VAR_HANDLE": ("VarHandleOptions", ("Container", "SharedName")),
+    "CALL_ONCE": ("CallOnceOptions", ("InitSubgraphIndex",)),
 }
 # The slicing, stacking, resizing, batch matmul and transposed-convolution ops (shape.py, resize.py,
 # batch_matmul.py, transpose_conv.py).

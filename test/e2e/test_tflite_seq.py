@@ -1,0 +1,169 @@
+"""TFLite models that keep state across invocations, compiled as streaming models (--state): resource
+variables (VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE, initialised by a CALL_ONCE subgraph as
+TFLite's converter writes them) and the ops with variable tensors. Each is run over successive
+calls in the C on the host (mcu_model_reset(), then mcu_model_step() per call, both backends) and
+in TFLite Micro's interpreter (one interpreter, one invoke per call), and every call's outputs must
+be equal bit for bit. What cannot be made exact is refused with an error naming it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tflite_oracle import inputs, need_build
+from tflite_writer import GraphsWriter
+
+import mcu_mlir
+from mcu_mlir.diagnostics import UserError
+from mcu_mlir.firmware import run
+from mcu_mlir.frontend.tflite import import_tflite
+
+SQ, SZ = 0.05, 3
+
+
+def compare_steps_with_tflm(model: bytes, outdir, backend: str, steps: int, seed: int = 1):
+    """Compiles `model`, runs `steps` calls of random inputs (the extremes first) in the C and in
+    TFLite Micro; the report and the (call, output, largest difference) that differ."""
+    from tflite_micro.python.tflite_micro import runtime
+    path = outdir / "model.tflite"
+    path.write_bytes(model)
+    result = mcu_mlir.compile(str(path), target="host", backend=backend, emit="c", output_dir=str(outdir / "out"))
+    ip = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
+    n_in = len(result.report["quantization"]["inputs"]) - len(result.report.get("state", []))
+    samples = [inputs(tuple(ip.get_input_details(i)["shape"]), steps, seed=seed + i) for i in range(n_in)]
+    calls = [[s[k] for s in samples] for k in range(steps)]
+    got = run.run_steps(outdir / "out", calls, target="host")
+    differing = []
+    for k, xs in enumerate(calls):
+        for i, x in enumerate(xs):
+            ip.set_input(x, i)
+        ip.invoke()
+        for j, q in enumerate(got[k].outputs_q):
+            ref = ip.get_output(j)
+            if not np.array_equal(q.reshape(ref.shape), ref):
+                differing.append((k, j, int(np.abs(q.reshape(ref.shape).astype(int) - ref).max())))
+    return result.report, differing
+
+
+def _handle(m, name: str) -> int:
+    h = m.tensor(f"{name}/handle", (), "resource")
+    m.op("VAR_HANDLE", [], [h], ("VarHandleOptions", {"Container": "", "SharedName": name}))
+    return h
+
+
+def variables_model(acc_start=SZ, bias_start=(10, -20, 30, 100), acc_assigned=True) -> bytes:
+    """x [1, 4] -> y = x + acc (acc = y next call: a saturating running sum), out = y + bias (bias:
+    a variable only the initialisation assigns, a constant), delta = x - prev (prev = x next call:
+    no initialisation, so TFLM starts it at the zero point), out of an FC of x and prev."""
+    rng = np.random.default_rng(0)
+    m = GraphsWriter()
+    x = m.tensor("x", (1, 4), "i8", SQ, SZ)
+    m.op("CALL_ONCE", [], [], ("CallOnceOptions", {"InitSubgraphIndex": 1}))
+    acc, bias, prev = (_handle(m, n) for n in ("acc", "bias", "prev"))
+    s = m.tensor("acc/read", (1, 4), "i8", SQ, SZ)
+    b = m.tensor("bias/read", (1, 4), "i8", SQ, SZ)
+    p = m.tensor("prev/read", (1, 4), "i8", 0.04, -7)
+    m.op("READ_VARIABLE", [acc], [s])
+    m.op("READ_VARIABLE", [bias], [b])
+    m.op("READ_VARIABLE", [prev], [p])
+    y = m.tensor("y", (1, 4), "i8", SQ, SZ)
+    m.op("ADD", [x, s], [y], ("AddOptions", {}))
+    if acc_assigned:
+        m.op("ASSIGN_VARIABLE", [acc, y], [])
+    out = m.tensor("out", (1, 4), "i8", 0.1, -4)
+    m.op("ADD", [y, b], [out], ("AddOptions", {}))
+    w = m.tensor("fc/w", (3, 4), "i8", 0.02, 0, rng.integers(-127, 128, (3, 4)))
+    bias_fc = m.tensor("fc/b", (3,), "i32", 0.04 * 0.02, 0, [100, -200, 300])
+    fc = m.tensor("fc", (1, 3), "i8", 0.3, 5)
+    m.op("FULLY_CONNECTED", [p, w, bias_fc], [fc], ("FullyConnectedOptions", {}))
+    xp = m.tensor("x_as_prev", (1, 4), "i8", 0.04, -7)
+    m.op("QUANTIZE", [x], [xp])
+    m.op("ASSIGN_VARIABLE", [prev, xp], [])
+    m.end_subgraph([x], [out, fc])
+    acc0, bias0 = (_handle(m, n) for n in ("acc", "bias"))
+    c = m.tensor("acc/start", (1, 4), "i8", SQ, SZ, [acc_start] * 4)
+    cb = m.tensor("bias/start", (1, 4), "i8", SQ, SZ, list(bias_start))
+    m.op("ASSIGN_VARIABLE", [acc0, c], [])
+    m.op("ASSIGN_VARIABLE", [bias0, cb], [])
+    return m.write([], [])
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_variables_bit_exact_over_calls(backend, tmp_path):
+    need_build(backend)
+    report, differing = compare_steps_with_tflm(variables_model(), tmp_path, backend, steps=10)
+    assert not differing, differing
+    # acc and prev are the state (input 1 <- output 2, input 2 <- output 3); bias is a constant.
+    assert report["state"] == [[1, 2], [2, 3]]
+
+
+def _state_of(tmp_path, model: bytes):
+    from mcu_mlir import io_quant
+    path = tmp_path / "model.tflite"
+    path.write_bytes(model)
+    module, ins, outs = import_tflite(path)
+    return io_quant.read_state(module), len(ins), len(outs)
+
+
+def test_variable_only_the_initialisation_assigns_is_a_constant(tmp_path):
+    # acc is not assigned by the main graph: it keeps its start (now not the zero point) for good.
+    state, n_in, n_out = _state_of(tmp_path, variables_model(acc_start=20, acc_assigned=False))
+    assert state == [(1, 2)] and (n_in, n_out) == (2, 3)     # prev only
+
+
+def _error(tmp_path, model: bytes, capsys) -> str:
+    from mcu_mlir.tools import mcu_compile
+    path = tmp_path / "model.tflite"
+    path.write_bytes(model)
+    code = mcu_compile.main([str(path), "--target", "host", "--emit", "tosa", "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "Traceback" not in err and err.count("error:") == 1, err
+    return err
+
+
+def _never_assigned() -> bytes:
+    m = GraphsWriter()
+    x = m.tensor("x", (1, 4), "i8", SQ, SZ)
+    h = _handle(m, "ghost")
+    s = m.tensor("ghost/read", (1, 4), "i8", SQ, SZ)
+    m.op("READ_VARIABLE", [h], [s])
+    y = m.tensor("y", (1, 4), "i8", SQ, SZ)
+    m.op("ADD", [x, s], [y], ("AddOptions", {}))
+    return m.write([x], [y])
+
+
+def _computed_initialisation() -> bytes:
+    m = GraphsWriter()
+    x = m.tensor("x", (1, 4), "i8", SQ, SZ)
+    m.op("CALL_ONCE", [], [], ("CallOnceOptions", {"InitSubgraphIndex": 1}))
+    h = _handle(m, "v")
+    s = m.tensor("v/read", (1, 4), "i8", SQ, SZ)
+    m.op("READ_VARIABLE", [h], [s])
+    y = m.tensor("y", (1, 4), "i8", SQ, SZ)
+    m.op("ADD", [x, s], [y], ("AddOptions", {}))
+    m.op("ASSIGN_VARIABLE", [h, y], [])
+    m.end_subgraph([x], [y])
+    h0 = _handle(m, "v")
+    c = m.tensor("c", (1, 4), "i8", SQ, SZ, [1, 2, 3, 4])
+    v = m.tensor("v/start", (1, 4), "i8", SQ, SZ)
+    m.op("RELU", [c], [v])
+    m.op("ASSIGN_VARIABLE", [h0, v], [])
+    return m.write([], [])
+
+
+ERRORS = {
+    "a state that starts away from its zero point": (
+        lambda: variables_model(acc_start=10), "the variable 'acc' starts at 10, not at its zero point 3"),
+    "a variable never assigned": (
+        _never_assigned, "operator #1 (READ_VARIABLE): the variable 'ghost' is never assigned"),
+    "an initialisation computed at run time": (
+        _computed_initialisation, "operator #1 (RELU) of the initialisation subgraph 1: only VAR_HANDLE and "
+                                  "ASSIGN_VARIABLE of constants"),
+}
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
+def test_state_that_cannot_be_exact_is_refused(case, tmp_path, capsys):
+    make, expected = ERRORS[case]
+    assert expected in _error(tmp_path, make(), capsys)
