@@ -152,7 +152,26 @@ def _computed_initialisation() -> bytes:
     return m.write([], [])
 
 
+def _svdf_state(zero_point: int = 0, variable: bool = True, time_elem: str = "i8") -> bytes:
+    rng = np.random.default_rng(0)
+    m = GraphsWriter()
+    x = m.tensor("x", (1, 4), "i8", SQ, SZ)
+    wf = m.tensor("feature", (2, 4), "i8", 0.01, 0, rng.integers(-127, 128, (2, 4)))
+    wt = m.tensor("time", (2, 3), time_elem, 0.01, 0, rng.integers(-127, 128, (2, 3)))
+    state = m.tensor("state", (1, 6), "i8", 0.02, zero_point, variable=variable)
+    bias = m.tensor("bias", (2,), "i32", 0.0002, 0, [1, 2])
+    y = m.tensor("y", (1, 2), "i8", 0.1, 0)
+    m.op("SVDF", [x, wf, wt, bias, state], [y], ("SVDFOptions", {"Rank": 1}))
+    return m.write([x], [y])
+
+
 ERRORS = {
+    "an SVDF state with a zero point": (
+        lambda: _svdf_state(zero_point=5), "operator #0 (SVDF): its state ('state') has zero point 5"),
+    "an SVDF state that is not a variable tensor": (
+        lambda: _svdf_state(variable=False), "operator #0 (SVDF): its state ('state') is not a variable tensor"),
+    "an SVDF of int8 state and int16 time weights": (
+        lambda: _svdf_state(time_elem="i16"), "operator #0 (SVDF): its state is i8 but its time weights i16"),
     "a state that starts away from its zero point": (
         lambda: variables_model(acc_start=10), "the variable 'acc' starts at 10, not at its zero point 3"),
     "a variable never assigned": (
@@ -167,3 +186,40 @@ ERRORS = {
 def test_state_that_cannot_be_exact_is_refused(case, tmp_path, capsys):
     make, expected = ERRORS[case]
     assert expected in _error(tmp_path, make(), capsys)
+
+
+def _svdf(m, rng, x, name, depth, batch, units, rank, memory, elem, activation=0):
+    """One SVDF of input `x` [batch, depth]; scales that spread the feature activations and the
+    output over most of their types."""
+    filters = units * rank
+    top = 100 if elem == "i8" else 20000
+    wf_scale, wt_scale = 0.01, 0.5 / top
+    wf = m.tensor(f"{name}/feature", (filters, depth), "i8", wf_scale, 0, rng.integers(-127, 128, (filters, depth)))
+    wt = m.tensor(f"{name}/time", (filters, memory), elem, wt_scale, 0, rng.integers(-top, top, (filters, memory)))
+    state_scale = SQ * wf_scale * np.sqrt(depth) * 80 / top
+    bias = m.tensor(f"{name}/bias", (units,), "i32", state_scale * wt_scale, 0, rng.integers(-top * 20, top * 20, units))
+    state = m.tensor(f"{name}/state", (batch, filters * memory), elem, state_scale, 0, variable=True)
+    out_scale = state_scale * wt_scale * top * top * np.sqrt(memory * rank) / 150
+    y = m.tensor(name, (batch, units), "i8", out_scale, int(rng.integers(-10, 10)))
+    m.op("SVDF", [x, wf, wt, bias, state], [y], ("SVDFOptions", {"Rank": rank, "FusedActivationFunction": activation}))
+    return y
+
+
+def svdf_model() -> bytes:
+    """Two SVDFs: int8 state and time weights, rank 2, memory 5, a fused RELU (which TFLM's integer
+    kernel does not apply); int16 state and time weights, rank 1, memory 3, batch 2."""
+    rng = np.random.default_rng(3)
+    m = GraphsWriter()
+    x = m.tensor("x", (1, 8), "i8", SQ, SZ)
+    x2 = m.tensor("x2", (2, 6), "i8", SQ, -9)
+    y = _svdf(m, rng, x, "svdf_s8", 8, 1, 4, 2, 5, "i8", activation=1)
+    y2 = _svdf(m, rng, x2, "svdf_s16", 6, 2, 3, 1, 3, "i16")
+    return m.write([x, x2], [y, y2])
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_svdf_bit_exact_over_calls(backend, tmp_path):
+    need_build(backend)
+    report, differing = compare_steps_with_tflm(svdf_model(), tmp_path, backend, steps=12)
+    assert not differing, differing
+    assert report["state"] == [[2, 2], [3, 3]]      # each SVDF's state, after the two inputs / outputs

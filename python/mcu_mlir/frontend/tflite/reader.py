@@ -243,6 +243,7 @@ OPTIONS = {
     "MEAN": ("ReducerOptions", ("KeepDims",)),
     "VAR_HANDLE": ("VarHandleOptions", ("Container", "SharedName")),
     "CALL_ONCE": ("CallOnceOptions", ("InitSubgraphIndex",)),
+    "SVDF": ("SVDFOptions", ("Rank", "FusedActivationFunction", "AsymmetricQuantizeInputs")),
 }
 # The slicing, stacking, resizing, batch matmul and transposed-convolution ops (shape.py, resize.py,
 # batch_matmul.py, transpose_conv.py).

@@ -173,6 +173,32 @@ class State:
         var.read = True
         return var.value
 
+    def tensor_state(self, op: Operator, index: int, zero_point_must_be_zero: str | None = None) -> Value:
+        """The value a variable tensor holds when the call begins (a state input); the op that
+        reads it gives its new value with update_tensor(). TFLM starts it at its int8 zero point,
+        else 0 (ResetTensorData)."""
+        t = self.lw.tensor(index)
+        if not t.variable:
+            raise UserError(f"{op.describe()}: its state ('{t.name}') is not a variable tensor")
+        if t.elem not in STATE_ELEMS or t.quant is None:
+            raise UserError(f"{op.describe()}: its state ('{t.name}') must be a quantized integer tensor")
+        if zero_point_must_be_zero and t.quant.zero_point != 0:
+            raise UserError(f"{op.describe()}: its state ('{t.name}') has zero point {t.quant.zero_point}; "
+                            f"{zero_point_must_be_zero}")
+        key = ("tensor", index)
+        if key in self.variables:
+            raise UserError(f"{op.describe()}: its state ('{t.name}') is the state of an operator before it too")
+        start = _fill_bytes(t.quant.zero_point if t.elem == "i8" else 0, t.shape, t.elem)
+        var = _Variable(key, t.name, tuple(t.shape), t.elem, t.quant, start)
+        self.variables[key] = var
+        self.main_assigned.add(key)
+        return self._current(var)
+
+    def update_tensor(self, index: int, value: Value) -> None:
+        var = self.variables[("tensor", index)]
+        var.value = value
+        var.assigned = True
+
     # -- after lowering --------------------------------------------------------------------------
     def finish(self, where: str):
         """(state inputs, state outputs, their IOQuants): one per variable read and assigned."""
