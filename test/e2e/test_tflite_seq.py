@@ -165,7 +165,24 @@ def _svdf_state(zero_point: int = 0, variable: bool = True, time_elem: str = "i8
     return m.write([x], [y])
 
 
+def _lstm_with(peephole: bool = False, cell_scale: float = 2.0 ** -11) -> bytes:
+    rng = np.random.default_rng(0)
+    m = GraphsWriter()
+    x = m.tensor("x", (1, 2, 3), "i8", SQ, 0)
+    y = _lstm(m, rng, x, "lstm", (1, 2, 3), 2, h_zp=0)
+    inputs = m.operators[-1][1]
+    if peephole:
+        inputs[10] = m.tensor("peephole", (2,), "i16", 0.01, 0, [1, 2])
+    m.tensors[inputs[19]].scales[0] = cell_scale
+    return m.write([x], [y])
+
+
 ERRORS = {
+    "an LSTM with peepholes": (
+        lambda: _lstm_with(peephole=True), "operator #0 (UNIDIRECTIONAL_SEQUENCE_LSTM): it has peephole weights "
+                                           "(input 10)"),
+    "an LSTM cell state at a scale not a power of two": (
+        lambda: _lstm_with(cell_scale=0.001), "its cell state's scale 0.001 is not a power of two"),
     "an SVDF state with a zero point": (
         lambda: _svdf_state(zero_point=5), "operator #0 (SVDF): its state ('state') has zero point 5"),
     "an SVDF state that is not a variable tensor": (
@@ -223,3 +240,47 @@ def test_svdf_bit_exact_over_calls(backend, tmp_path):
     report, differing = compare_steps_with_tflm(svdf_model(), tmp_path, backend, steps=12)
     assert not differing, differing
     assert report["state"] == [[2, 2], [3, 3]]      # each SVDF's state, after the two inputs / outputs
+
+
+def _lstm(m, rng, x, name, shape, hidden, time_major=False, clip=0.0, cell_power=-11, h_zp=-3):
+    """One int8 UNIDIRECTIONAL_SEQUENCE_LSTM of `x` (shape [B, T, I], or [T, B, I] time-major):
+    per-tensor weights per gate, gate pre-activations that reach past their int16 range at the
+    extremes, the hidden state at 1/128 with a zero point, the cell state at 2**cell_power."""
+    batch = shape[1] if time_major else shape[0]
+    depth = shape[2]
+    inputs = [x] + [-1] * 23
+    for k in range(4):                         # input, forget, cell, output
+        sw = float(rng.uniform(0.001, 0.003))
+        inputs[1 + k] = m.tensor(f"{name}/wx{k}", (hidden, depth), "i8", sw, 0,
+                                 rng.integers(-127, 128, (hidden, depth)))
+        inputs[5 + k] = m.tensor(f"{name}/wh{k}", (hidden, hidden), "i8", float(rng.uniform(0.002, 0.02)), 0,
+                                 rng.integers(-127, 128, (hidden, hidden)))
+        inputs[12 + k] = m.tensor(f"{name}/b{k}", (hidden,), "i32", SQ * sw, 0, rng.integers(-20000, 20000, hidden))
+    inputs[18] = m.tensor(f"{name}/h", (batch, hidden), "i8", 1 / 128, h_zp, variable=True)
+    inputs[19] = m.tensor(f"{name}/c", (batch, hidden), "i16", 2.0 ** cell_power, 0, variable=True)
+    y = m.tensor(name, shape[:2] + (hidden,), "i8", 1 / 128, h_zp)
+    m.op("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y],
+         ("UnidirectionalSequenceLSTMOptions", {"FusedActivationFunction": 4, "CellClip": clip,
+                                                "TimeMajor": time_major}))
+    return y
+
+
+def lstm_model() -> bytes:
+    """A batch-major LSTM ([2, 3, 5] -> hidden 4) and a time-major one ([2, 1, 6] -> hidden 3, cell
+    clip 3.0, cell state at 2**-12)."""
+    rng = np.random.default_rng(5)
+    m = GraphsWriter()
+    x = m.tensor("x", (2, 3, 5), "i8", SQ, SZ)
+    x2 = m.tensor("x2", (2, 1, 6), "i8", SQ, -9)
+    y = _lstm(m, rng, x, "lstm", (2, 3, 5), 4)
+    y2 = _lstm(m, rng, x2, "lstm_time_major", (2, 1, 6), 3, time_major=True, clip=3.0, cell_power=-12, h_zp=5)
+    return m.write([x, x2], [y, y2])
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_lstm_bit_exact_over_calls(backend, tmp_path):
+    need_build(backend)
+    report, differing = compare_steps_with_tflm(lstm_model(), tmp_path, backend, steps=8)
+    assert not differing, differing
+    # each LSTM's hidden and cell states, after the two inputs / outputs
+    assert report["state"] == [[2, 2], [3, 3], [4, 4], [5, 5]]

@@ -7,7 +7,7 @@ import numpy as np
 from ...diagnostics import UserError
 from ...fixed_point import cmsis_softmax as cmsis_softmax_math
 from ..lowering.cmsis_softmax_graph import softmax_s8
-from . import activations, batch_matmul, comparisons, requantize, resize, shape, svdf, transpose_conv
+from . import activations, batch_matmul, comparisons, lstm, requantize, resize, shape, svdf, transpose_conv
 from .lower import ADD_LEFT_SHIFT, RELU, RELU6, SAME, VALID, Lowering, activation_range
 from .reader import Operator
 
@@ -316,4 +316,4 @@ LOWER = {
     "RELU": _relu, "RELU6": _relu, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "TRANSPOSE": _transpose,
     "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum,
 }
-LOWER.update({**activations.LOWER, **batch_matmul.LOWER, **comparisons.LOWER, **requantize.LOWER, **resize.LOWER, **shape.LOWER, **svdf.LOWER, **transpose_conv.LOWER})
+LOWER.update({**activations.LOWER, **batch_matmul.LOWER, **comparisons.LOWER, **lstm.LOWER, **requantize.LOWER, **resize.LOWER, **shape.LOWER, **svdf.LOWER, **transpose_conv.LOWER})

@@ -244,6 +244,8 @@ OPTIONS = {
     "VAR_HANDLE": ("VarHandleOptions", ("Container", "SharedName")),
     "CALL_ONCE": ("CallOnceOptions", ("InitSubgraphIndex",)),
     "SVDF": ("SVDFOptions", ("Rank", "FusedActivationFunction", "AsymmetricQuantizeInputs")),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions", ("FusedActivationFunction", "CellClip",
+                                                                           "TimeMajor")),
 }
 # The slicing, stacking, resizing, batch matmul and transposed-convolution ops (shape.py, resize.py,
 # batch_matmul.py, transpose_conv.py).
