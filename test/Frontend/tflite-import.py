@@ -1,8 +1,9 @@
 # mcu-opt reads a .tflite model as the integer TOSA the .tflite frontend builds, and runs passes on
 # it as on a .mlir file; a malformed file is one error line naming what is wrong, exit 1.
-# RUN: %PYTHON %s %t.tflite %t.truncated.tflite %t.bin
+# RUN: %PYTHON %s %t.tflite %t.truncated.tflite %t.bin %t.svdf.tflite
 # RUN: mcu-opt %t.tflite --mcu-verify-integer-tosa | FileCheck %s
 # RUN: mcu-opt %t.tflite --pass-pipeline='builtin.module(mcu-tosa-layout-pipeline)' | FileCheck %s --check-prefix=LAYOUT
+# RUN: mcu-opt %t.svdf.tflite | FileCheck %s --check-prefix=STATE
 # RUN: not mcu-opt %t.truncated.tflite 2>&1 | FileCheck %s --check-prefix=BAD
 # RUN: not mcu-opt %t.missing.tflite 2>&1 | FileCheck %s --check-prefix=MISSING
 # RUN: not mcu-opt %t.bin 2>&1 | FileCheck %s --check-prefix=BINARY
@@ -15,6 +16,13 @@
 # CHECK: %[[R:.*]] = tosa.clamp %[[Y]] {max_val = 127 : i8, min_val = -2 : i8}
 # CHECK: return %[[R]]
 # LAYOUT: tosa.conv2d
+# A variable tensor (SVDF's state) is one more input and output, paired in mcu.state:
+# STATE-LABEL: func.func @main(
+# STATE-SAME: %arg0: tensor<1x4xi8> {{.*}}, %arg1: tensor<1x6xi8> {mcu.scale = 0.0{{[0-9]*}} : f64, mcu.zero_point = 0 : i64})
+# STATE-SAME: -> (tensor<1x2xi8> {{.*}}, tensor<1x6xi8> {{.*}}) attributes {mcu.state = array<i32: 1, 1>}
+# STATE: %[[OLD:.*]] = tosa.slice %{{.*}} : (tensor<1x2x3xi8>, {{.*}}) -> tensor<1x2x2xi8>
+# STATE: %[[NEW:.*]] = tosa.concat %[[OLD]], %{{.*}} {axis = 2 : i32}
+# STATE: return %{{.*}}, %{{.*}} : tensor<1x2xi8>, tensor<1x6xi8>
 # LAYOUT-NOT: tosa.transpose
 # BAD: {{.*}}truncated.tflite: error: {{.*}}truncated{{.*}}
 # BAD-NOT: Traceback
@@ -28,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
-from tflite_writer import ModelWriter  # noqa: E402
+from tflite_writer import GraphsWriter, ModelWriter  # noqa: E402
 
 m = ModelWriter()
 rng = np.random.default_rng(0)
@@ -42,3 +50,13 @@ model = m.write([x], [y])
 Path(sys.argv[1]).write_bytes(model)
 Path(sys.argv[2]).write_bytes(model[:len(model) // 2])
 Path(sys.argv[3]).write_bytes(model)
+
+m = GraphsWriter()
+x = m.tensor("x", (1, 4), "i8", 0.05, 3)
+wf = m.tensor("feature", (2, 4), "i8", 0.01, 0, rng.integers(-127, 128, (2, 4)))
+wt = m.tensor("time", (2, 3), "i8", 0.01, 0, rng.integers(-127, 128, (2, 3)))
+state = m.tensor("state", (1, 6), "i8", 0.02, 0, variable=True)
+bias = m.tensor("bias", (2,), "i32", 0.0002, 0, [1, 2])
+y = m.tensor("y", (1, 2), "i8", 0.1, 0)
+m.op("SVDF", [x, wf, wt, bias, state], [y], ("SVDFOptions", {"Rank": 1}))
+Path(sys.argv[4]).write_bytes(m.write([x], [y]))

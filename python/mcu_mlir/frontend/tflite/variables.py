@@ -35,14 +35,12 @@ STATE_ELEMS = ("i8", "i16", "i32")
 
 @dataclass
 class _Variable:
-    key: tuple             # (container, shared name)
+    key: tuple                  # (container, shared name); ("tensor", index) for a variable tensor
     name: str
     shape: tuple
     elem: str
     quant: Quantization | None
     start: np.ndarray           # its integers when the first call begins
-    read: bool = False
-    assigned: bool = False
     argument: Value | None = None
     value: Value | None = None  # its integers at this point of the call
 
@@ -154,7 +152,6 @@ class State:
             self._check_like(op, value, var, "its value")
             self._current(var)       # a value assigned before any read: the input is still the state
             var.value = lw.value(value.index, op)
-            var.assigned = True
 
     def _check_like(self, op: Operator, t: Tensor, var: _Variable, role: str) -> None:
         if tuple(t.shape) != var.shape or t.elem != var.elem:
@@ -170,7 +167,6 @@ class State:
             var.argument = self.lw.w.argument(self.n_inputs + len(self.order), var.shape, var.elem)
             var.value = var.argument
             self.order.append(var)
-        var.read = True
         return var.value
 
     def tensor_state(self, op: Operator, index: int, zero_point_must_be_zero: str | None = None) -> Value:
@@ -195,9 +191,7 @@ class State:
         return self._current(var)
 
     def update_tensor(self, index: int, value: Value) -> None:
-        var = self.variables[("tensor", index)]
-        var.value = value
-        var.assigned = True
+        self.variables[("tensor", index)].value = value
 
     # -- after lowering --------------------------------------------------------------------------
     def finish(self, where: str):
