@@ -126,14 +126,12 @@ def _conv_geometry(self, node, ins, w, xq):
     if isinstance(padding, str):
         if padding == "valid":
             padding = (0,) * n_sp
-        else:   # "same"
-            k = w.data.shape[2:]
-            padding = tuple(d * (kk - 1) // 2 for d, kk in zip(dilation, k))
-            if any((d * (kk - 1)) % 2 for d, kk in zip(dilation, k)):
-                raise UserError(f"{describe(node)}: padding='same' with an even kernel is not supported")
+        else:   # "same": PyTorch puts the odd row / column of padding at the bottom / right
+            totals = [d * (kk - 1) for d, kk in zip(dilation, w.data.shape[2:])]
+            padding = tuple((t // 2, t - t // 2) for t in totals)
     padding = tuple_of(padding, n_sp)
     if n_sp == 1:
-        stride, padding, dilation = (stride[0], 1), (padding[0], 0), (dilation[0], 1)
+        stride, padding, dilation = (stride[0], 1), (padding[0], (0, 0)), (dilation[0], 1)
     elif n_sp != 2:
         raise UserError(f"{describe(node)}: only 1-D and 2-D convolutions are supported")
     return xq, rank, stride, padding, dilation, groups
@@ -171,6 +169,9 @@ def _quantized_bias(node, bias, expect, c_out):
 
 
 def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
+    """ConvTranspose1d / 2d as TOSA TRANSPOSE_CONV2D: a dilated kernel becomes the larger kernel
+    with zeros between its taps (the same sums), a grouped one one transposed convolution per
+    group, each rescaled and the groups concatenated."""
     x, w = ins[0], ins[1]
     a = list(node.args) + [None] * 8
     bias = self.values.get(a[2]) if isinstance(a[2], torch.fx.Node) else None
@@ -182,20 +183,22 @@ def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
     n_sp = wq.ndim - 2
     stride, padding = tuple_of(a[3] or 1, n_sp), tuple_of(a[4] or 0, n_sp)
     out_padding, groups, dilation = tuple_of(a[5] or 0, n_sp), a[6] or 1, tuple_of(a[7] or 1, n_sp)
-    if groups != 1 or any(d != 1 for d in dilation):
-        raise UserError(f"{describe(node)}: grouped or dilated transposed convolution is not supported")
     if np.any(w.zps != 0):
         raise UserError(f"{describe(node)}: weights must be quantized symmetrically")
     if n_sp == 1:
         wq = wq.reshape(*wq.shape, 1)
-        stride, padding, out_padding = (stride[0], 1), (padding[0], 0), (out_padding[0], 0)
+        stride, padding, out_padding, dilation = (stride[0], 1), (padding[0], 0), (out_padding[0], 0), (dilation[0], 1)
         x4 = self.w.reshape(xq.v, (xq.shape[0], xq.shape[1], xq.shape[2], 1))
     else:
         x4 = xq.v
-    c_out = wq.shape[1]
-    w_scales = np.broadcast_to(np.asarray(w.scales, np.float64), (c_out,))
+    wq = _dilated_kernel(wq, dilation)
+    cout_g = wq.shape[1]
+    c_out = cout_g * groups
+    # Weight axis 1 holds one group's output channels: its scales repeat for every group.
+    w_scales = np.asarray(w.scales, np.float64).reshape(-1)
+    w_scales = np.tile(w_scales, c_out // w_scales.size)
     if isinstance(bias, Const) and bias.scales is not None:
-        bias_q = np.asarray(bias.data, np.int64).reshape(-1)
+        bias_q = np.broadcast_to(np.asarray(bias.data, np.int64).reshape(-1), (c_out,))
     elif isinstance(bias, Const):
         bias_q = np.round(np.asarray(bias.data, np.float64) / (xq.scale * w_scales)).astype(np.int64)
     else:
@@ -203,22 +206,43 @@ def _lower_conv_transpose(self, node, ins, scale, zp, elem, clamp):
     nhwc = self.w.transpose(x4, [0, 2, 3, 1])
     # PyTorch's padding crops the full output; output_padding adds rows at the bottom / right.
     out_pad = [-padding[0], -padding[0] + out_padding[0], -padding[1], -padding[1] + out_padding[1]]
-    wv = self.w.const(wq.transpose(1, 2, 3, 0), "i8")           # [IC, OC, KH, KW] -> [OC, KH, KW, IC]
-    b = self.w.const(bias_q, acc_elem, (c_out,))
-    acc = self.w.transpose_conv2d(nhwc, wv, b, input_zp=xq.zp, out_pad=out_pad, stride=stride)
-    out = Q(self.acc_rescale(acc, xq.scale * w_scales / scale, zp, elem), scale, zp)
+    real = xq.scale * w_scales / scale
+    n, h, wd, c_in = nhwc.shape
+    cin_g = c_in // groups
+    outs = []
+    for g in range(groups):
+        xs = nhwc if groups == 1 else self.w.slice(nhwc, (0, 0, 0, g * cin_g), (n, h, wd, cin_g))
+        channels = slice(g * cout_g, (g + 1) * cout_g)
+        wv = self.w.const(wq[g * cin_g:(g + 1) * cin_g].transpose(1, 2, 3, 0), "i8")   # [IC, OC, KH, KW] -> OHWI
+        b = self.w.const(bias_q[channels], acc_elem, (cout_g,))
+        acc = self.w.transpose_conv2d(xs, wv, b, input_zp=xq.zp, out_pad=out_pad, stride=stride)
+        # Each group's accumulator is rescaled on its own (int48 cannot be concatenated).
+        outs.append(self.acc_rescale(acc, real[channels], zp, elem))
+    out = Q(outs[0] if groups == 1 else self.w.concat(outs, 3), scale, zp)
     out = self.apply_clamp(out, clamp)
     res = self.w.reshape(self.w.transpose(out.v, [0, 3, 1, 2]), shape_of(node))
     self.record_layer(node, "transpose_conv2d" if n_sp == 2 else "transpose_conv1d", xq, w, scale, zp)
     return Q(res, scale, zp)
 
 
+def _dilated_kernel(wq: np.ndarray, dilation) -> np.ndarray:
+    """A [.., .., KH, KW] kernel with dilation (dh, dw) as the undilated kernel of
+    (dh * (KH - 1) + 1, dw * (KW - 1) + 1) taps, zero between the original ones."""
+    if all(d == 1 for d in dilation):
+        return wq
+    kh, kw = wq.shape[2:]
+    spread = np.zeros(wq.shape[:2] + (dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1), wq.dtype)
+    spread[:, :, ::dilation[0], ::dilation[1]] = wq
+    return spread
+
+
 def exact_pads(self, nhwc: Value, k, stride, padding, dilation, pad_value: int | None = None):
     """TOSA wants (in + pads - dilated kernel) divisible by the stride: trim the bottom/right
     padding (and input rows PyTorch would never read) like PyTorch's floor division does. Where
     the windows read the leading padding only (a 1-row input, padding 1, stride 3), no input row
-    is left to keep: that padding is made explicit with `pad_value` (the input's zero point)."""
-    pads = [padding[0], padding[0], padding[1], padding[1]]
+    is left to keep: that padding is made explicit with `pad_value` (the input's zero point).
+    `padding`: per axis one amount for both sides or a (top / left, bottom / right) pair."""
+    pads = [p for axis in padding for p in (tuple(axis) if isinstance(axis, (tuple, list)) else (axis, axis))]
     n, h, w, c = nhwc.shape
     for axis, (size, kk, s, d) in enumerate(zip((h, w), k, stride, dilation)):
         lo, hi = pads[2 * axis], pads[2 * axis + 1]

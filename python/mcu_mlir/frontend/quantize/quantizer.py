@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import math
 import operator
 
@@ -155,10 +157,14 @@ def weight_spec(axis: int = 0) -> QuantizationSpec:
                             observer_or_fake_quant_ctr=ZeroSafePerChannelMinMaxObserver.with_args(eps=2 ** -24))
 
 
-def _derive_bias_qparams(observers):
+def _derive_bias_qparams(observers, groups: int = 1):
+    """The bias's scales: input scale x weight scales. A grouped transposed convolution's weight
+    holds one group's output channels on its axis 1: its scales repeat for every group."""
     act, weight = observers
     act_scale, _ = act.calculate_qparams()
     weight_scale, _ = weight.calculate_qparams()
+    if groups > 1:
+        weight_scale = weight_scale.repeat(groups)
     scale = (act_scale.to(torch.float64) * weight_scale.to(torch.float64)).to(torch.float32)
     return scale, torch.zeros_like(scale, dtype=torch.int32)
 
@@ -299,12 +305,16 @@ class CmsisNNQuantizer(Quantizer):
     def _annotate_weighted(self, node: Node, act, weight) -> None:
         x, w = node.args[0], node.args[1]
         bias = node.args[2] if len(node.args) > 2 else node.kwargs.get("bias")
+        derive = _derive_bias_qparams
         if node.target in TRANSPOSED:
             weight = weight_spec(1)
+            groups = node.args[6] if len(node.args) > 6 else node.kwargs.get("groups", 1)
+            if groups > 1:
+                derive = functools.partial(_derive_bias_qparams, groups=groups)
         inputs = {x: act, w: weight}
         if isinstance(bias, Node):
             inputs[bias] = DerivedQuantizationSpec(
-                derived_from=[(x, node), (w, node)], derive_qparams_fn=_derive_bias_qparams,
+                derived_from=[(x, node), (w, node)], derive_qparams_fn=derive,
                 dtype=torch.int32, quant_min=-(2 ** 31) + 1, quant_max=2 ** 31 - 1,
                 qscheme=torch.per_channel_symmetric, ch_axis=0)
         self._annotate_with_tail(node, inputs, act)
