@@ -71,6 +71,8 @@ class ResizesToAnySize(nn.Module):
         y = self.conv(x)
         return (F.interpolate(y, size=(9, 4), mode="nearest"),
                 F.interpolate(y, scale_factor=1.7, mode="nearest"),
+                # 1 / 2.71828, 1 / 1.2345: no small fraction gives PyTorch's float rows: gathered
+                F.interpolate(y, scale_factor=(2.71828, 1.2345), mode="nearest"),
                 F.interpolate(y, size=(11, 3), mode="bilinear"),
                 F.interpolate(y, scale_factor=(1.5, 0.75), mode="bilinear"),
                 F.interpolate(y, size=(8, 13), mode="bilinear", align_corners=True),
@@ -148,3 +150,18 @@ def test_c_matches_reference(name, backend, tmp_path):
         got = run.run(tmp_path, inputs, target="host", cmsis_nn_path=cmsis_nn_path)
         for i, (c, ref) in enumerate(zip(got.outputs_q, want.outputs_q)):
             assert np.array_equal(c, ref.reshape(c.shape)), f"{name} output {i} (seed {seed})"
+
+
+class OddBilinearScale(nn.Module):
+    def forward(self, x):
+        return F.interpolate(x, scale_factor=1.2345, mode="bilinear")
+
+
+def test_remaining_resize_refusal_names_the_line():
+    """A bilinear scale factor no small fraction equals stays refused, naming the model's line."""
+    from mcu_mlir.diagnostics import UserError
+    with warnings.catch_warnings(), pytest.raises(UserError) as err:
+        warnings.simplefilter("ignore")
+        import_model(OddBilinearScale().eval(), (torch.randn(1, 2, 5, 6),), calibration=2, quantize="int8")
+    message = str(err.value)
+    assert "test_lifted_refusals.py:" in message and "scale factor 1.2345" in message, message

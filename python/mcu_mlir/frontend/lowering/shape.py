@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
+from .resize_sampling import bilinear_params, nearest_resize_params, pytorch_nearest_sources, scale_ratio
 from .tosa_builder import Value
 from .values import DQ, Indices, Q, Tup, RANGE
 from ..graph.nodes import aten, clip_index, describe, shape_of
@@ -111,10 +112,13 @@ def _eager_split(self, node, ins):
 
 
 def _eager_upsample(self, node, ins):
+    """Nearest resize (F.interpolate mode="nearest"): TOSA RESIZE where one reads the rows PyTorch
+    reads (every integer factor; other sizes and scale factors where the ratio's rule gives
+    PyTorch's float rounding), else the rows PyTorch reads gathered, axis by axis."""
     q = ins[0].q
     out = shape_of(node)
     if any(o % i for o, i in zip(out[2:], q.shape[2:])):
-        raise UserError(f"{describe(node)}: nearest upsampling by a non-integer factor is not supported")
+        return _nearest_any_size(self, node, q, out)
     # TOSA RESIZE (NHWC, nearest) between explicit transposes, like every NHWC op here.
     one_d = len(q.shape) == 3
     x = self.w.reshape(q.v, q.shape + (1,)) if one_d else q.v
@@ -127,23 +131,36 @@ def _eager_upsample(self, node, ins):
     return DQ(Q(self.w.reshape(y, out), q.scale, q.zp))
 
 
-def _bilinear_params(out_size: int, in_size: int, align_corners: bool):
-    """TOSA RESIZE (scale_n, scale_d, offset, border) sampling where PyTorch's bilinear does:
-    src = dst * (in - 1) / (out - 1) with align_corners, else (dst + 0.5) * in / out - 0.5 (TOSA
-    clamps a negative source to the first row, as PyTorch does). None where no exact ratio fits."""
-    if align_corners:
-        if in_size == 1 or out_size == 1:
-            return None
-        n, d, offset = out_size - 1, in_size - 1, 0
+def _nearest_any_size(self, node, q: Q, out) -> DQ:
+    """A nearest resize to a size the input does not divide: PyTorch's own source rows, read by a
+    TOSA RESIZE where one reads exactly those, else gathered (slices of consecutive rows)."""
+    sources = pytorch_nearest_sources(node, q.shape)
+    scales = _upsample_scales(node, len(sources))
+    one_d = len(q.shape) == 3
+    params = [nearest_resize_params(o, i, s, want) for o, i, s, want in zip(out[2:], q.shape[2:], scales, sources)]
+    if not one_d and all(p is not None for p in params):
+        hp, wp = params
+        y = self.w.resize(self.w.transpose(q.v, [0, 2, 3, 1]), [hp[0], hp[1], wp[0], wp[1]], [hp[2], wp[2]],
+                          [hp[3], wp[3]], bilinear=False, out_hw=out[2:])
+        return DQ(Q(self.w.transpose(y, [0, 3, 1, 2]), q.scale, q.zp))
+    v = q.v
+    for axis, rows in enumerate(sources, start=2):
+        if rows != list(range(q.shape[axis])):
+            v = _gather_runs(self, v, axis, rows)
+    return DQ(Q(v, q.scale, q.zp))
+
+
+def _upsample_scales(node, n_sp: int) -> list:
+    """The scale factors an upsample node was given (None per axis where it was given a size)."""
+    t = node.target
+    args = list(node.args) + [None] * 4
+    if t in (aten.upsample_nearest2d.vec, aten.upsample_nearest1d.vec, aten.upsample_bilinear2d.vec):
+        scales = args[2] if t != aten.upsample_bilinear2d.vec else args[3]
+    elif t == aten.upsample_bilinear2d.default:
+        scales = [args[3], args[4]]
     else:
-        n, d, offset = 2 * out_size, 2 * in_size, in_size - out_size
-    g = math.gcd(math.gcd(n, d), abs(offset)) if offset else math.gcd(n, d)
-    n, d, offset = n // g, d // g, offset // g
-    border = (out_size - 1) * d - (in_size - 1) * n + offset
-    # TOSA's limits: scales below 2048, -n <= offset < 16n, -16n <= border < n.
-    if n >= 2048 or d >= 2048 or not -n <= offset < 16 * n or not -16 * n <= border < n:
-        return None
-    return n, d, offset, border
+        scales = args[2:2 + n_sp]
+    return list(scales) if scales else [None] * n_sp
 
 
 def _eager_upsample_bilinear(self, node, ins):
@@ -157,12 +174,14 @@ def _eager_upsample_bilinear(self, node, ins):
         return None
     args = list(node.args) + [None] * (5 - len(node.args))
     align = bool(args[2] if args[2] is not None else node.kwargs.get("align_corners", False))
-    scales = args[3] if node.target == aten.upsample_bilinear2d.vec else [args[3], args[4]]
-    for s, i, o in zip(scales or [None, None], q.shape[2:], out[2:]):
+    ratios = []
+    for s, i, o in zip(_upsample_scales(node, 2), q.shape[2:], out[2:]):
         # PyTorch samples at 1 / scale_factor when one is given, which is in / out only when it divides.
-        if s is not None and not align and abs(float(s) * i - o) > 1e-9 * o:
-            raise UserError(f"{describe(node)}: bilinear resize by scale factor {s} to {o} samples at 1/{s}, "
-                            f"not {i}/{o}: give the size, or recompute_scale_factor=True")
+        given = s is not None and not align and abs(float(s) * i - o) > 1e-9 * o
+        ratios.append(scale_ratio(s) if given else None)
+        if given and ratios[-1] is None:
+            raise UserError(f"{describe(node)}: bilinear resize by scale factor {s} samples at 1/{s}, which no "
+                            f"fraction of denominator up to 1024 equals: give the size, or recompute_scale_factor=True")
     # With align_corners PyTorch samples row 0 alone for one output row and repeats a single input
     # row: a slice or a tile, no resize on that axis (TimM's CSATv2 resizes 7x7 to 1x1).
     x, params = q.v, []
@@ -173,7 +192,8 @@ def _eager_upsample_bilinear(self, node, ins):
             x = self.w.slice(x, [0] * 4, size)
         elif align and size[axis] == 1 and out[axis] > 1:
             x = self.w.tile(x, [out[axis] if a == axis else 1 for a in range(4)])
-        params.append((1, 1, 0, 0) if x.shape[axis] == out[axis] else _bilinear_params(out[axis], x.shape[axis], align))
+        params.append((1, 1, 0, 0) if x.shape[axis] == out[axis] and ratios[axis - 2] is None else
+                      bilinear_params(out[axis], x.shape[axis], align, ratios[axis - 2]))
     hp, wp = params
     if hp is None or wp is None:
         raise UserError(f"{describe(node)}: bilinear resize from {tuple(q.shape[2:])} to {tuple(out[2:])} "
