@@ -79,7 +79,22 @@ class ResizesToAnySize(nn.Module):
                 F.interpolate(y.flatten(2), size=23, mode="nearest"))
 
 
+class ManyAdaptiveCells(nn.Module):
+    """An adaptive max pool to more cells than one pool per cell takes (1,089 here), from sizes
+    that do not divide: windows of PyTorch's uneven sizes, pooled rows first, then columns."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return F.adaptive_max_pool2d(y, (33, 33)), F.adaptive_max_pool2d(y, (40, 7))
+
+
 CASES = {
+    # Each pooled output has its own scale, up to half the conv's: where PT2E's float conv and the
+    # integer one round an LSB apart, the maximum moves by up to 2 (the pool itself is exact).
+    "many_adaptive_cells": (ManyAdaptiveCells, [(1, 2, 70, 50)], 2),
     "same_padding_even_kernels": (SamePaddingEvenKernels, [(1, 3, 7, 8)], 1),
     "grouped_dilated_transposed_convs": (GroupedDilatedTransposedConvs, [(1, 4, 5, 5)], 1),
     # A bilinear mix lands on a half step often: PT2E rounds ties to even, the rescale up.
@@ -165,3 +180,19 @@ def test_remaining_resize_refusal_names_the_line():
         import_model(OddBilinearScale().eval(), (torch.randn(1, 2, 5, 6),), calibration=2, quantize="int8")
     message = str(err.value)
     assert "test_lifted_refusals.py:" in message and "scale factor 1.2345" in message, message
+
+
+class ManyAverageCells(nn.Module):
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, (33, 33))
+
+
+def test_remaining_adaptive_pool_refusal_names_the_line():
+    """An adaptive average pool to more cells than MAX_ADAPTIVE_CELLS from sizes that do not divide
+    stays refused, naming the model's line."""
+    from mcu_mlir.diagnostics import UserError
+    with warnings.catch_warnings(), pytest.raises(UserError) as err:
+        warnings.simplefilter("ignore")
+        import_model(ManyAverageCells().eval(), (torch.randn(1, 2, 70, 50),), calibration=2, quantize="int8")
+    message = str(err.value)
+    assert "test_lifted_refusals.py:" in message and "1089 cells" in message, message

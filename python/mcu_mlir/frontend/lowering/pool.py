@@ -145,19 +145,34 @@ def _adaptive_cells(self, node, q: Q, outs, pool, out_shape=None) -> Q:
     """Adaptive pooling as PyTorch defines it for any sizes: output cell i of a dim reads
     [floor(i * in / out), ceil((i + 1) * in / out)), so windows differ in size and may overlap.
     Each cell is its own TOSA pool over its slice (the average divides by that cell's count, as
-    PyTorch does), the cells concatenated. `pool`: the builder's avg_pool2d or max_pool2d."""
+    PyTorch does), the cells concatenated; a max pool of more than MAX_ADAPTIVE_CELLS cells pools
+    the rows of each output row, then the columns of each output column. `pool`: the builder's avg_pool2d or max_pool2d."""
     n_sp = len(outs)
     cells = outs[0] * (outs[1] if n_sp == 2 else 1)
-    if cells > MAX_ADAPTIVE_CELLS:
-        raise UserError(f"{describe(node)}: adaptive pooling to {cells} cells from sizes that do not divide is not "
-                        f"supported (at most {MAX_ADAPTIVE_CELLS})")
+    separable = pool == self.w.max_pool2d and cells > MAX_ADAPTIVE_CELLS
+    if cells > MAX_ADAPTIVE_CELLS and not separable:
+        raise UserError(f"{describe(node)}: adaptive average pooling to {cells} cells from sizes that do not divide "
+                        f"is not supported (at most {MAX_ADAPTIVE_CELLS})")
     x = q.v if n_sp == 2 else self.w.reshape(q.v, q.shape + (1,))
     outs = tuple(outs) if n_sp == 2 else (outs[0], 1)
     nhwc = self.w.transpose(x, [0, 2, 3, 1])
     n, h, w, c = nhwc.shape
-
-    def windows(size: int, count: int):
-        return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
+    if separable:
+        # A maximum over a window is the maximum over its rows of the maximum over its columns:
+        # one pool per output row, then one per output column.
+        for axis, count in ((1, outs[0]), (2, outs[1])):
+            if count == nhwc.shape[axis]:
+                continue
+            parts = []
+            for lo, hi in _adaptive_windows(nhwc.shape[axis], count):
+                begin, extent, kernel = [0] * 4, list(nhwc.shape), [1, 1]
+                begin[axis], extent[axis], kernel[axis - 1] = lo, hi - lo, hi - lo
+                part = self.w.slice(nhwc, begin, extent)
+                parts.append(pool(part, kernel=tuple(kernel), stride=(1, 1), pad=(0, 0, 0, 0)))
+            nhwc = self.w.concat(parts, axis)
+        y = self.w.transpose(nhwc, [0, 3, 1, 2])
+        return Q(self.w.reshape(y, out_shape or shape_of(node)), q.scale, q.zp)
+    windows = _adaptive_windows
 
     self.w.zp(0, q.elem)    # an average pool's zero points, made here for either pool: the constants keep their order
     rows = []
@@ -169,6 +184,11 @@ def _adaptive_cells(self, node, q: Q, outs, pool, out_shape=None) -> Q:
         rows.append(self.w.concat(row, 2))
     y = self.w.transpose(self.w.concat(rows, 1), [0, 3, 1, 2])
     return Q(self.w.reshape(y, out_shape or shape_of(node)), q.scale, q.zp)
+
+
+def _adaptive_windows(size: int, count: int) -> list:
+    """PyTorch's adaptive windows: cell i reads [floor(i * size / count), ceil((i + 1) * size / count))."""
+    return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
 
 
 def _eager_adaptive_max_pool(self, node, ins):
