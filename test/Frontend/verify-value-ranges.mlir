@@ -238,3 +238,69 @@ func.func @intdiv$nonzero(%arg0: tensor<1x3x3xi8>, %arg1: tensor<1x3x3xi8>) -> (
   %r = tosa.intdiv %x, %d : (tensor<1x3x3xi32>, tensor<1x3x3xi32>) -> tensor<1x3x3xi32>
   return %q, %r : tensor<1x3x3xi32>, tensor<1x3x3xi32>
 }
+
+// -----
+
+// GroupNorm(2, 8) as the frontend lowers it (frontend/lowering/norm.py): the deviation d times the
+// rsqrt of S = sum(d * d) over a group of rows and channels (two reduce_sums), reshaped from
+// [.., G, C / G] back to [.., C] before the rescale by gamma. Intervals alone leave that rescale's
+// input past 2**22 (d and S look independent); in each piece of S's interval |d| <= sqrt(S)
+// (Cauchy-Schwarz over the group) proves it.
+// CHECK-LABEL: func.func @group_norm$two_axis_sum
+// CHECK: tosa.rescale
+func.func @group_norm$two_axis_sum(%arg0: tensor<1x6x6x8xi8>) -> tensor<1x8x6x6xi8> {
+  %0 = tosa.const_shape  {values = dense<[1, 8, 6, 6]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %1 = tosa.const_shape  {values = dense<[1, 36, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %2 = "tosa.const"() <{values = dense<144> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %3 = tosa.const_shape  {values = dense<[1, 36, 2, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %4 = "tosa.const"() <{values = dense<-8> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %5 = "tosa.const"() <{values = dense<46> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %6 = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %7 = "tosa.const"() <{values = dense<23> : tensor<8xi8>}> : () -> tensor<8xi8>
+  %8 = "tosa.const"() <{values = dense<1084051052> : tensor<8xi32>}> : () -> tensor<8xi32>
+  %9 = "tosa.const"() <{values = dense<7> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %10 = "tosa.const"() <{values = dense<7> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %11 = "tosa.const"() <{values = dense<"0xFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7FFF7F807F027F867E0B7E917D197DA27C2D7CB87B457BD47A637AF47986791979AD784278D97770770977A2763D76D87575751375B1745174F17392733573D8727C722172C6716D711471BC7065700F70B96F656F116FBD6E6B6E196EC86D786D286DD96C8A6C3D6CF06BA36B576B0C6BC26A786A2E6AE5699D6956690F69C86882683D68F867B46770672C67EA66A76666662466E465A36563652465E564A76469642B64EE63B16375633963FE62C36288624E621462DB61A26169613161F960C2608A6054601D60E75FB25F7C5F475F135FDE5EAA5E775E445E115EDE5DAC5D7A5D485D175DE55CB55C845C545C245CF55BC55B965B675B395B0B5BDD5AAF5A825A555A285AFB59CF59A35977594B592059F558CA589F5875584B582158F757CE57A5577C5753572A570257DA56B2568B5663563C561556EE55C755A1557B5555552F550955E454BF549954755450542B540754E353BF539B537853545331530E53EB52C852A652845261523F521D52FC51DA51B95197517651565135511451F450D350B35093507350545034501550F54FD64FB74F984F7A4F5B4F3D4F1E4F004FE24EC44EA74E894E6B4E4E4E314E144EF74DDA4DBD4DA04D844D684D4B4D2F4D134DF74CDC4CC04CA44C894C6E4C524C374C1C4C024CE74BCC4BB24B974B7D4B634B494B2F4B154BFB4AE14AC84AAE4A954A7C4A624A494A304A174AFF49E649CD49B5499D4984496C4954493C4924490C49F448DD48C548AE4896487F48684851483A4823480C48F547DE47C847B1479B4784476E47584742472C4716470047EA46D446BF46A94694467E46694654463E4629461446FF45EA45D645C145AC45974583456E455A45464532451D450945F544E144CD44B944A64492447E446B445744444430441D440A44F743E343D043BD43AA439843854372435F434D433A43284315430343F042DE42CC42BA42A84296428442724260424E423C422A4219420742F641E441D341C141B0419F418E417C416B415A4149413841274116410641F540E440D440C340B240A2409140814071406040504040403040204010400040"> : tensor<513xi16>}> : () -> tensor<513xi16>
+  %12 = "tosa.const"() <{values = dense<32768> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %13 = "tosa.const"() <{values = dense<0> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %14 = "tosa.const"() <{values = dense<-2> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %15 = "tosa.const"() <{values = dense<17> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %16 = "tosa.const"() <{values = dense<607> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %17 = "tosa.const"() <{values = dense<6> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %18 = "tosa.const"() <{values = dense<1> : tensor<1x1x1x1xi32>}> : () -> tensor<1x1x1x1xi32>
+  %20 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %25 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %30 = tosa.cast %arg0 : (tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi32>
+  %31 = tosa.reshape %30, %3 : (tensor<1x6x6x8xi32>, !tosa.shape<4>) -> tensor<1x36x2x4xi32>
+  %32 = tosa.reduce_sum %31 {axis = 1 : i32} : (tensor<1x36x2x4xi32>) -> tensor<1x1x2x4xi32>
+  %33 = tosa.reduce_sum %32 {axis = 3 : i32} : (tensor<1x1x2x4xi32>) -> tensor<1x1x2x1xi32>
+  %34 = tosa.mul %30, %2, %25 : (tensor<1x6x6x8xi32>, tensor<1x1x1x1xi32>, tensor<1xi8>) -> tensor<1x6x6x8xi32>
+  %35 = tosa.reshape %34, %3 : (tensor<1x6x6x8xi32>, !tosa.shape<4>) -> tensor<1x36x2x4xi32>
+  %36 = tosa.sub %35, %33 : (tensor<1x36x2x4xi32>, tensor<1x1x2x1xi32>) -> tensor<1x36x2x4xi32>
+  %37 = tosa.arithmetic_right_shift %36, %18 {round = true} : (tensor<1x36x2x4xi32>, tensor<1x1x1x1xi32>) -> tensor<1x36x2x4xi32>
+  %38 = tosa.mul %37, %37, %17 : (tensor<1x36x2x4xi32>, tensor<1x36x2x4xi32>, tensor<1xi8>) -> tensor<1x36x2x4xi32>
+  %39 = tosa.reduce_sum %38 {axis = 1 : i32} : (tensor<1x36x2x4xi32>) -> tensor<1x1x2x4xi32>
+  %40 = tosa.reduce_sum %39 {axis = 3 : i32} : (tensor<1x1x2x4xi32>) -> tensor<1x1x2x1xi32>
+  %41 = tosa.add %40, %16 : (tensor<1x1x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x2x1xi32>
+  %42 = tosa.clz %41 : (tensor<1x1x2x1xi32>) -> tensor<1x1x2x1xi32>
+  %43 = tosa.sub %15, %42 : (tensor<1x1x1x1xi32>, tensor<1x1x2x1xi32>) -> tensor<1x1x2x1xi32>
+  %44 = tosa.bitwise_and %43, %14 : (tensor<1x1x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x2x1xi32>
+  %45 = tosa.sub %13, %44 : (tensor<1x1x1x1xi32>, tensor<1x1x2x1xi32>) -> tensor<1x1x2x1xi32>
+  %46 = tosa.maximum %45, %13 : (tensor<1x1x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x2x1xi32>
+  %47 = tosa.maximum %44, %13 : (tensor<1x1x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x2x1xi32>
+  %48 = tosa.logical_left_shift %41, %46 : (tensor<1x1x2x1xi32>, tensor<1x1x2x1xi32>) -> tensor<1x1x2x1xi32>
+  %49 = tosa.arithmetic_right_shift %48, %47 {round = false} : (tensor<1x1x2x1xi32>, tensor<1x1x2x1xi32>) -> tensor<1x1x2x1xi32>
+  %50 = tosa.sub %49, %12 : (tensor<1x1x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x2x1xi32>
+  %51 = tosa.cast %50 : (tensor<1x1x2x1xi32>) -> tensor<1x1x2x1xi16>
+  %52 = tosa.table %51, %11 : (tensor<1x1x2x1xi16>, tensor<513xi16>) -> tensor<1x1x2x1xi32>
+  %53 = tosa.mul %37, %52, %10 : (tensor<1x36x2x4xi32>, tensor<1x1x2x1xi32>, tensor<1xi8>) -> tensor<1x36x2x4xi32>
+  %54 = tosa.arithmetic_right_shift %44, %18 {round = false} : (tensor<1x1x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x2x1xi32>
+  %55 = tosa.add %54, %9 : (tensor<1x1x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x1x2x1xi32>
+  %56 = tosa.arithmetic_right_shift %53, %55 {round = true} : (tensor<1x36x2x4xi32>, tensor<1x1x2x1xi32>) -> tensor<1x36x2x4xi32>
+  %57 = tosa.reshape %56, %1 : (tensor<1x36x2x4xi32>, !tosa.shape<3>) -> tensor<1x36x8xi32>
+  %58 = tosa.rescale %57, %8, %7, %20, %20 {input_unsigned = false, output_unsigned = false, per_channel = true, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x36x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi32>) -> tensor<1x36x8xi32>
+  %59 = tosa.rescale %58, %6, %5, %20, %4 {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = true} : (tensor<1x36x8xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x36x8xi8>
+  %60 = tosa.transpose %59 {perms = array<i32: 0, 2, 1>} : (tensor<1x36x8xi8>) -> tensor<1x8x36xi8>
+  %61 = tosa.reshape %60, %0 : (tensor<1x8x36xi8>, !tosa.shape<4>) -> tensor<1x8x6x6xi8>
+  return %61 : tensor<1x8x6x6xi8>
+}

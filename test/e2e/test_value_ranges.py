@@ -1,6 +1,5 @@
 """mcu-verify-value-ranges on the integer TOSA the frontend writes: every zoo model (and the int8
-softmax, LayerNorm and RMSNorm) is proven free of UNPREDICTABLE REQUIREs for any input; the one known
-gap, GroupNorm's last rescale, is reported, not refused.
+softmax, LayerNorm, RMSNorm and GroupNorm) is proven free of UNPREDICTABLE REQUIREs for any input.
 
 Each compile records the analysis in report.json's `value_ranges`; the pass itself runs again on the
 written `model.tosa.mlir` as `mcu-opt --mcu-verify-value-ranges` would.
@@ -94,14 +93,12 @@ class _GroupNorm(torch.nn.Module):
         return self.norm(self.conv(x))
 
 
-def test_group_norm_gap_is_reported_not_refused(tmp_path):
-    # The known gap: its sum of squares spans two axes, so the rescale after it is not proven.
+@pytest.mark.parametrize("quantize", ["int8", "int16"])
+def test_group_norm_is_proven(quantize, tmp_path):
+    # Its sum of squares spans a group of rows and channels (two reduce_sums) and the product is
+    # regrouped to [.., C] before the rescale: |d| <= sqrt(S) over the group still proves it.
     torch.manual_seed(0)
-    result, warned = _compile(_GroupNorm().eval(), (torch.randn(1, 3, 6, 6),), tmp_path)
-    ranges = result.report["value_ranges"]
-    assert not ranges["proven"]
-    assert [u["op"] for u in ranges["unproven"]] == ["tosa.rescale"]
-    assert "apply_scale_32 REQUIREs" in ranges["unproven"][0]["message"]
-    assert __file__.rsplit("/", 1)[-1] in ranges["unproven"][0]["location"]    # the layer's line
-    assert len(warned) == 1 and "value_ranges" in warned[0]
-    assert (tmp_path / "model.tosa.mlir").exists()
+    result, warned = _compile(_GroupNorm().eval(), (torch.randn(1, 3, 6, 6),), tmp_path, quantize)
+    assert result.report["value_ranges"] == {"proven": True, "unproven": []}
+    assert warned == []
+    _verify_file(tmp_path / "model.tosa.mlir")

@@ -34,7 +34,8 @@ class VerifyValueRanges(ModulePass):
     twice (a Newton step x * (1 - d * x), a square), the chain is evaluated again on halves of that
     value's interval until every piece passes or one value fails (that value is named); a
     normalisation's deviation d times a function of S = sum(d * d) over its row is split on S's
-    interval with |d| <= sqrt(S) in each piece (Cauchy-Schwarz; LayerNorm, RMSNorm). A sum of
+    interval with |d| <= sqrt(S) in each piece (Cauchy-Schwarz; LayerNorm, RMSNorm, and GroupNorm,
+    whose S sums a group over two axes and whose product is regrouped before its rescale). A sum of
     select(constant mask, a, b) counts each row's kept entries (an attention mask), and
     select(x == 0, c, x) with c != 0 is a divisor that is never 0. It then proves:
 
@@ -52,10 +53,7 @@ class VerifyValueRanges(ModulePass):
     Each op whose REQUIRE it cannot prove is an error naming the op, the REQUIRE and the interval
     that leaves it, at the op's location (its layer). Ops inside regions (while / if) are not
     checked; their results take their type's whole range. Every compile runs the same analysis
-    and lists what it cannot prove in report.json's `value_ranges` (with a warning); of the
-    frontend's output, GroupNorm's and InstanceNorm's rescale (a sum of squares over two axes, the
-    product reshaped before the rescale) and an int16 softmax whose mask select sits between its
-    max and its table are not proven today.
+    and lists what it cannot prove in report.json's `value_ranges` (with a warning).
     """
 
     NAME = "mcu-verify-value-ranges"
@@ -173,34 +171,44 @@ class RangeAnalysis(ElementwiseRules):
             visited.add(v)
             owner = v.owner
             if isa(owner, tosa.ReduceSumOp):
-                sq = _unit_reshapes(owner.operands[0]).owner
+                # A sum over several axes (GroupNorm's group: rows and channels) is reduce_sums in a row.
+                axes, summed = [_attr_int(owner, "axis")], owner.operands[0]
+                while isa(_unit_reshapes(summed).owner, tosa.ReduceSumOp) and summed.owner is not None:
+                    inner = _unit_reshapes(summed).owner
+                    axes.append(_attr_int(inner, "axis"))
+                    summed = inner.operands[0]
+                sq = _unit_reshapes(summed).owner
                 shift = self._scalar(sq.operands[2]) if isa(sq, tosa.MulOp) else None
                 if shift is not None and sq.operands[0] == sq.operands[1] and 0 <= shift <= 62:
-                    found = (v, sq.operands[0], _attr_int(owner, "axis"), shift)
+                    found = (v, sq.operands[0], axes, shift, summed)
                     break
-            elif op_class(owner) in self._ELEMENTWISE:
+            elif op_class(owner) in self._ELEMENTWISE or isa(owner, tosa.ReshapeOp):
                 queue += list(owner.operands)
         if found is None:
             return None
-        total, d, axis, shift = found
-        summed = total.owner.operands[0]         # d * d, or a reshape of it that adds / drops unit dims
+        total, d, axes, shift, summed = found    # summed: d * d, or a reshape of it that adds / drops unit dims
         if not isinstance(summed.type, ir.RankedTensorType) or len(self._r(total).lo) != 1:
             return None
         full = tuple(summed.type.shape)
-        row = tuple(1 if i == axis else n for i, n in enumerate(full))
+        row = tuple(1 if i in axes else n for i, n in enumerate(full))
+        sizes = {int(np.prod(full)), int(np.prod(row))}
         base = _unit_reshapes(d)
         frontier = {v for v in op.operands if self._variable(v) and _type_range(element_type(v)) is not None}
         cone = [op]
 
         def leaf(v):
             return v == total or (_unit_reshapes(v) == base and tuple(v.type.shape) == full)
+
+        def reshaped(v):
+            # The channels regrouped after the chain (GroupNorm's [.., G, C / G] back to [.., C]).
+            return isa(v.owner, tosa.ReshapeOp) and int(np.prod(v.type.shape)) in sizes
         while {v for v in frontier if not leaf(v)}:
-            if any(not isinstance(v.type, ir.RankedTensorType) or tuple(v.type.shape) not in (full, row)
-                   for v in frontier):
+            if any(not isinstance(v.type, ir.RankedTensorType) or
+                   (tuple(v.type.shape) not in (full, row) and not reshaped(v)) for v in frontier):
                 return None
             latest = max((v for v in frontier if not leaf(v)), key=lambda v: self.order.get(v, -1))
             owner = latest.owner
-            if op_class(owner) not in self._ELEMENTWISE or len(cone) > self.MAX_CONE:
+            if (op_class(owner) not in self._ELEMENTWISE and not reshaped(latest)) or len(cone) > self.MAX_CONE:
                 return None
             frontier.discard(latest)
             frontier |= {v for v in owner.operands if self._variable(v) and _type_range(element_type(v)) is not None}
