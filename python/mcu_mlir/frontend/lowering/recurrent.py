@@ -27,6 +27,7 @@ from ...fixed_point import cmsis_lstm
 from ...diagnostics import UserError
 from ..graph.lstm_cell import LSTM_CELL
 from ...fixed_point.qmath import apply_rescale, quantize_multiplier, rescale_admits
+from .lstm_integers import PRODUCT_BOUND, activation_lut, product16, saturate16, shared_const
 from .values import DQ, Const, Q, Tup, dequantize_const
 from ..graph.nodes import describe
 
@@ -37,44 +38,9 @@ def _float(node, v, what: str) -> np.ndarray:
     return np.asarray(dequantize_const(v) if v.scales is not None else v.data, np.float64)
 
 
-def _shared_const(self, arr: np.ndarray, elem: str):
-    """One constant per distinct array: every step of a layer reads the same weights and tables."""
-    cache = self.__dict__.setdefault("_lstm_consts", {})
-    key = (elem, arr.shape, arr.tobytes())
-    if key not in cache:
-        cache[key] = self.w.const(arr, elem)
-    return cache[key]
-
-
-def _lut(self, v, left_shift: int, kind: str):
-    """arm_nn_activation_s16 of an int16 value, as a gather from its table of every input."""
-    w = self.w
-    n = int(np.prod(v.shape, dtype=np.int64))
-    wide = w.cast(v, "i32")
-    index = w.add(wide, w.scalar(32768, len(v.shape)))
-    table = _shared_const(self, cmsis_lstm.activation_table(left_shift, kind).reshape(1, -1, 1), "i16")
-    out = w.gather(table, w.reshape(index, (1, n)))
-    return w.reshape(out, v.shape)
-
-
-# |a * b| of two int16 values.
-PRODUCT_BOUND = 1 << 30
-
-
-def _saturate16(w, v, bound: int):
-    """int32 -> int16, saturating (an identity rescale: TOSA clamps no int32)."""
-    return w.rescale(v, [1 << 30], [30], 0, 0, "i16", bound=bound)
-
-
 def _scaled_bound(bound: int, m: int, s: int) -> int:
     """The largest |rescale| of values up to `bound`."""
     return max(abs(apply_rescale(v, m, s)) for v in (-bound, bound))
-
-
-def _product(w, a, b):
-    """a * b of two int16 values, in int32 (|a * b| <= PRODUCT_BOUND)."""
-    wide = [w.cast(v, "i32") for v in (a, b)]
-    return w.mul(wide[0], wide[1])
 
 
 def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
@@ -85,7 +51,7 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
     for q, weights, b in ((x, wx, bias), (h, wh, None)):
         qw, w_scale = cmsis_lstm.quantize_gate_weights(weights)
         a = w.reshape(q.v, (1, rows, q.shape[1]))
-        wv = _shared_const(self, qw.T.reshape(1, q.shape[1], hidden), "i8")
+        wv = shared_const(self, qw.T.reshape(1, q.shape[1], hidden), "i8")
         acc = w.matmul(a, wv, q.zp, 0)
         # |x - zp| <= 255 times the weights' row sums, plus the bias.
         bound = int(np.abs(qw).sum(axis=1).max(initial=0)) * max(128 + q.zp, 127 - q.zp)
@@ -105,9 +71,9 @@ def _gate(self, x: Q, h: Q, wx, wh, bias, kind: str):
         parts.append(w.rescale(acc, [m], [s], 0, 0, "i16" if b is not None else "i32", bound=bound))
         bounds.append(min(_scaled_bound(bound, m, s), 1 << 15) if b is not None else _scaled_bound(bound, m, s))
     gx = w.cast(parts[0], "i32")
-    pre = w.reshape(_saturate16(w, w.add(gx, parts[1]), sum(bounds)),
+    pre = w.reshape(saturate16(w, w.add(gx, parts[1]), sum(bounds)),
                     (rows, hidden))
-    return _lut(self, pre, 0, kind)
+    return activation_lut(self, pre, 0, kind)
 
 
 def _lower_lstm_cell(self, node, ins):
@@ -142,18 +108,18 @@ def _lower_lstm_cell(self, node, ins):
     if not rescale_admits(PRODUCT_BOUND, m, s) or not rescale_admits(total_bound, 1 << 30, 30):
         raise UserError(f"{describe(node)}: the LSTM cell state's scale 2**{power} is finer than the kernel's "
                         f"input-to-cell requantization takes (2**{cmsis_lstm.MIN_CELL_POWER} at the finest)")
-    total = w.rescale(_product(w, gates["input"], gates["cell"]), [m], [s], 0, 0, "i32", bound=PRODUCT_BOUND)
+    total = w.rescale(product16(w, gates["input"], gates["cell"]), [m], [s], 0, 0, "i32", bound=PRODUCT_BOUND)
     if not zero_cell:
         m, s = mults["forget_to_cell"]
-        fc = w.rescale(_product(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16", bound=PRODUCT_BOUND)
+        fc = w.rescale(product16(w, gates["forget"], c2.v), [m], [s], 0, 0, "i16", bound=PRODUCT_BOUND)
         total = w.add(total, w.cast(fc, "i32"))
-    c_next = w.clamp(_saturate16(w, total, total_bound), -cmsis_lstm.CELL_CLIP, cmsis_lstm.CELL_CLIP)
-    squashed = _lut(self, c_next, cmsis_lstm.tanh_left_shift(power), "tanh")
+    c_next = w.clamp(saturate16(w, total, total_bound), -cmsis_lstm.CELL_CLIP, cmsis_lstm.CELL_CLIP)
+    squashed = activation_lut(self, c_next, cmsis_lstm.tanh_left_shift(power), "tanh")
     m, s = mults["output"]
     if not rescale_admits(PRODUCT_BOUND, m, s):
         raise UserError(f"{describe(node)}: the LSTM hidden state's scale {h.scale:.3g} is too fine for the "
                         "kernel's output requantization")
-    h_next = w.rescale(_product(w, gates["output"], squashed), [m], [s], 0, h.zp, "i8", bound=PRODUCT_BOUND)
+    h_next = w.rescale(product16(w, gates["output"], squashed), [m], [s], 0, h.zp, "i8", bound=PRODUCT_BOUND)
     self.record_layer(node, "lstm_cell", x, None, h.scale, h.zp)
     return Tup([DQ(Q(w.reshape(h_next, shape), h.scale, h.zp)),
                 DQ(Q(w.reshape(c_next, shape), c.scale, 0))])

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
-from ..lowering.recurrent import _lut, _product, _saturate16
+from ..lowering.lstm_integers import activation_lut, product16, saturate16
 from .lower import Lowering
 from .reader import Operator
 
@@ -105,23 +105,23 @@ class _Step:
         fx = w.rescale(w.add(w.matmul(w.reshape(x, (1, rows, x.shape[-1])), wx, self.x_zp, 0), bias),
                        [mx], [sx], 0, 0, "i16")
         fh = w.rescale(w.matmul(w.reshape(h, (1, rows, self.hidden)), wh, self.h_zp, 0), [mh], [sh], 0, 0, "i16")
-        pre = _saturate16(w, w.add(w.cast(fx, "i32"), w.cast(fh, "i32")), 1 << 16)
-        return _lut(self.lw, w.reshape(pre, (rows, self.hidden)), 0, "tanh" if name == "cell" else "sigmoid")
+        pre = saturate16(w, w.add(w.cast(fx, "i32"), w.cast(fh, "i32")), 1 << 16)
+        return activation_lut(self.lw, w.reshape(pre, (rows, self.hidden)), 0, "tanh" if name == "cell" else "sigmoid")
 
     def __call__(self, x, h, c):
         """(h', c') of one step: x [rows, depth], h int8 and c int16 [rows, hidden]."""
         w, rows = self.w, x.shape[0]
         g = {name: self._gate(name, x, h, rows) for name, *_ in GATES}
         m, s = self.forget_cell
-        kept = w.rescale(_product(w, g["forget"], c), [m], [s], 0, 0, "i16")
+        kept = w.rescale(product16(w, g["forget"], c), [m], [s], 0, 0, "i16")
         m, s = self.input_cell
-        added = w.rescale(_product(w, g["input"], g["cell"]), [m], [s], 0, 0, "i16")
-        c_next = _saturate16(w, w.add(w.cast(kept, "i32"), w.cast(added, "i32")), 1 << 16)
+        added = w.rescale(product16(w, g["input"], g["cell"]), [m], [s], 0, 0, "i16")
+        c_next = saturate16(w, w.add(w.cast(kept, "i32"), w.cast(added, "i32")), 1 << 16)
         if self.clip is not None:
             c_next = w.clamp(c_next, -self.clip, self.clip)
-        squashed = _lut(self.lw, c_next, self.cell_power + 12, "tanh")
+        squashed = activation_lut(self.lw, c_next, self.cell_power + 12, "tanh")
         m, s = self.to_hidden
-        h_next = w.rescale(_product(w, g["output"], squashed), [m], [s], 0, self.h_zp, "i8")
+        h_next = w.rescale(product16(w, g["output"], squashed), [m], [s], 0, self.h_zp, "i8")
         return h_next, c_next
 
 
