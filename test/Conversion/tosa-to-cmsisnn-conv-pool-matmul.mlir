@@ -268,3 +268,28 @@ func.func @avg_pool$zero_points(%arg0: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
   %p = tosa.avg_pool2d %arg0, %zp, %zp {acc_type = i32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x4x4x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x2xi8>
   return %p : tensor<1x2x2x2xi8>
 }
+
+// -----
+
+// int16: CMSIS-NN's s16 convolutions sum input x weight in int32 (the int64 bias comes after):
+// 516 weights of 127 keep |sum| <= 32768 x 65532 < 2**31 and run on arm_convolve_wrapper_s16;
+// 517 could wrap and stay portable (int64 sums), saying why.
+// CHECK-LABEL: func.func @conv$int16_sums
+// CHECK: "cmsisnn.conv"{{.*}} -> tensor<1x2x1x1xi16>
+// CHECK: "portable.conv2d"{{.*}}mcu.fallback = "its sums of input x weight can pass int32{{.*}} -> tensor<1x2x1x1xi16>
+func.func @conv$int16_sums(%arg0: tensor<1x2x1x516xi16>, %arg1: tensor<1x2x1x517xi16>) -> (tensor<1x2x1x1xi16>, tensor<1x2x1x1xi16>) {
+  %w = "tosa.const"() {values = dense<127> : tensor<1x1x1x516xi8>} : () -> tensor<1x1x1x516xi8>
+  %w2 = "tosa.const"() {values = dense<127> : tensor<1x1x1x517xi8>} : () -> tensor<1x1x1x517xi8>
+  %b = "tosa.const"() {values = dense<3> : tensor<1xi48>} : () -> tensor<1xi48>
+  %izp = "tosa.const"() {values = dense<0> : tensor<1xi16>} : () -> tensor<1xi16>
+  %wzp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %acc = tosa.conv2d %arg0, %w, %b, %izp, %wzp {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x1x516xi16>, tensor<1x1x1x516xi8>, tensor<1xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x2x1x1xi48>
+  %acc2 = tosa.conv2d %arg1, %w2, %b, %izp, %wzp {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x1x517xi16>, tensor<1x1x1x517xi8>, tensor<1xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x2x1x1xi48>
+  %rm = "tosa.const"() {values = dense<16384> : tensor<1xi16>} : () -> tensor<1xi16>
+  %rs = "tosa.const"() {values = dense<30> : tensor<1xi8>} : () -> tensor<1xi8>
+  %riz = "tosa.const"() {values = dense<0> : tensor<1xi48>} : () -> tensor<1xi48>
+  %roz = "tosa.const"() {values = dense<0> : tensor<1xi16>} : () -> tensor<1xi16>
+  %r = tosa.rescale %acc, %rm, %rs, %riz, %roz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = false} : (tensor<1x2x1x1xi48>, tensor<1xi16>, tensor<1xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<1x2x1x1xi16>
+  %r2 = tosa.rescale %acc2, %rm, %rs, %riz, %roz {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = false} : (tensor<1x2x1x1xi48>, tensor<1xi16>, tensor<1xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<1x2x1x1xi16>
+  return %r, %r2 : tensor<1x2x1x1xi16>, tensor<1x2x1x1xi16>
+}

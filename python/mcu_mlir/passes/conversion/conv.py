@@ -44,6 +44,14 @@ def accumulator_bound(weight, bias, izp: int, depthwise: bool) -> int:
     return int((per_channel * reach + np.broadcast_to(b, per_channel.shape)).max())
 
 
+def s16_sums_overflow(weight, depthwise: bool) -> bool:
+    """Whether an int16 conv's sum of input x weight products can leave int32: CMSIS-NN's s16
+    kernels sum them in int32 (adding the int64 bias after), the reference in int64."""
+    w = np.abs(np.asarray(const_array(weight), np.int64))
+    per_channel = w.sum(axis=(0, 1)).reshape(-1) if depthwise else w.reshape(w.shape[0], -1).sum(axis=1)
+    return int(per_channel.max()) * (1 << 15) >= 1 << 31
+
+
 def _bias_per_channel(op, bias, channels: int):
     """The bias with one value per output channel: TOSA lets a [1] bias stand for all of them, the
     kernels read `channels` values."""
@@ -220,6 +228,8 @@ def _convert(op, rw, depthwise: bool):
     elif tail is None:
         fallback = ("no requantization after it that CMSIS-NN computes bit-exactly (an int32 result, "
                     "or a rescale arm_nn_requantize would round differently)")
+    elif s16 and s16_sums_overflow(op.operands[1], depthwise):
+        fallback = "its sums of input x weight can pass int32, where CMSIS-NN's s16 kernels sum in int32"
     note = None
     if rw.use_cmsis and fallback is None:
         # CMSIS-NN takes the top / left padding; the bottom / right is only implied by the output
