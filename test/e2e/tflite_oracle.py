@@ -1,5 +1,5 @@
 """TFLite Micro's interpreter as the oracle of a compiled .tflite model: compile for the host, run
-the C and the interpreter on the same int8 inputs, compare bit for bit; the kernel checks."""
+the C and the interpreter on the same integer inputs, compare bit for bit; the kernel checks."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ import mcu_mlir
 from mcu_mlir.firmware import build, run
 
 
-def inputs(shape, count: int, seed: int = 1) -> list[np.ndarray]:
-    """`count` int8 inputs: all -128, all 127, the two extremes mixed, then uniform."""
+def inputs(shape, count: int, seed: int = 1, dtype=np.int8) -> list[np.ndarray]:
+    """`count` integer inputs: all the smallest value (-128 for int8), all the largest (127), the
+    two extremes mixed, then uniform."""
     rng = np.random.default_rng(seed)
-    fixed = [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
-             rng.choice(np.array([-128, 127], np.int8), size=shape)]
-    return (fixed + [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(count)])[:count]
+    lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+    fixed = [np.full(shape, lo, dtype), np.full(shape, hi, dtype), rng.choice(np.array([lo, hi], dtype), size=shape)]
+    return (fixed + [rng.integers(lo, hi + 1, size=shape, dtype=dtype) for _ in range(count)])[:count]
 
 
 def need_build(backend: str, target: str = "host"):
@@ -46,7 +47,8 @@ def compare_with_tflm(model: bytes, outdir, backend: str, count: int, target: st
     ip = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
     n_in = len(result.report["quantization"]["inputs"])
     n_out = len(result.report["quantization"]["outputs"])
-    samples = [inputs(tuple(ip.get_input_details(i)["shape"]), count, seed=1 + i) for i in range(n_in)]
+    samples = [inputs(tuple(ip.get_input_details(i)["shape"]), count, seed=1 + i,
+                      dtype=ip.get_input_details(i)["dtype"]) for i in range(n_in)]
     differing = []
     for k in range(count):
         xs = [s[k] for s in samples]

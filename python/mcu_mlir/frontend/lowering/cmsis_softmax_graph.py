@@ -55,14 +55,15 @@ def softmax_s8(w: TosaBuilder, x8: Value, axis: int, params) -> Value:
     return w.rescale(y, [1 << 30], [30], 0, -128, "i8")
 
 
-def softmax_s16(w: TosaBuilder, x16: Value, axis: int, params) -> Value:
+def softmax_s16(w: TosaBuilder, x16: Value, axis: int, params, luts=None) -> Value:
     """int16 softmax (output 1/32768, 0) computing arm_softmax_s16's integers (fixed_point/cmsis_softmax.py):
     its requantize of x - max as TOSA's rounding multiply and a shift rounding half away from zero
     (the differences are <= 0: negated, shifted half up, negated back), each LUT lookup as the
-    int16 TABLE plus a rounded shift by 7, the int16 wrap-arounds of the C as masks."""
+    int16 TABLE plus a rounded shift by 7, the int16 wrap-arounds of the C as masks. `luts`: the
+    (exp, 1 / (1 + x)) tables the kernel is given (default: gen_lut's)."""
     rank = len(x16.shape)
     mult, shift = params
-    exp_lut, obo_lut = cmsis_softmax_math.s16_luts()
+    exp_lut, obo_lut = luts if luts is not None else cmsis_softmax_math.s16_luts()
 
     def s(v):
         return w.scalar(v, rank)

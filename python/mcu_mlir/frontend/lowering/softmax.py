@@ -50,9 +50,9 @@ def input_mask(self, node):
     return None if mask.all() else mask     # a mask that keeps everything (no padding) is none
 
 
-def cmsis_softmax_s16(self, q, axis: int, params):
+def cmsis_softmax_s16(self, q, axis: int, params, luts=None):
     """int16 softmax computing arm_softmax_s16's integers (cmsis_softmax_graph.softmax_s16)."""
-    return Q(softmax_s16(self.w, q.v, axis, params), 1 / 32768, 0)
+    return Q(softmax_s16(self.w, q.v, axis, params, luts), 1 / 32768, 0)
 
 
 def lower_softmax(self, node, q, dim: int, log: bool, scale: float, zp: int, elem: str, mask=None):

@@ -1,13 +1,13 @@
 """A `.tflite` file -> integer TOSA computing what TFLite Micro's reference kernels compute: the
 graph read and checked (reader.py), each operator lowered in order (ops.py), inputs and outputs
-with their int8 quantization; what persists across calls as more inputs and outputs, the streaming
-state (variables.py)."""
+with their int8 or int16 quantization; what persists across calls as more inputs and outputs, the
+streaming state (variables.py)."""
 
 from __future__ import annotations
 
 from ... import io_quant
 from ...diagnostics import UserError
-from .lower import Lowering
+from .lower import ACTIVATIONS, Lowering
 from .ops import LOWER
 from .variables import VARIABLE_OPS, State
 
@@ -31,9 +31,9 @@ def build_module(lw: Lowering):
     args = []
     for i, index in enumerate(inputs):
         t = g.tensors[index]
-        if t.elem not in ("i8", "i16") or t.quant is None or t.quant.per_channel:
-            raise UserError(f"input #{i} ('{t.name}') is {t.elem}, not a per-tensor quantized int8 "
-                            "tensor; only int8 models are supported")
+        if t.elem not in ACTIVATIONS or t.quant is None or t.quant.per_channel:
+            raise UserError(f"input #{i} ('{t.name}') is {t.elem}, not a per-tensor quantized int8 or int16 "
+                            "tensor; only int8 and int16x8 models are supported")
         lw.values[index] = lw.w.argument(i, t.shape, t.elem)
         args.append(lw.values[index])
     state = State(lw, len(args))
@@ -69,8 +69,8 @@ def build_module(lw: Lowering):
             results.append(lw.w.cast(lw.values[index], "i8"))
             out_quant.append(io_quant.IOQuant(1.0, 0))
             continue
-        if t.elem not in ("i8", "i16") or t.quant is None:
-            raise UserError(f"output #{i} ('{t.name}') is {t.elem}, not a quantized int8 tensor")
+        if t.elem not in ACTIVATIONS or t.quant is None:
+            raise UserError(f"output #{i} ('{t.name}') is {t.elem}, not a quantized int8 or int16 tensor")
         if index not in lw.values:
             raise UserError(f"output #{i} ('{t.name}') is computed by no operator")
         results.append(lw.values[index])

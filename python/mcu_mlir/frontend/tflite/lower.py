@@ -29,6 +29,8 @@ from .reader import Graph, Operator, Tensor
 NO_ACTIVATION, RELU, RELU_N1_TO_1, RELU6 = 0, 1, 2, 3
 ACTIVATION_NAMES = {4: "TANH", 5: "SIGN_BIT"}
 SAME, VALID = 0, 1
+# The activation types of the ops that take TFLite's 16x8 quantization as well as int8.
+ACTIVATIONS = ("i8", "i16")
 # The left shift of ADD's inputs before their rescale (TFLite and CMSIS-NN, int8).
 ADD_LEFT_SHIFT = 20
 
@@ -90,7 +92,17 @@ class Lowering:
                             "quantized models are supported")
         if t.quant is None:
             raise UserError(f"{self.where(op)}: its {role} ('{t.name}') has no quantization parameters")
+        if t.elem == "i16" and np.any(t.quant.zero_points != 0):
+            raise UserError(f"{self.where(op)}: its {role} ('{t.name}') is int16 with zero point "
+                            f"{t.quant.zero_point}; TFLite's int16 kernels take zero point 0")
         return t
+
+    def same_type(self, op: Operator, tensors, out: Tensor) -> None:
+        """The op's activations share one integer type (QUANTIZE converts between int8 and int16)."""
+        for t in tensors:
+            if t.elem != out.elem:
+                raise UserError(f"{self.where(op)}: its input '{t.name}' is {t.elem} but its output {out.elem}; "
+                                "int8 and int16 do not mix within an operator")
 
     # -- shared by the ops ---------------------------------------------------------------------
     def multiplier(self, op: Operator, real: float) -> tuple[int, int]:

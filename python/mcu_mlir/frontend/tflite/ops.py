@@ -1,4 +1,5 @@
-"""One lowering per TFLite builtin: `lower(lowering, op) -> Value` (see lower.py for the forms)."""
+"""One lowering per TFLite builtin: `lower(lowering, op) -> Value` (see lower.py for the forms, int16.py
+for what TFLite's 16x8 quantization changes)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import numpy as np
 from ...diagnostics import UserError
 from ...fixed_point import cmsis_softmax as cmsis_softmax_math
 from ..lowering.cmsis_softmax_graph import softmax_s8
-from . import activations, batch_matmul, comparisons, lstm, requantize, resize, shape, svdf, transpose_conv
-from .lower import ADD_LEFT_SHIFT, RELU, RELU6, SAME, VALID, Lowering, activation_range
+from . import (activations, batch_matmul, comparisons, int16, lstm, requantize, resize, shape, svdf,
+    transpose_conv)
+from .lower import ACTIVATIONS, ADD_LEFT_SHIFT, RELU, RELU6, SAME, VALID, Lowering, activation_range
 from .reader import Operator
 
 
@@ -79,8 +81,12 @@ def _conv(lw: Lowering, op: Operator):
     """CONV_2D and DEPTHWISE_CONV_2D: acc = sum((x - zp_x) * w) + bias; out = requantize per channel."""
     o = _options(lw, op)
     depthwise = op.name == "DEPTHWISE_CONV_2D"
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", ACTIVATIONS)
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
+    lw.same_type(op, [xt], out)
+    wide = xt.elem == "i16"
+    if wide:
+        int16.check_bias_type(lw, op, o.get("QuantizedBiasType"))
     x = lw.value(xt.index, op)
     w_shape = lw.tensor(_input(lw, op, 1, "filter")).shape
     if len(w_shape) != 4 or len(xt.shape) != 4 or len(out.shape) != 4:
@@ -91,7 +97,7 @@ def _conv(lw: Lowering, op: Operator):
     stride, dilation = (o["StrideH"], o["StrideW"]), (o["DilationHFactor"], o["DilationWFactor"])
     kernel = w.shape[1:3]
     pads, x = _window(lw, op, x, kernel, stride, dilation, o["Padding"], out.shape[1:3])
-    bias = _bias(lw, op, c_out)
+    bias = int16.bias(lw, op, c_out) if wide else _bias(lw, op, c_out)
     c_in = xt.shape[3]
     if depthwise:
         if w.shape[0] != 1 or w.shape[3] != c_out or c_out % c_in:
@@ -109,7 +115,7 @@ def _conv(lw: Lowering, op: Operator):
         acc = lw.w.conv2d(x, wv, bias, input_zp=xt.quant.zero_point, pad=pads, stride=stride, dilation=dilation)
     # TFLite: double(input scale) * double(filter scale) / double(output scale), per channel.
     real = xt.quant.scale * w_scales / out.quant.scale
-    y = lw.requantize_accumulator(op, acc, real, out)
+    y = int16.requantize(lw, op, acc, real, out) if wide else lw.requantize_accumulator(op, acc, real, out)
     return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
 
 
@@ -118,8 +124,9 @@ def _fully_connected(lw: Lowering, op: Operator):
     o = _options(lw, op)
     if o["WeightsFormat"] != 0:
         raise UserError(f"{lw.where(op)}: shuffled weights (weights_format {o['WeightsFormat']}) are not supported")
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", ACTIVATIONS)
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
+    lw.same_type(op, [xt], out)
     w_tensor = lw.tensor(_input(lw, op, 1, "filter"))
     if len(w_tensor.shape) != 2 or min(w_tensor.shape) < 1:
         raise UserError(f"{lw.where(op)}: its filter must be 2-D [outputs, depth], not {list(w_tensor.shape)}")
@@ -129,11 +136,16 @@ def _fully_connected(lw: Lowering, op: Operator):
     if total % depth:
         raise UserError(f"{lw.where(op)}: an input of {total} values is not rows of the filter's depth {depth}")
     rows = total // depth
-    a = lw.w.reshape(lw.value(xt.index, op), (1, rows, depth))
-    product = lw.w.matmul(a, lw.w.const(w.data.T.reshape(1, depth, n_out), "i8"), xt.quant.zero_point, 0)
-    bias = lw.w.reshape(_bias(lw, op, n_out), (1, 1, n_out))
-    acc = lw.w.add(product, bias)
-    y = lw.requantize_accumulator(op, acc, xt.quant.scale * w_scales / out.quant.scale, out)
+    real = xt.quant.scale * w_scales / out.quant.scale
+    if xt.elem == "i16":
+        int16.check_bias_type(lw, op, o.get("QuantizedBiasType"))
+        acc = int16.fully_connected(lw, op, xt, w, int16.bias(lw, op, n_out), rows, depth)
+        y = int16.requantize(lw, op, acc, real, out)
+    else:
+        a = lw.w.reshape(lw.value(xt.index, op), (1, rows, depth))
+        product = lw.w.matmul(a, lw.w.const(w.data.T.reshape(1, depth, n_out), "i8"), xt.quant.zero_point, 0)
+        bias = lw.w.reshape(_bias(lw, op, n_out), (1, 1, n_out))
+        y = lw.requantize_accumulator(op, lw.w.add(product, bias), real, out)
     y = lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
     return lw.w.reshape(y, out.shape)
 
@@ -143,8 +155,9 @@ def _pool(lw: Lowering, op: Operator):
     away from zero (TFLite's reference kernel and arm_avgpool_s8); MAX_POOL_2D: their largest. Input
     and output share their parameters."""
     o = _options(lw, op)
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", ACTIVATIONS)
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
+    lw.same_type(op, [xt], out)
     if (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
         raise UserError(f"{lw.where(op)}: input and output quantization differ; TFLite's pooling keeps them")
     kernel, stride = (o["FilterHeight"], o["FilterWidth"]), (o["StrideH"], o["StrideW"])
@@ -155,9 +168,10 @@ def _pool(lw: Lowering, op: Operator):
 
 
 def _broadcast_operands(lw: Lowering, op: Operator):
-    """The two int8 inputs and the output of an elementwise op; inputs that broadcast to it."""
-    ta, tb = (lw.quantized(op, _input(lw, op, i, "input"), f"input {i}") for i in (0, 1))
-    out = lw.quantized(op, op.outputs[0], "output")
+    """The two inputs and the output of an elementwise op (one type); inputs that broadcast to it."""
+    ta, tb = (lw.quantized(op, _input(lw, op, i, "input"), f"input {i}", ACTIVATIONS) for i in (0, 1))
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
+    lw.same_type(op, [ta, tb], out)
     rank = len(out.shape)
     for t in (ta, tb):
         padded = (1,) * (rank - len(t.shape)) + tuple(t.shape)
@@ -172,26 +186,32 @@ def _ranked(lw: Lowering, v, rank: int):
 
 
 def _add_sub(lw: Lowering, op: Operator):
-    """TFLite's quantized ADD / SUB (CMSIS-NN's arm_elementwise_add_s8): each (x - zp) << 20
-    rescaled by scale / (2 max scale), added or subtracted, rescaled by 2 max scale / (2**20 out
-    scale)."""
+    """TFLite's quantized ADD / SUB (CMSIS-NN's arm_elementwise_add_s8 / _s16): each (x - zp) << 20
+    (int16: x << 15) rescaled by scale / (2 max scale), added or subtracted, rescaled by 2 max scale
+    / (2**20 out scale)."""
     o = _options(lw, op)
     ta, tb, out = _broadcast_operands(lw, op)
+    left_shift = ADD_LEFT_SHIFT if out.elem == "i8" else 15
     twice_max = 2 * max(ta.quant.scale, tb.quant.scale)
     parts = []
     for t in (ta, tb):
-        shifted = lw.w.rescale(lw.value(t.index, op), [1 << 30], [30 - ADD_LEFT_SHIFT], t.quant.zero_point, 0, "i32")
+        x = lw.value(t.index, op)
+        if t.elem == "i8":
+            shifted = lw.w.rescale(x, [1 << 30], [30 - left_shift], t.quant.zero_point, 0, "i32")
+        else:   # zero point 0; a rescale cannot shift int16 values left by 15 exactly
+            amount = lw.w.const(np.array([left_shift]), "i32", (1,) * len(t.shape))
+            shifted = lw.w.logical_left_shift(lw.w.cast(x, "i32"), amount)
         m, s = lw.multiplier(op, t.quant.scale / twice_max)
         parts.append(_ranked(lw, lw.w.rescale(shifted, [m], [s], 0, 0, "i32"), len(out.shape)))
     acc = lw.w.add(*parts) if op.name == "ADD" else lw.w.sub(*parts)
-    m, s = lw.multiplier(op, twice_max / ((1 << ADD_LEFT_SHIFT) * out.quant.scale))
+    m, s = lw.multiplier(op, twice_max / ((1 << left_shift) * out.quant.scale))
     y = lw.w.rescale(acc, [m], [s], 0, out.quant.zero_point, out.elem)
     return lw.clamp(y, activation_range(o["FusedActivationFunction"], out, lw.where(op)))
 
 
 def _mul(lw: Lowering, op: Operator):
-    """TFLite's quantized MUL (arm_elementwise_mul_s8): (a - zp_a) * (b - zp_b) in int32, rescaled by
-    scale_a * scale_b / out scale."""
+    """TFLite's quantized MUL (arm_elementwise_mul_s8 / _s16): (a - zp_a) * (b - zp_b) in int32,
+    rescaled by scale_a * scale_b / out scale."""
     o = _options(lw, op)
     ta, tb, out = _broadcast_operands(lw, op)
     wide = [_ranked(lw, lw.w.rescale(lw.value(t.index, op), [1 << 30], [30], t.quant.zero_point, 0, "i32"),
@@ -210,6 +230,7 @@ def _reshape(lw: Lowering, op: Operator):
 
 
 def _same_quantization(lw: Lowering, op: Operator, tensors, out) -> None:
+    lw.same_type(op, tensors, out)
     for t in tensors:
         if (t.quant.scale, t.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
             raise UserError(f"{lw.where(op)}: its input '{t.name}' and its output are quantized differently; "
@@ -218,9 +239,12 @@ def _same_quantization(lw: Lowering, op: Operator, tensors, out) -> None:
 
 def _concatenation(lw: Lowering, op: Operator):
     o = _options(lw, op)
-    ts = [lw.quantized(op, i, f"input '{lw.tensor(i).name}'") for i in op.inputs]
-    out = lw.quantized(op, op.outputs[0], "output")
-    _same_quantization(lw, op, ts, out)
+    ts = [lw.quantized(op, i, f"input '{lw.tensor(i).name}'", ACTIVATIONS) for i in op.inputs]
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
+    if out.elem == "i16":   # TFLM copies int16 integers whatever their scales (zero points 0)
+        lw.same_type(op, ts, out)
+    else:
+        _same_quantization(lw, op, ts, out)
     rank = len(out.shape)
     axis = o["Axis"] % rank if rank else 0
     if any(len(t.shape) != rank for t in ts) or sum(t.shape[axis] for t in ts) != out.shape[axis]:
@@ -232,8 +256,8 @@ def _concatenation(lw: Lowering, op: Operator):
 
 def _pad(lw: Lowering, op: Operator):
     """PAD fills with the output's zero point (a real 0), PADV2 with its constant value."""
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", ACTIVATIONS)
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
     _same_quantization(lw, op, [xt], out)
     paddings = lw.tensor(_input(lw, op, 1, "paddings"))
     rank = len(xt.shape)
@@ -252,21 +276,22 @@ def _relu(lw: Lowering, op: Operator):
     """RELU as TFLite Micro's ReluQuantized (x - zp rescaled to the output, then the bounds); RELU6
     clamps in the input's parameters and copies the integers (Relu6Quantized), so its output must
     keep them."""
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", ACTIVATIONS)
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
     x = lw.value(xt.index, op)
     if op.name == "RELU6":
         _same_quantization(lw, op, [xt], out)
     elif (xt.quant.scale, xt.quant.zero_point) != (out.quant.scale, out.quant.zero_point):
+        lw.same_type(op, [xt], out)
         m, s = lw.multiplier(op, xt.quant.scale / out.quant.scale)
         x = lw.w.rescale(x, [m], [s], xt.quant.zero_point, out.quant.zero_point, out.elem)
     return lw.clamp(x, activation_range(RELU6 if op.name == "RELU6" else RELU, out, lw.where(op)))
 
 
 def _copying(lw: Lowering, op: Operator):
-    """The int8 input and output of an op TFLite Micro computes on the integers as they are."""
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
+    """The input and output of an op TFLite Micro computes on the integers as they are."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", ACTIVATIONS)
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
     _same_quantization(lw, op, [xt], out)
     return xt, out
 
@@ -295,8 +320,11 @@ SOFTMAX_OUTPUT = (np.float32(1 / 256), -128)
 def _softmax(lw: Lowering, op: Operator):
     """int8 softmax on the last axis, computing arm_softmax_s8's integers (which TFLite's reference
     kernel computes too) with TFLite's PreprocessSoftmaxScaling of beta * input scale."""
-    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input")
-    out = lw.quantized(op, op.outputs[0], "output")
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", ACTIVATIONS)
+    out = lw.quantized(op, op.outputs[0], "output", ACTIVATIONS)
+    lw.same_type(op, [xt], out)
+    if xt.elem == "i16":
+        return int16.softmax(lw, op, xt, out, _options(lw, op)["Beta"])
     if (np.float32(out.quant.scale), out.quant.zero_point) != SOFTMAX_OUTPUT:
         raise UserError(f"{lw.where(op)}: its output is quantized with scale {out.quant.scale} and zero point "
                         f"{out.quant.zero_point}; TFLite's int8 softmax writes scale 1/256, zero point -128")
@@ -316,4 +344,7 @@ LOWER = {
     "RELU": _relu, "RELU6": _relu, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "TRANSPOSE": _transpose,
     "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum,
 }
-LOWER.update({**activations.LOWER, **batch_matmul.LOWER, **comparisons.LOWER, **lstm.LOWER, **requantize.LOWER, **resize.LOWER, **shape.LOWER, **svdf.LOWER, **transpose_conv.LOWER})
+# The op families of their own modules (each a LOWER table).
+FAMILIES = (activations, batch_matmul, comparisons, lstm, requantize, resize, shape, svdf, transpose_conv)
+for _family in FAMILIES:
+    LOWER.update(_family.LOWER)

@@ -228,10 +228,11 @@ def _operator(model, op, index: int, names: dict, n_tensors: int) -> Operator:
 # the reader's checks: a corrupt table fails as the file's error, not later in the lowering).
 WINDOW = ("Padding", "StrideH", "StrideW", "FusedActivationFunction")
 OPTIONS = {
-    "CONV_2D": ("Conv2DOptions", WINDOW + ("DilationHFactor", "DilationWFactor")),
+    "CONV_2D": ("Conv2DOptions", WINDOW + ("DilationHFactor", "DilationWFactor", "QuantizedBiasType")),
     "DEPTHWISE_CONV_2D": ("DepthwiseConv2DOptions", WINDOW + ("DilationHFactor", "DilationWFactor",
                                                               "DepthMultiplier")),
-    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat", "KeepNumDims")),
+    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat", "KeepNumDims",
+                                                  "QuantizedBiasType")),
     "AVERAGE_POOL_2D": ("Pool2DOptions", WINDOW + ("FilterHeight", "FilterWidth")),
     "MAX_POOL_2D": ("Pool2DOptions", WINDOW + ("FilterHeight", "FilterWidth")),
     "ADD": ("AddOptions", ("FusedActivationFunction",)),
