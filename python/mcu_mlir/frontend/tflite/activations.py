@@ -118,6 +118,13 @@ def _leaky_relu_s16(lw: Lowering, op: Operator, xt, alpha: float):
     return w.select(w.greater_equal(x32, w.scalar(0, len(x.shape))), keep, slope)
 
 
+def _minus_zero_point(lw: Lowering, op: Operator, t, rank: int):
+    """x - zp of tensor `t` exactly, in int32, ranked like the output."""
+    v = lw.value(t.index, op)
+    return lw.w.reshape(lw.w.rescale(v, [1 << 30], [30], t.quant.zero_point, 0, "i32"),
+                        (1,) * (rank - len(v.shape)) + tuple(v.shape))
+
+
 def _prelu(lw: Lowering, op: Operator):
     """x - zp >= 0: MBQM(x - zp, in / out) + zp_out; else MBQM((x - zp) (a - zp_a), in a / out) +
     zp_out; each saturated into the output type (reference_ops::BroadcastPrelu4DSlow; int16 input and
@@ -138,11 +145,7 @@ def _prelu(lw: Lowering, op: Operator):
             raise UserError(f"{lw.where(op)}: its input '{t.name}' {list(t.shape)} does not broadcast to its output "
                             f"{list(out.shape)}")
     w = lw.w
-    x = lw.value(xt.index, op)
-    # (x - zp) and (a - zp_a) exactly, in int32, ranked like the output.
-    x32 = w.reshape(w.rescale(x, [1 << 30], [30], xt.quant.zero_point, 0, "i32"), (1,) * (rank - len(x.shape)) + x.shape)
-    a = lw.value(at.index, op)
-    a32 = w.reshape(w.rescale(a, [1 << 30], [30], at.quant.zero_point, 0, "i32"), (1,) * (rank - len(a.shape)) + a.shape)
+    x32, a32 = (_minus_zero_point(lw, op, t, rank) for t in (xt, at))
     m1, s1 = lw.multiplier(op, xt.quant.scale / out.quant.scale)
     m2, s2 = lw.multiplier(op, xt.quant.scale * at.quant.scale / out.quant.scale)
     zero = w.scalar(0, rank)
