@@ -188,8 +188,8 @@ def float_boundary_model() -> bytes:
 
 
 def test_float_boundary_keeps_the_integers_and_their_scales(tmp_path):
-    """The C takes the QUANTIZE's int8 and returns the DEQUANTIZE's int8; report.json (and model.h)
-    give their scales, and dequantizing with them gives TFLM's floats exactly."""
+    """The C takes the QUANTIZE's int8 and returns the DEQUANTIZE's int8; report.json and model.h's
+    tables give their scales, and dequantizing with them gives TFLM's floats exactly."""
     need_build("portable")
     rng = np.random.default_rng(2)
     samples = [np.full((1, 40), -9.0, np.float32), np.full((1, 40), 9.0, np.float32)] + \
@@ -198,8 +198,9 @@ def test_float_boundary_keeps_the_integers_and_their_scales(tmp_path):
     quant = result.report["quantization"]
     assert quant["inputs"][0] == {"scale": pytest.approx(0.05), "zero_point": 3}
     assert [o["zero_point"] for o in quant["outputs"]] == [-128, 0]
-    header = (tmp_path / "out" / "model.h").read_text()
-    assert "int8_t" in header and "float" not in header.split("mcu_model_run")[1].split(";")[0]
+    tables = (tmp_path / "out" / "model.c").read_text()     # mcu_model_inputs / _outputs, declared in model.h
+    assert '{"input0", 2, {1, 40}, 1, 0, 0.05000000074505806f, 3, 40}' in tables
+    assert "0.00390625f, -128" in tables and "0.0078125f, 0" in tables
     for got, ref in runs:
         for i, r in enumerate(ref):
             assert r.dtype == np.float32
