@@ -335,3 +335,30 @@ def test_other_unsupported_forms_are_refused(tmp_path):
     c = m.tensor("c", SHAPE, "i1")
     m.op("LESS", [x, x], [c])
     _refused(tmp_path, m, [x], [c], "operator #0 (LESS)", "scale below 1")
+
+
+@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
+def test_bool_input_selects_like_tflm(backend, tmp_path):
+    """A bool graph input (SELECT_V2's condition) is int8 0 / 1 in the C API."""
+    need_build(backend)
+    from tflite_micro.python.tflite_micro import runtime
+    m = ModelWriter()
+    cond = m.tensor("cond", SHAPE, "i1")
+    x = m.tensor(X[0], SHAPE, "i8", X[1], X[2])
+    floor = m.tensor("floor", (1, 1, 1, 8), "i8", X[1], X[2], [-128, -50, -1, 0, 1, 50, 100, 127])
+    y = m.tensor("picked", SHAPE, "i8", X[1], X[2])
+    m.op("SELECT_V2", [cond, x, floor], [y])
+    data = m.write([cond, x], [y])
+    path = tmp_path / "model.tflite"
+    path.write_bytes(data)
+    mcu_mlir.compile(str(path), target="host", backend=backend, emit="c", output_dir=str(tmp_path / "out"))
+    exe = build.build(tmp_path / "out", target="host")
+    ip = runtime.Interpreter.from_bytes(data, arena_size=100_000)
+    rng = np.random.default_rng(4)
+    for sample in inputs(SHAPE, 4, seed=9):
+        flags = rng.integers(0, 2, SHAPE).astype(bool)
+        ip.set_input(flags, 0)
+        ip.set_input(sample, 1)
+        ip.invoke()
+        got = run.run_executable(exe, tmp_path / "out", [flags.astype(np.int8), sample], target="host").outputs_q[0]
+        assert np.array_equal(got, ip.get_output(0))

@@ -22,20 +22,27 @@ def import_tflite(path):
 def build_module(lw: Lowering):
     """(module, input quantization, output quantization) of the graph `lw` lowers. A float graph input
     read by a QUANTIZE, or output written by a DEQUANTIZE, stays integer in the C API
-    (requantize.float_boundary); a bool output is returned as int8 0 / 1."""
+    (requantize.float_boundary); a bool input or output is int8 0 / 1 (nonzero: true) in the C API."""
     from .requantize import float_boundary
     g = lw.graph
     boundary = float_boundary(g)
     inputs = [boundary.inputs.get(index, index) for index in g.inputs]
     outputs = [boundary.outputs.get(index, index) for index in g.outputs]
-    args = []
+    args, in_quant = [], []
     for i, index in enumerate(inputs):
         t = g.tensors[index]
+        if t.elem == "i1":      # a bool input (a SELECT's condition): int8 0 / 1 in the C API
+            args.append(lw.w.argument(i, t.shape, "i8"))
+            nonzero = lw.w.equal(lw.w.cast(args[-1], "i32"), lw.w.scalar(0, len(t.shape)))
+            lw.values[index] = lw.w.logical_not(nonzero)
+            in_quant.append(io_quant.IOQuant(1.0, 0))
+            continue
         if t.elem not in ACTIVATIONS or t.quant is None or t.quant.per_channel:
             raise UserError(f"input #{i} ('{t.name}') is {t.elem}, not a per-tensor quantized int8 or int16 "
                             "tensor; only int8 and int16x8 models are supported")
         lw.values[index] = lw.w.argument(i, t.shape, t.elem)
         args.append(lw.values[index])
+        in_quant.append(io_quant.IOQuant(t.quant.scale, t.quant.zero_point))
     state = State(lw, len(args))
     lw.state = state
     for op in g.operators:
@@ -75,7 +82,6 @@ def build_module(lw: Lowering):
             raise UserError(f"output #{i} ('{t.name}') is computed by no operator")
         results.append(lw.values[index])
         out_quant.append(io_quant.IOQuant(t.quant.scale, t.quant.zero_point))
-    in_quant = [io_quant.IOQuant(g.tensors[i].quant.scale, g.tensors[i].quant.zero_point) for i in inputs]
     state_args, state_results, state_quant = state.finish(f"the model '{g.path}'")
     module = lw.w.finish(args + state_args, results + state_results)
     # Each variable is one more input and output, the output handed to the next call's input.
