@@ -1,6 +1,6 @@
 """The .tflite frontend's activations, comparisons, select, mean and (de)quantize: small models written
-with the flatbuffer builder, compiled for the host with the CMSIS-NN and the portable backend and
-compared bit for bit with TFLite Micro's interpreter on random inputs (the extremes included: all
+with the flatbuffer builder, compiled for the host with the CMSIS-NN and the portable backend (and for
+Cortex-M55 / M4 under QEMU) and compared bit for bit with TFLite Micro's interpreter on random inputs (the extremes included: all
 -128 / 127, -32768 / 32767 for int16 inputs); float boundary inputs / outputs compared as TFLM's
 floats. Unsupported forms: the clear error, no traceback."""
 
@@ -128,6 +128,16 @@ def test_bit_exact_with_tflite_micro(model, backend, tmp_path):
     report, differing = compare_with_tflm(data, tmp_path, backend, count=10)
     assert not differing, [(k, cases[i], d) for k, i, d in differing]
     assert report["transposes"] == 0
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
+@pytest.mark.parametrize("model", [activation_model, logic_model])
+def test_bit_exact_with_tflite_micro_under_qemu(model, target, tmp_path):
+    """The same integers on an MVE and a DSP core (QEMU), three inputs each (the extremes)."""
+    need_build("cmsis-nn", target)
+    data, cases = model()
+    _, differing = compare_with_tflm(data, tmp_path, "cmsis-nn", count=3, target=target)
+    assert not differing, [(k, cases[i], d) for k, i, d in differing]
 
 
 def _int16_samples(shape, count: int, seed: int = 5) -> list[np.ndarray]:
