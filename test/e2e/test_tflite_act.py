@@ -1,8 +1,8 @@
 """The .tflite frontend's activations, comparisons, select, mean and (de)quantize: small models written
 with the flatbuffer builder, compiled for the host with the CMSIS-NN and the portable backend (and for
-Cortex-M55 / M4 under QEMU) and compared bit for bit with TFLite Micro's interpreter on random inputs (the extremes included: all
--128 / 127, -32768 / 32767 for int16 inputs); float boundary inputs / outputs compared as TFLM's
-floats. Unsupported forms: the clear error, no traceback."""
+Cortex-M55 / M4 under QEMU) and compared bit for bit with TFLite Micro's interpreter on random inputs
+(the extremes included: all -128 / 127, -32768 / 32767 for int16 inputs); float boundary inputs /
+outputs compared as TFLM's floats. Unsupported forms: the clear error, no traceback."""
 
 from __future__ import annotations
 
