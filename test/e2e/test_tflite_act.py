@@ -97,7 +97,8 @@ def logic_model() -> tuple[bytes, list[str]]:
 
 def int16_input_model() -> tuple[bytes, list[str]]:
     """An int16 graph input requantized to int8 (the -32768 / 32767 extremes saturate) and to int16,
-    and the ops TFLM has int16 kernels of: LEAKY_RELU, PRELU (int8 slope), MEAN, SELECT_V2."""
+    and the ops TFLM has int16 kernels of: LEAKY_RELU, PRELU (int8 slope), MEAN, SELECT_V2, LOGISTIC and
+    TANH (of a general and of a power-of-two input scale)."""
     m = ModelWriter()
     x = m.tensor("x16", SHAPE, "i16", 0.001, 0)
     cases = {"quantize int16 -> int8": m.tensor("q8", SHAPE, "i8", 0.05, -2),
@@ -117,6 +118,11 @@ def int16_input_model() -> tuple[bytes, list[str]]:
     other = m.tensor("other16", (1, 1, 1, 1), "i16", 0.001, 0, [-1234])
     cases["select_v2 int16"] = m.tensor("select16", SHAPE, "i16", 0.001, 0)
     m.op("SELECT_V2", [flags, x, other], [cases["select_v2 int16"]])
+    pot = m.tensor("pot16", SHAPE, "i16", 2.0 ** -12, 0)
+    m.op("QUANTIZE", [x], [pot])
+    for src, tag in ((x, "scale 0.001"), (pot, "scale 2**-12")):
+        for op in ("LOGISTIC", "TANH"):
+            cases[f"{op.lower()} int16 {tag}"] = _unary(m, src, op, f"{op.lower()}16_{tag}", 2.0 ** -15, 0, elem="i16")
     return m.write([x], list(cases.values())), list(cases)
 
 
@@ -226,11 +232,11 @@ def _refused(tmp_path, m: ModelWriter, ins, outs, *needles):
         assert needle in str(err.value), str(err.value)
 
 
-def test_int16_logistic_is_refused(tmp_path):
+def test_int16_logistic_output_scale_is_checked(tmp_path):
     m = ModelWriter()
     x = m.tensor("x", SHAPE, "i16", 0.001, 0)
-    y = _unary(m, x, "LOGISTIC", "y", 1 / 32768, 0, elem="i16")
-    _refused(tmp_path, m, [x], [y], "operator #0 (LOGISTIC)", "i16 -> i16", "int8 only")
+    y = _unary(m, x, "LOGISTIC", "y", 1 / 256, 0, elem="i16")
+    _refused(tmp_path, m, [x], [y], "operator #0 (LOGISTIC)", "writes 2**-15")
 
 
 def test_logistic_output_zero_point_is_checked(tmp_path):
@@ -297,6 +303,31 @@ def test_activation_tables_are_tflm_integers_on_random_scales():
         ]
         for kind, (ours, ref) in zip(("logistic", "tanh", "hard_swish", "leaky_relu"), pairs):
             assert np.array_equal(ours, ref), (kind, s_in, zp, s_out, zo, alpha)
+
+
+def test_int16_sigmoid_arithmetic_is_tflm_on_every_input():
+    """tflm.sigmoid_s16 (what the int16 LOGISTIC / TANH lowering computes) against TFLM on all 65,536
+    int16 inputs, for power-of-two and random input scales."""
+    pytest.importorskip("tflite_micro", reason="tflite-micro (TFLite Micro's interpreter, the oracle) is not "
+                        "installed: tools/setup.sh installs it")
+    from tflite_micro.python.tflite_micro import runtime
+    from mcu_mlir.fixed_point import tflm_activations as tflm
+    from mcu_mlir.fixed_point.cmsis_lstm import SIGMOID_TABLE
+    every = np.arange(-32768, 32768, dtype=np.int16).reshape(1, -1)
+    rng = np.random.default_rng(12)
+    scales = [2.0 ** -12, 2.0 ** -11, 2.0 ** -13] + [float(np.float32(10 ** rng.uniform(-5, -2.5))) for _ in range(8)]
+    for scale in scales:
+        for op in ("LOGISTIC", "TANH"):
+            m = ModelWriter()
+            x = m.tensor("x", every.shape, "i16", scale, 0)
+            y = m.tensor("y", every.shape, "i16", 2.0 ** -15, 0)
+            m.op(op, [x], [y])
+            ip = runtime.Interpreter.from_bytes(m.write([x], [y]), arena_size=600_000)
+            ip.set_input(every, 0)
+            ip.invoke()
+            multiplier, shift = tflm.sigmoid_s16_params(scale, op.lower())
+            ours = tflm.sigmoid_s16(every.reshape(-1), multiplier, shift, op.lower(), SIGMOID_TABLE)
+            assert np.array_equal(ours, ip.get_output(0).reshape(-1)), (op, scale)
 
 
 def test_select_v1_picks_rows_and_elements(tmp_path):

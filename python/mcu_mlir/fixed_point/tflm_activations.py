@@ -185,3 +185,43 @@ def leaky_relu(x, input_zp: int, output_zp: int, input_scale: float, output_scal
     negative_part = -scaled_alpha if alpha_m < 0 else scaled_alpha
     y = output_zp + np.where(diff >= 0, multiply_by_quantized_multiplier(diff, id_m, id_e), negative_part)
     return np.clip(y, lo, hi)
+
+
+def _checked_log2(x: float) -> tuple[bool, int]:
+    """TFLite's CheckedLog2 (float32): (is a power of two within 1e-3, the rounded log2)."""
+    log2 = np.float32(np.log(np.float32(x))) * np.float32(1.0 / np.log(np.float32(2.0)))
+    rounded = np.float32(math.copysign(math.floor(abs(float(log2)) + 0.5), float(log2)))
+    return bool(abs(log2 - rounded) < np.float32(1e-3)), int(rounded)
+
+
+def sigmoid_s16_params(input_scale: float, kind: str) -> tuple[int, int]:
+    """(input multiplier, input right shift) of TFLM's int16 LOGISTIC / TANH (their Prepare and the
+    power-of-two case of their Eval): x * multiplier + round >> shift reads the input as Q3.12 * 3."""
+    pot, log2 = _checked_log2(input_scale)
+    left_shift = 12 + log2
+    if pot and (left_shift == 0 or (kind == "tanh" and left_shift == 1)):
+        return 3 << left_shift, 0
+    multiplier, shift = float(np.float32(input_scale)) * 4096.0 * 3.0, 0
+    while multiplier <= 32767.0 / 2.0 and shift <= 30:
+        shift += 1
+        multiplier *= 2.0
+    return int(multiplier), shift
+
+
+def sigmoid_s16(x, multiplier: int, shift: int, kind: str, table: np.ndarray) -> np.ndarray:
+    """reference_integer_ops::Logistic / Tanh on int16 values: the scaled input's magnitude reads the
+    256-entry sigmoid table (9 / 8 fraction bits, linear interpolation), mirrored for negatives."""
+    data = (np.asarray(x, np.int64) * multiplier + ((1 << (shift - 1)) if shift else 0)) >> shift
+    bits = 9 if kind == "logistic" else 8
+    magnitude = np.abs(data)
+    high = magnitude >> bits
+    inside = high < 255
+    index = np.where(inside, high, 0)
+    low, up = table[index], table[index + 1]
+    result = np.where(inside, (low << bits) + (magnitude & ((1 << bits) - 1)) * (up - low),
+                      (0x7FFF << 10) if kind == "logistic" else (0xFFFF << 8))
+    if kind == "logistic":
+        result = np.where(data >= 0, result + (1 << 9), (1 << 25) - result + (1 << 9) - 1) >> 10
+    else:
+        result = np.where(data >= 0, result - (1 << 23) + (1 << 7), -result + (1 << 23) + (1 << 7) - 1) >> 8
+    return ((result + (1 << 15)) & 0xFFFF) - (1 << 15)

@@ -26,22 +26,16 @@ def _input(lw: Lowering, op: Operator, position: int, role: str) -> int:
     return op.inputs[position]
 
 
-INT16_REFUSALS = {
-    "LOGISTIC": "TFLM's int16 LOGISTIC interpolates a fixed 256-entry sigmoid table of its own, which this "
-                "compiler does not carry",
-    "TANH": "TFLM's int16 TANH interpolates a fixed 256-entry sigmoid table of its own, which this compiler does "
-            "not carry",
-    "HARD_SWISH": "TFLM has no int16 HARD_SWISH kernel",
-}
+INT16_REFUSALS = {"HARD_SWISH": "TFLM has no int16 HARD_SWISH kernel"}
 
 
 def _int8_only(lw: Lowering, op: Operator):
-    """The int8 input and output (int16 refused: see INT16_REFUSALS)."""
+    """The int8 input and output (the int16 forms are their ops' own; others refused)."""
     xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", elems=("i8", "i16"))
     out = lw.quantized(op, op.outputs[0], "output", elems=("i8", "i16"))
     if xt.elem != "i8" or out.elem != "i8":
-        raise UserError(f"{lw.where(op)}: {xt.elem} -> {out.elem} is not supported (int8 only: "
-                        f"{INT16_REFUSALS.get(op.name, 'input and output must both be int8')})")
+        raise UserError(f"{lw.where(op)}: {xt.elem} -> {out.elem} is not supported ("
+                        f"{INT16_REFUSALS.get(op.name, 'input and output of one type, int8 or int16')})")
     return xt, out
 
 
@@ -51,8 +45,49 @@ def _lookup(lw: Lowering, op: Operator, xt, values: np.ndarray):
     return lw.w.table(lw.value(xt.index, op), table)
 
 
+def _sigmoid_s16(lw: Lowering, op: Operator, xt, kind: str):
+    """TFLM's int16 LOGISTIC / TANH (reference_integer_ops, tflm.sigmoid_s16) in int32 TOSA ops: the
+    input scaled by its multiplier, its magnitude's high bits index the 256-entry sigmoid table (two
+    gathers: the entry and the next), the low bits interpolate, negatives mirror, saturation past the
+    table. Output Q0.15, zero point 0, as TFLM requires."""
+    from ...fixed_point.cmsis_lstm import SIGMOID_TABLE
+    out = lw.quantized(op, op.outputs[0], "output", elems=("i16",))
+    _symmetric_s16(lw, op, xt, "input")
+    _symmetric_s16(lw, op, out, "output")
+    if not np.isclose(out.quant.scale, 2.0 ** -15, rtol=1e-6, atol=0):
+        raise UserError(f"{lw.where(op)}: its int16 output scale is {out.quant.scale:g}; TFLM's int16 {op.name} "
+                        "writes 2**-15")
+    multiplier, shift = tflm.sigmoid_s16_params(xt.quant.scale, kind)
+    w, x = lw.w, lw.value(xt.index, op)
+    shape, rank = tuple(x.shape), len(x.shape)
+
+    def k(value: int):
+        return w.scalar(value, rank)
+    data = w.mul(w.cast(x, "i32"), k(multiplier))
+    if shift:
+        data = w.arithmetic_right_shift(w.add(data, k(1 << (shift - 1))), k(shift), round=False)
+    bits = 9 if kind == "logistic" else 8
+    magnitude = w.abs(data)
+    high = w.arithmetic_right_shift(magnitude, k(bits), round=False)
+    index = w.reshape(w.minimum(high, k(254)), (1, int(np.prod(shape, dtype=np.int64))))
+    low, up = (w.reshape(w.gather(w.const(part, "i32", (1, 255, 1)), index), shape)
+               for part in (SIGMOID_TABLE[:255], SIGMOID_TABLE[1:]))
+    fraction = w.bitwise_and(magnitude, k((1 << bits) - 1))
+    inside = w.add(w.logical_left_shift(low, k(bits)), w.mul(fraction, w.sub(up, low)))
+    result = w.select(w.greater(k(255), high), inside, k((0x7FFF << 10) if kind == "logistic" else (0xFFFF << 8)))
+    if kind == "logistic":
+        positive, negative = w.add(result, k(1 << 9)), w.sub(k((1 << 25) + (1 << 9) - 1), result)
+    else:
+        positive, negative = w.add(result, k(-(1 << 23) + (1 << 7))), w.sub(k((1 << 23) + (1 << 7) - 1), result)
+    result = w.select(w.greater_equal(data, k(0)), positive, negative)
+    return w.cast(w.arithmetic_right_shift(result, k(10 if kind == "logistic" else 8), round=False), "i16")
+
+
 def _logistic(lw: Lowering, op: Operator):
     """TFLM computes the output in steps of 1/256 from -128 (it requires zero point -128)."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", elems=("i8", "i16"))
+    if xt.elem == "i16":
+        return _sigmoid_s16(lw, op, xt, "logistic")
     xt, out = _int8_only(lw, op)
     if out.quant.zero_point != -128:
         raise UserError(f"{lw.where(op)}: its output zero point is {out.quant.zero_point}; TFLite's int8 "
@@ -62,6 +97,9 @@ def _logistic(lw: Lowering, op: Operator):
 
 def _tanh(lw: Lowering, op: Operator):
     """TFLM computes the output in steps of 1/128 around 0 whatever the output's parameters."""
+    xt = lw.quantized(op, _input(lw, op, 0, "input"), "input", elems=("i8", "i16"))
+    if xt.elem == "i16":
+        return _sigmoid_s16(lw, op, xt, "tanh")
     xt, _ = _int8_only(lw, op)
     return _lookup(lw, op, xt, tflm.tanh_s8(tflm.INT8_VALUES, xt.quant.zero_point, xt.quant.scale))
 
