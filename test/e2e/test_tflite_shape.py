@@ -1,8 +1,10 @@
-"""The .tflite frontend's slicing, splitting, stacking and gathering ops (STRIDED_SLICE, SLICE,
-SPLIT, SPLIT_V, PACK, UNPACK, GATHER): one small int8 model written here, compiled for the host with
-the CMSIS-NN and the portable backend and compared bit for bit with TFLite Micro's interpreter on
-random inputs (the extremes -128 / 127 included); and the refusals of what TFLM's kernels would
-read outside the tensor with."""
+"""The .tflite frontend's slicing, gathering, resizing, batch matmul and transposed convolution
+ops (STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, PACK, UNPACK, GATHER, RESIZE_NEAREST_NEIGHBOR,
+RESIZE_BILINEAR, BATCH_MATMUL, TRANSPOSE_CONV): small int8 models written here, one per family,
+compiled for the host with the CMSIS-NN and the portable backend (arm_transpose_conv_s8 under QEMU
+on a Cortex-M55 and M4 too) and compared bit for bit with TFLite Micro's interpreter on random
+inputs (the extremes -128 / 127 included); and the refusals of what TFLM's kernels would read
+outside the tensor with or what no kernel computes as TFLM does."""
 
 from __future__ import annotations
 
@@ -46,6 +48,9 @@ def slicing_model() -> tuple[bytes, list[str]]:
         BeginMask=0b0010, EndMask=0b1010, ShrinkAxisMask=0b0001)
     cases["strided slice: stride 3, ends past the axis (clamped)"] = _strided(
         m, x, "ss_clamped", [0, -100, 0, 1], [1, 100, 5, 100], [1, 3, 1, 1], (1, 2, 5, 3))
+    cases["strided slice: the ellipsis / new-axis masks and offset TFLM's kernel ignores"] = _strided(
+        m, x, "ss_ignored", [0, 1, 0, 2], [1, 2, 5, 4], [1, 1, 2, 1], (1, 1, 3, 2),
+        EllipsisMask=0b0100, NewAxisMask=0b0001, Offset=True)
     y = _out(m, "slice", (1, 4, 3, 2))
     m.op("SLICE", [x, _int32(m, "slice/begin", [0, 2, 1, 0]), _int32(m, "slice/size", [1, -1, 3, 2])], [y])
     cases["slice (a size of -1: to the end)"] = y
@@ -278,11 +283,13 @@ def transpose_conv_model() -> tuple[bytes, list[str]]:
     return m.write([x], outs), cases
 
 
-@pytest.mark.parametrize("backend", ["cmsis-nn", "portable"])
-def test_transpose_conv_bit_exact_with_tflite_micro(backend, tmp_path):
-    need_build(backend)
+# arm_transpose_conv_s8 under QEMU too: its MVE (M55) and DSP (M4) paths are not the host's C.
+@pytest.mark.parametrize("backend, target", [("cmsis-nn", "host"), ("portable", "host"), ("cmsis-nn", "cortex-m55"),
+                                             ("cmsis-nn", "cortex-m4")])
+def test_transpose_conv_bit_exact_with_tflite_micro(backend, target, tmp_path):
+    need_build(backend, target)
     model, cases = transpose_conv_model()
-    report, differing = compare_with_tflm(model, tmp_path, backend, count=8)
+    report, differing = compare_with_tflm(model, tmp_path, backend, 8 if target == "host" else 3, target)
     assert not differing, [(k, cases[i], d) for k, i, d in differing]
     assert report["transposes"] == 0
     kernels = [op["kernel"] for op in report["ops"] if "transpose_conv2d" in op["tosa_op"]]
