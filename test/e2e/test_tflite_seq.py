@@ -284,3 +284,33 @@ def test_lstm_bit_exact_over_calls(backend, tmp_path):
     assert not differing, differing
     # each LSTM's hidden and cell states, after the two inputs / outputs
     assert report["state"] == [[2, 2], [3, 3], [4, 4], [5, 5]]
+
+
+# (left shift, activation): the gates' (shift 0) and the cell state's tanh at 2**-11, 2**-12, 2**-9,
+# 2**-14 (the cell state's scale power + 12).
+ACTIVATIONS = [(0, "sigmoid"), (0, "tanh"), (1, "tanh"), (3, "tanh"), (-2, "tanh")]
+
+
+def test_lstm_activations_equal_tflm_for_every_int16_input(tmp_path):
+    """The LSTM's int16 sigmoid / tanh in TOSA ops equal TFLM's (cmsis_lstm.activation_s16) for all
+    65536 inputs, in tosa_reference_model and in the C on the host."""
+    need_build("portable")
+    from mcu_mlir import _mlir, io_quant
+    from mcu_mlir.frontend.tflite.lower import Lowering
+    from mcu_mlir.frontend.tflite.lstm import _activation
+    from mcu_mlir.frontend.tflite.reader import Graph
+    from mcu_mlir.fixed_point.cmsis_lstm import activation_s16
+    lw = Lowering(Graph("activations"), _mlir.new_context())
+    x = lw.w.argument(0, (1, 65536), "i16")
+    outs = [_activation(lw, x, shift, kind) for shift, kind in ACTIVATIONS]
+    module = lw.w.finish([x], outs)
+    one = io_quant.IOQuant(1.0, 0)
+    io_quant.annotate(module, [one], [one] * len(outs))
+    path = tmp_path / "activations.mlir"
+    path.write_text(str(module))
+    mcu_mlir.compile(str(path), target="host", backend="portable", emit="c", output_dir=str(tmp_path / "out"))
+    every = np.arange(-32768, 32768, dtype=np.int16).reshape(1, -1)
+    for got in (run.run(tmp_path / "out", [every]), run.run_reference_outdir(tmp_path / "out", [every])):
+        for (shift, kind), q in zip(ACTIVATIONS, got.outputs_q):
+            expected = activation_s16(every, shift, kind)
+            assert np.array_equal(q.reshape(-1).astype(np.int64), expected.reshape(-1)), (shift, kind)

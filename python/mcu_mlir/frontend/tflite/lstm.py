@@ -9,8 +9,8 @@ cell state at a power-of-two scale), as TFLite Micro's reference kernel computes
   h' = sat8(MBQM(o * tanh(c'), 2**-30 / sh) + zp_h); the output at that step is h'
 
 The activations are TFLM's int16 Logistic / Tanh, which CMSIS-NN's arm_nn_activation_s16 computes
-too: looked up in fixed_point/cmsis_lstm.py's table of every int16 input (the lowering of the
-PyTorch LSTM step does the same, frontend/lowering/recurrent.py). Unlike CMSIS-NN's
+too (fixed_point/cmsis_lstm.py): its interpolation in the 256-entry sigmoid table, in int32 TOSA
+ops. Unlike CMSIS-NN's
 arm_lstm_unidirectional_s8, the reference saturates each fully connected and each product to int16
 before it adds them, so this form is not the one the backend puts on that kernel: it runs as its
 parts (matmuls, rescales, lookups). The hidden and cell states are variable tensors: the state
@@ -25,7 +25,8 @@ import math
 import numpy as np
 
 from ...diagnostics import UserError
-from ..lowering.lstm_integers import activation_lut, product16, saturate16
+from ...fixed_point import cmsis_lstm
+from ..lowering.lstm_integers import product16, saturate16
 from .lower import Lowering
 from .reader import Operator
 
@@ -38,6 +39,50 @@ UNSUPPORTED_INPUTS = {9: "peephole", 10: "peephole", 11: "peephole", 16: "projec
                       20: "layer normalisation", 21: "layer normalisation", 22: "layer normalisation",
                       23: "layer normalisation"}
 CELL_ZERO_POINT_RULE = "TFLite Micro's LSTM reads the cell state without one"
+
+
+def _activation(lw: Lowering, v, left_shift: int, kind: str):
+    """TFLM's int16 Logistic / Tanh (reference_integer_ops; cmsis_lstm.activation_s16) of int16 `v`
+    [rows, n] in int32 TOSA arithmetic: the input times 3 (shifted), its magnitude's top bits index
+    CMSIS-NN's 256-entry sigmoid table, the low bits interpolate, the sign picks the branch. (A
+    lookup in a table of every int16 input would take 128 KB of flash per activation and shift.)"""
+    w = lw.w
+    sigmoid = kind == "sigmoid"
+    bits = 9 if sigmoid else 8
+    rank = len(v.shape)
+
+    def k(value):
+        return w.scalar(value, rank)
+    data = w.mul(w.cast(v, "i32"), k(3 << max(left_shift, 0)))
+    if left_shift < 0:
+        data = w.arithmetic_right_shift(w.add(data, k(1 << (-left_shift - 1))), k(-left_shift), round=False)
+    magnitude = w.abs(data)
+    top = w.arithmetic_right_shift(magnitude, k(bits), round=False)
+    index = w.minimum(top, k(254))
+    table = _shared_table(lw)
+    rows, n = v.shape
+    ua, ub = (w.reshape(w.gather(table, w.reshape(w.add(index, k(d)) if d else index, (1, rows * n))), (rows, n))
+              for d in (0, 1))
+    fraction = w.bitwise_and(magnitude, k((1 << bits) - 1))
+    inside = w.add(w.logical_left_shift(ua, k(bits)), w.mul(fraction, w.sub(ub, ua)))
+    saturated = (0x7FFF << 10) if sigmoid else (0xFFFF << 8)
+    result = w.select(w.greater(k(255), top), inside, k(saturated))
+    if sigmoid:
+        positive, negative = w.add(result, k(1 << 9)), w.sub(k((1 << 25) + (1 << 9) - 1), result)
+        shift = 10
+    else:
+        positive, negative = w.add(result, k(-(1 << 23) + (1 << 7))), w.sub(k((1 << 23) + (1 << 7) - 1), result)
+        shift = 8
+    chosen = w.select(w.greater_equal(data, k(0)), positive, negative)
+    return w.cast(w.arithmetic_right_shift(chosen, k(shift), round=False), "i16")
+
+
+def _shared_table(lw: Lowering):
+    """CMSIS-NN's sigmoid_table_uint16 as a gather's values [1, 256, 1], one constant per model."""
+    cache = lw.__dict__.setdefault("_sigmoid_table", {})
+    if "table" not in cache:
+        cache["table"] = lw.w.const(cmsis_lstm.SIGMOID_TABLE.reshape(1, 256, 1), "i32")
+    return cache["table"]
 
 
 def _weights(lw: Lowering, op: Operator, position: int, shape) -> tuple:
@@ -106,7 +151,7 @@ class _Step:
                        [mx], [sx], 0, 0, "i16")
         fh = w.rescale(w.matmul(w.reshape(h, (1, rows, self.hidden)), wh, self.h_zp, 0), [mh], [sh], 0, 0, "i16")
         pre = saturate16(w, w.add(w.cast(fx, "i32"), w.cast(fh, "i32")), 1 << 16)
-        return activation_lut(self.lw, w.reshape(pre, (rows, self.hidden)), 0, "tanh" if name == "cell" else "sigmoid")
+        return _activation(self.lw, w.reshape(pre, (rows, self.hidden)), 0, "tanh" if name == "cell" else "sigmoid")
 
     def __call__(self, x, h, c):
         """(h', c') of one step: x [rows, depth], h int8 and c int16 [rows, hidden]."""
@@ -119,7 +164,7 @@ class _Step:
         c_next = saturate16(w, w.add(w.cast(kept, "i32"), w.cast(added, "i32")), 1 << 16)
         if self.clip is not None:
             c_next = w.clamp(c_next, -self.clip, self.clip)
-        squashed = activation_lut(self.lw, c_next, self.cell_power + 12, "tanh")
+        squashed = _activation(self.lw, c_next, self.cell_power + 12, "tanh")
         m, s = self.to_hidden
         h_next = w.rescale(product16(w, g["output"], squashed), [m], [s], 0, self.h_zp, "i8")
         return h_next, c_next
