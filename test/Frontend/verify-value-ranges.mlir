@@ -304,3 +304,24 @@ func.func @group_norm$two_axis_sum(%arg0: tensor<1x6x6x8xi8>) -> tensor<1x8x6x6x
   %61 = tosa.reshape %60, %0 : (tensor<1x8x36xi8>, !tosa.shape<4>) -> tensor<1x8x6x6xi8>
   return %61 : tensor<1x8x6x6xi8>
 }
+
+// -----
+
+// The same masked sum with the select's result reshaped before the sum (the layout passes leave
+// [1, 9, 1] -> [1, 3, 3]): the mask is viewed in the summed shape, every row keeps one entry of at
+// least 15, and the divisor is never 0.
+// CHECK-LABEL: func.func @intdiv$masked_sum_reshaped
+// CHECK: tosa.intdiv
+func.func @intdiv$masked_sum_reshaped(%arg0: tensor<1x9x1xi8>) -> tensor<1x3x3xi32> {
+  %x = tosa.cast %arg0 : (tensor<1x9x1xi8>) -> tensor<1x9x1xi32>
+  %e = tosa.clamp %x {max_val = 100 : i32, min_val = 15 : i32} : (tensor<1x9x1xi32>) -> tensor<1x9x1xi32>
+  %mask = "tosa.const"() <{values = dense<[[[true], [false], [false], [true], [true], [false], [true], [true], [true]]]> : tensor<1x9x1xi1>}> : () -> tensor<1x9x1xi1>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %kept = tosa.select %mask, %e, %zero : (tensor<1x9x1xi1>, tensor<1x9x1xi32>, tensor<1x1x1xi32>) -> tensor<1x9x1xi32>
+  %shape = tosa.const_shape {values = dense<[1, 3, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %rows = tosa.reshape %kept, %shape : (tensor<1x9x1xi32>, !tosa.shape<3>) -> tensor<1x3x3xi32>
+  %sum = tosa.reduce_sum %rows {axis = 2 : i32} : (tensor<1x3x3xi32>) -> tensor<1x3x1xi32>
+  %e3 = tosa.reshape %e, %shape : (tensor<1x9x1xi32>, !tosa.shape<3>) -> tensor<1x3x3xi32>
+  %q = tosa.intdiv %e3, %sum : (tensor<1x3x3xi32>, tensor<1x3x1xi32>) -> tensor<1x3x3xi32>
+  return %q : tensor<1x3x3xi32>
+}

@@ -13,7 +13,7 @@ from ...ir.ops import isa, op_class
 from ...ir.constants import const_array
 from ..base import ModulePass
 from .value_range_rules import ElementwiseRules
-from .value_intervals import (Interval, _KEEP_ATTAINS, _LAZY, _Unproven, _attr_int, _bits, _describe, _ints, _join, _last_dim, _pow2, _rank, _scale32, _type_range, _unit_reshapes, element_type, rule, rules_of)
+from .value_intervals import (Interval, _KEEP_ATTAINS, _LAZY, _Unproven, _attr_int, _bits, _describe, _ints, _join, _last_dim, _pow2, _rank, _scale32, _type_range, element_type, rule, rules_of)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,11 +173,10 @@ class RangeAnalysis(ElementwiseRules):
             if isa(owner, tosa.ReduceSumOp):
                 # A sum over several axes (GroupNorm's group: rows and channels) is reduce_sums in a row.
                 axes, summed = [_attr_int(owner, "axis")], owner.operands[0]
-                while isa(_unit_reshapes(summed).owner, tosa.ReduceSumOp) and summed.owner is not None:
-                    inner = _unit_reshapes(summed).owner
-                    axes.append(_attr_int(inner, "axis"))
-                    summed = inner.operands[0]
-                sq = _unit_reshapes(summed).owner
+                while isa(summed.owner, tosa.ReduceSumOp):     # same rank: the axes stay comparable
+                    axes.append(_attr_int(summed.owner, "axis"))
+                    summed = summed.owner.operands[0]
+                sq = _reshaped_from(summed).owner
                 shift = self._scalar(sq.operands[2]) if isa(sq, tosa.MulOp) else None
                 if shift is not None and sq.operands[0] == sq.operands[1] and 0 <= shift <= 62:
                     found = (v, sq.operands[0], axes, shift, summed)
@@ -192,12 +191,14 @@ class RangeAnalysis(ElementwiseRules):
         full = tuple(summed.type.shape)
         row = tuple(1 if i in axes else n for i, n in enumerate(full))
         sizes = {int(np.prod(full)), int(np.prod(row))}
-        base = _unit_reshapes(d)
+        base = _reshaped_from(d)
         frontier = {v for v in op.operands if self._variable(v) and _type_range(element_type(v)) is not None}
         cone = [op]
 
         def leaf(v):
-            return v == total or (_unit_reshapes(v) == base and tuple(v.type.shape) == full)
+            # d viewed in the squares' shape: a reshape keeps the elements' order, so position p of
+            # it is the element whose square is position p of the summed tensor.
+            return v == total or (_reshaped_from(v) == base and tuple(v.type.shape) == full)
 
         def reshaped(v):
             # The channels regrouped after the chain (GroupNorm's [.., G, C / G] back to [.., C]).
@@ -231,10 +232,11 @@ class RangeAnalysis(ElementwiseRules):
             pivot, cone = found
             derived = {pivot} | {r for o in cone for r in o.results}
             uses = [v for o in cone for v in o.operands if v in derived]
-            if len(uses) == len(set(uses)):
-                found = None   # no value read twice: the intervals lost nothing to split back
-            else:
-                return self._split(op, failure, pivot, cone)
+            if len(uses) != len(set(uses)):    # a value read twice: split it back
+                try:
+                    return self._split(op, failure, pivot, cone)
+                except _Unproven as e:
+                    failure = e        # a normalisation's pivot may be its input: try its sum of squares
         norm = self._norm_cone(op)
         if norm is None:
             raise failure
@@ -345,14 +347,18 @@ class RangeAnalysis(ElementwiseRules):
     def _masked_sum(self, op, n: int):
         """A sum of select(mask, a, b) with a constant mask (an attention mask): each row adds t of a and
         n - t of b, t between the fewest and the most the mask's rows hold."""
-        sel = op.operands[0].owner
+        sel = _reshaped_from(op.operands[0]).owner     # the layout passes may reshape the select's result
         if not isa(sel, tosa.SelectOp):
             return None
         mask = const_array(sel.operands[0])
-        shape = op.operands[0].type.shape
+        shape = tuple(op.operands[0].type.shape)
         if mask is None:
             return None
-        counts = np.broadcast_to(np.asarray(mask).astype(bool), shape).sum(axis=_attr_int(op, "axis"))
+        # Broadcast to the select's shape, then viewed as the summed tensor (a reshape keeps the order).
+        full = np.broadcast_to(np.asarray(mask).astype(bool), tuple(sel.results[0].type.shape))
+        if full.size != int(np.prod(shape)):
+            return None
+        counts = full.reshape(shape).sum(axis=_attr_int(op, "axis"))
         a, b = self._r(sel.operands[1]).whole(), self._r(sel.operands[2]).whole()
         ends = [t * a.min + (n - t) * b.min for t in (int(counts.min()), int(counts.max()))]
         tops = [t * a.max + (n - t) * b.max for t in (int(counts.min()), int(counts.max()))]
@@ -602,6 +608,13 @@ class RangeAnalysis(ElementwiseRules):
         bb = self._r(op.operands[1]).whole().shifted(-bzp)
         c = op.operands[0].type.shape[-1]
         return self._generic_acc(op, a, bb, c, "matmul", None)
+
+
+def _reshaped_from(value):
+    """The value a chain of reshapes reads (the same elements in the same order), else the value itself."""
+    while isa(value.owner, tosa.ReshapeOp):
+        value = value.owner.operands[0]
+    return value
 
 
 _RULES = rules_of(RangeAnalysis)
