@@ -200,16 +200,17 @@ class RangeAnalysis(ElementwiseRules):
             # it is the element whose square is position p of the summed tensor.
             return v == total or (_reshaped_from(v) == base and tuple(v.type.shape) == full)
 
-        def reshaped(v):
-            # The channels regrouped after the chain (GroupNorm's [.., G, C / G] back to [.., C]).
-            return isa(v.owner, tosa.ReshapeOp) and int(np.prod(v.type.shape)) in sizes
+        # Every value of the cone is one per element (or per row) of the summed tensor, maybe regrouped
+        # by a reshape (GroupNorm's [.., G, C / G] back to [.., C], then its gamma's signs): each
+        # element is still computed from its own d and its own row's S alone.
         while {v for v in frontier if not leaf(v)}:
-            if any(not isinstance(v.type, ir.RankedTensorType) or
-                   (tuple(v.type.shape) not in (full, row) and not reshaped(v)) for v in frontier):
+            if any(not isinstance(v.type, ir.RankedTensorType) or int(np.prod(v.type.shape)) not in sizes
+                   for v in frontier):
                 return None
             latest = max((v for v in frontier if not leaf(v)), key=lambda v: self.order.get(v, -1))
             owner = latest.owner
-            if (op_class(owner) not in self._ELEMENTWISE and not reshaped(latest)) or len(cone) > self.MAX_CONE:
+            if (op_class(owner) not in self._ELEMENTWISE and not isa(owner, tosa.ReshapeOp)) \
+                    or len(cone) > self.MAX_CONE:
                 return None
             frontier.discard(latest)
             frontier |= {v for v in owner.operands if self._variable(v) and _type_range(element_type(v)) is not None}
