@@ -22,6 +22,19 @@ typedef struct {
   int32_t size_bytes;
 } mcu_tensor_info_t;
 
+/* A slice [start, stop) along `axis` of graph output `output` with its own quantization: an output
+ * that is a concat of parts of very different ranges (YOLO's boxes in pixels beside class scores)
+ * keeps each part's scale; its mcu_tensor_info_t has scale 0. model.h declares
+ * mcu_model_output_parts[] (MCU_MODEL_NUM_OUTPUT_PARTS rows) when the model has such an output. */
+typedef struct {
+  int32_t output;
+  int32_t axis;
+  int32_t start;
+  int32_t stop;
+  float scale;         /* real = scale * (q - zero_point) within the slice */
+  int32_t zero_point;
+} mcu_tensor_part_t;
+
 /* Called before layer `index` runs and with -1 after the last one. Never inlined, so an
  * instruction-counting QEMU plugin can split counts per layer at its address. */
 void mcu_layer_marker(int32_t index);

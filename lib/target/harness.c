@@ -13,6 +13,7 @@
  * Output (parsed by mcu_mlir.target.run):
  *   mcu-harness 1
  *   input|output INDEX NAME rank=R shape=D0,D1,.. elem_bytes=B is_float=F scale=0xBITS zero_point=Z bytes=N
+ *   part OUTPUT axis=A start=S stop=E scale=0xBITS zero_point=Z   (an output's slices at their own scales)
  *   status CODE                        (mcu_model_run's return value)
  *   data INDEX N                       then N bytes as hex, 64 per line
  *   end
@@ -96,6 +97,34 @@ static void print_tensor_info(const char *kind, int index, const mcu_tensor_info
   *cursor = '\0';
   mcu_platform_puts(line);
 }
+
+#ifdef MCU_MODEL_NUM_OUTPUT_PARTS
+/* "part <output> axis=<a> start=<s> stop=<e> scale=0x<bits> zero_point=<z>" per row of mcu_model_output_parts[]. */
+static void print_output_parts(void) {
+  for (int i = 0; i < MCU_MODEL_NUM_OUTPUT_PARTS; i++) {
+    const mcu_tensor_part_t *part = &mcu_model_output_parts[i];
+    char line[128];
+    char *cursor = line;
+    uint32_t scale_bits;
+    memcpy(&scale_bits, &part->scale, sizeof(scale_bits));
+    put_text(&cursor, "part ");
+    put_signed(&cursor, part->output);
+    put_text(&cursor, " axis=");
+    put_signed(&cursor, part->axis);
+    put_text(&cursor, " start=");
+    put_signed(&cursor, part->start);
+    put_text(&cursor, " stop=");
+    put_signed(&cursor, part->stop);
+    put_text(&cursor, " scale=");
+    put_hex32(&cursor, scale_bits);
+    put_text(&cursor, " zero_point=");
+    put_signed(&cursor, part->zero_point);
+    put_text(&cursor, "\n");
+    *cursor = '\0';
+    mcu_platform_puts(line);
+  }
+}
+#endif
 
 static void print_line2(const char *word, int32_t first, int32_t second, int with_second) {
   char line[64];
@@ -210,6 +239,9 @@ int main(int argc, char **argv) {
   mcu_platform_puts("mcu-harness 1\n");
   for (int i = 0; i < MCU_MODEL_NUM_INPUTS; i++) print_tensor_info("input", i, &mcu_model_inputs[i]);
   for (int i = 0; i < MCU_MODEL_NUM_OUTPUTS; i++) print_tensor_info("output", i, &mcu_model_outputs[i]);
+#ifdef MCU_MODEL_NUM_OUTPUT_PARTS
+  print_output_parts();
+#endif
   if (argc >= 2 && strcmp(argv[1], "--info") == 0) {
     mcu_platform_puts("end\n");
     return 0;

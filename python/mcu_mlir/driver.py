@@ -179,14 +179,15 @@ def _frontend(model, example_inputs, options, result, timings):
         io_quant.annotate_state(fres.module, options.state)
     _write(result.output_dir, "tosa-import.mlir", _ir(fres.module), result, "tosa-import")
     result.report["quantization"] = {
-        "inputs": [_asdict(t) for t in fres.inputs],
-        "outputs": [_asdict(t) for t in fres.outputs],
+        "inputs": [_io_entry(t) for t in fres.inputs],
+        "outputs": [_io_entry(t) for t in fres.outputs],
         "layers": list(fres.layers),
     }
     if fres.activation_ranges:
         result.report["quantization"]["activation_ranges"] = fres.activation_ranges
     if fres.layer_sqnr:
         from .frontend.quantize.layer_sqnr import table
+        result.report["quantization"]["sqnr_measured_on"] = fres.sqnr_measured_on
         result.report["quantization"]["layer_sqnr"] = fres.layer_sqnr
         _write(result.output_dir, "layer_sqnr.md", table(fres.layer_sqnr), result, "layer-sqnr")
     return fres.module
@@ -203,7 +204,7 @@ def _tflite_frontend(path: Path, options, result, timings):
     if options.state:     # more pairs beside the model's own variables (already in mcu.state)
         _annotate_tosa_state(module, io_quant.read_state(module) + list(options.state), str(path))
     _write(result.output_dir, "tosa-import.mlir", _ir(module), result, "tosa-import")
-    result.report["quantization"] = {"inputs": [_asdict(t) for t in inputs], "outputs": [_asdict(t) for t in outputs]}
+    result.report["quantization"] = {"inputs": [_io_entry(t) for t in inputs], "outputs": [_io_entry(t) for t in outputs]}
     return module
 
 
@@ -223,6 +224,18 @@ def _annotate_tosa_state(module, pairs, path: str) -> None:
             raise UserError(f"--state {i}:{j}: in {path}, input {i} and output {j} differ in type or quantization "
                             "(mcu.scale / mcu.zero_point); a state is handed over as the same integers")
     io_quant.annotate_state(module, pairs)
+
+
+def _io_entry(t) -> dict:
+    """report.json's entry of an output: its parts (an output concat whose parts keep their own
+    scales) as {start, stop, scale, zero_point} along `axis`, only where it has them."""
+    entry = _asdict(t)
+    parts = entry.pop("parts", ())
+    axis = entry.pop("axis", 0)
+    if parts:
+        entry["axis"] = axis
+        entry["parts"] = [dict(zip(("start", "stop", "scale", "zero_point"), p)) for p in parts]
+    return entry
 
 
 def _asdict(obj):

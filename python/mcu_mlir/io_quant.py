@@ -15,6 +15,26 @@ from .ir.ops import isa
 class IOQuant:
     scale: float
     zero_point: int
+    # An output concat whose parts keep their own parameters (frontend/quantize/concat_parts.py):
+    # (start, stop, scale, zero_point) per slice along `axis`; scale and zero_point are then 0.
+    parts: tuple = ()
+    axis: int = 0
+
+
+def _parts_attr(parts, axis: int) -> ir.ArrayAttr:
+    i64, f64 = ir.IntegerType.get_signless(64), ir.F64Type.get()
+    return ir.ArrayAttr.get([ir.DictAttr.get({
+        "axis": ir.IntegerAttr.get(i64, int(axis)), "start": ir.IntegerAttr.get(i64, int(start)),
+        "stop": ir.IntegerAttr.get(i64, int(stop)), "scale": ir.FloatAttr.get(f64, float(scale)),
+        "zero_point": ir.IntegerAttr.get(i64, int(zp))}) for start, stop, scale, zp in parts])
+
+
+def _parts_of(attr) -> tuple[tuple, int]:
+    """(((start, stop, scale, zero_point), ...), axis) of an mcu.parts attribute."""
+    dicts = [ir.DictAttr(e) for e in ir.ArrayAttr(attr)]
+    parts = tuple((ir.IntegerAttr(d["start"]).value, ir.IntegerAttr(d["stop"]).value, ir.FloatAttr(d["scale"]).value,
+                   ir.IntegerAttr(d["zero_point"]).value) for d in dicts)
+    return parts, (ir.IntegerAttr(dicts[0]["axis"]).value if dicts else 0)
 
 
 def _entry(module):
@@ -36,12 +56,15 @@ def _with(old, count: int, quants) -> ir.ArrayAttr:
         if q is not None:
             entries[mcu_attrs.SCALE] = ir.FloatAttr.get(ir.F64Type.get(), float(q.scale))
             entries[mcu_attrs.ZERO_POINT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(q.zero_point))
+            if getattr(q, "parts", ()):
+                entries[mcu_attrs.PARTS] = _parts_attr(q.parts, q.axis)
         dicts.append(ir.DictAttr.get(entries))
     return ir.ArrayAttr.get(dicts)
 
 
 def annotate(module, inputs, outputs) -> None:
-    """Records objects with `.scale` / `.zero_point` (one per argument / result) on the entry function."""
+    """Records objects with `.scale` / `.zero_point` (one per argument / result; an output's `.parts`
+    and `.axis` where it has them) on the entry function."""
     fn = _entry(module)
     if fn is None:
         return
@@ -65,7 +88,9 @@ def read(module) -> tuple[list[IOQuant | None], list[IOQuant | None]]:
         for entry in ir.ArrayAttr(fn.attributes[key]):
             d = ir.DictAttr(entry)
             if mcu_attrs.SCALE in d and mcu_attrs.ZERO_POINT in d:
-                out.append(IOQuant(ir.FloatAttr(d[mcu_attrs.SCALE]).value, ir.IntegerAttr(d[mcu_attrs.ZERO_POINT]).value))
+                parts, axis = _parts_of(d[mcu_attrs.PARTS]) if mcu_attrs.PARTS in d else ((), 0)
+                out.append(IOQuant(ir.FloatAttr(d[mcu_attrs.SCALE]).value, ir.IntegerAttr(d[mcu_attrs.ZERO_POINT]).value,
+                                   parts, axis))
             else:
                 out.append(None)
         return out

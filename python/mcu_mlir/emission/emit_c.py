@@ -256,6 +256,30 @@ class _Emitter:
         outs = [info(f"output{k}", v, quant(self.outputs_quant, k)) for k, v in enumerate(self.ret.operands)]
         return ins, outs
 
+    def output_parts(self) -> list[str]:
+        """mcu_model_output_parts[]'s rows: each slice of an output whose parts keep their own
+        quantization (frontend/quantize/concat_parts.py), its axis as the C holds the output (a
+        result made channels-last has its channel axis last)."""
+        rows = []
+        for k in range(len(self.ret.operands)):
+            q = self.outputs_quant[k] if self.outputs_quant is not None and k < len(self.outputs_quant) else None
+            if q is None or not getattr(q, "parts", ()):
+                continue
+            axis = q.axis
+            if self.result_layout(k) == "nhwc":
+                rank = len(_shape(self.ret.operands[k]))
+                axis = [0, *range(2, rank), 1].index(axis)
+            rows += [f"  {{{k}, {axis}, {start}, {stop}, {float(scale)!r}f, {int(zp)}}}"
+                     for start, stop, scale, zp in q.parts]
+        return rows
+
+    def result_layout(self, k: int) -> str | None:
+        if "res_attrs" not in self.fn.attributes:
+            return None
+        entries = ir.ArrayAttr(self.fn.attributes["res_attrs"])
+        d = ir.DictAttr(entries[k]) if k < len(entries) else None
+        return ir.StringAttr(d[mcu_attrs.LAYOUT]).value if d is not None and mcu_attrs.LAYOUT in d else None
+
     def emit(self) -> dict[str, str]:
         body = self.run_body()
         ins, outs = self.io_infos()
@@ -329,6 +353,7 @@ class _Emitter:
               "",
               f"const mcu_tensor_info_t mcu_model_inputs[{max(len(ins), 1)}] = {{", ",\n".join(ins), "};",
               f"const mcu_tensor_info_t mcu_model_outputs[{max(len(outs), 1)}] = {{", ",\n".join(outs), "};",
+              *self.parts_c(),
               "", "/* Weights, biases and tables (flash). */", *consts,
               "", "/* Kernel parameters. */", *self.arrays, "",
               "int mcu_model_run(const void *const *inputs, void *const *outputs, uint8_t *arena) {",
@@ -341,6 +366,25 @@ class _Emitter:
               "  return status;",
               "}", ""]
         return c
+
+    def parts_c(self) -> list[str]:
+        parts = self.output_parts()
+        if not parts:
+            return []
+        return ["/* Outputs whose parts keep their own quantization: {output, axis, start, stop, scale, zero_point}. */",
+                f"const mcu_tensor_part_t mcu_model_output_parts[{len(parts)}] = {{", ",\n".join(parts), "};"]
+
+    def parts_h(self) -> list[str]:
+        parts = self.output_parts()
+        if not parts:
+            return []
+        return ["",
+                "/* An output that is a concat of parts of very different ranges (boxes in pixels beside class",
+                " * scores) keeps each part's own quantization: its mcu_model_outputs[] entry has scale 0, and each",
+                " * slice [start, stop) along `axis` of it reads real = scale * (q - zero_point) with the",
+                " * parameters of its row here. */",
+                f"#define MCU_MODEL_NUM_OUTPUT_PARTS {len(parts)}",
+                "extern const mcu_tensor_part_t mcu_model_output_parts[];"]
 
     def model_h(self, ins, outs) -> list[str]:
         """model.h's lines: the arena size, counts and target as macros, and the API's declarations."""
@@ -374,6 +418,7 @@ class _Emitter:
               "/* Shapes and quantization (real = scale * (q - zero_point)) of the graph inputs/outputs. */",
               "extern const mcu_tensor_info_t mcu_model_inputs[];",
               "extern const mcu_tensor_info_t mcu_model_outputs[];",
+              *self.parts_h(),
               "",
               "/* Runs the model: inputs/outputs are caller buffers, `arena` holds MCU_MODEL_ARENA_BYTES",
               " * (16-byte aligned). Returns 0, or the failing kernel's nonzero status. */",

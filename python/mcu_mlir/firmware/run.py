@@ -12,6 +12,7 @@ with --info), as the frontend does: round half to even of x / scale, plus the ze
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import struct
@@ -39,6 +40,10 @@ class TensorInfo:
     scale: float
     zero_point: int
     size_bytes: int
+    # An output whose slices along `axis` keep their own quantization (frontend/quantize/concat_parts.py):
+    # (start, stop, scale, zero_point) each; scale and zero_point are then 0.
+    parts: tuple = ()
+    axis: int = 0
 
     @property
     def dtype(self) -> np.dtype:
@@ -66,6 +71,7 @@ class HarnessOutput:
     stack_bytes: int | None = None
 
 
+_PART_RE = re.compile(r"part (\d+) axis=(\d+) start=(\d+) stop=(\d+) scale=0x([0-9a-f]{8}) zero_point=(-?\d+)")
 _INFO_RE = re.compile(r"(input|output) (\d+) (\S+) rank=(\d+) shape=([\d,]*) elem_bytes=(\d+) is_float=(\d) "
                       r"scale=0x([0-9a-f]{8}) zero_point=(-?\d+) bytes=(\d+)")
 
@@ -85,6 +91,14 @@ def parse_harness_output(text: str) -> HarnessOutput:
                               m.group(7) == "1", struct.unpack("<f", bytes.fromhex(m.group(8))[::-1])[0],
                               int(m.group(9)), int(m.group(10)))
             (result.inputs if m.group(1) == "input" else result.outputs).append(info)
+        elif _PART_RE.fullmatch(line):
+            p = _PART_RE.fullmatch(line)
+            k = int(p.group(1))
+            if k < len(result.outputs):
+                old = result.outputs[k]
+                part = (int(p.group(3)), int(p.group(4)), struct.unpack("<f", bytes.fromhex(p.group(5))[::-1])[0],
+                        int(p.group(6)))
+                result.outputs[k] = dataclasses.replace(old, parts=old.parts + (part,), axis=int(p.group(2)))
         elif line.startswith("status "):
             result.status = int(line.split()[1])
         elif line.startswith("stack_bytes "):
@@ -118,7 +132,25 @@ def quantize(x: np.ndarray, info: TensorInfo) -> np.ndarray:
 def dequantize(q: np.ndarray, info: TensorInfo) -> np.ndarray:
     if info.is_float:
         return q.astype(np.float32)
+    if info.parts:       # each slice along the axis at its own parameters
+        out = (q.astype(np.int64) * 0).astype(np.float32)
+        index = [slice(None)] * q.ndim
+        for start, stop, scale, zp in info.parts:
+            index[info.axis] = slice(start, stop)
+            out[tuple(index)] = (q[tuple(index)].astype(np.int64) - zp) * np.float64(scale)
+        return out
     return ((q.astype(np.int64) - info.zero_point) * np.float64(info.scale)).astype(np.float32)
+
+
+def _parts_as_held(r: "TensorInfo", shape: tuple) -> tuple[tuple, int]:
+    """report.json's parts of an output and their axis in the tensor as the C holds it (`shape`):
+    a result made channels-last has its channel axis last."""
+    axis = r.axis
+    if r.parts and r.shape and tuple(shape) != tuple(r.shape) and len(shape) == len(r.shape):
+        perm = [0, *range(2, len(shape)), 1]
+        if tuple(r.shape[p] for p in perm) == tuple(shape):
+            axis = perm.index(axis)
+    return r.parts, axis
 
 
 SANITIZER_EXIT_CODE = 86   # lib/target/sanitizer_options.c
@@ -142,8 +174,9 @@ def model_io(executable: Path, target: str, timeout: float = 60) -> tuple[list[T
     if cache.exists():
         cached = json.loads(cache.read_text())
         if cached["key"] == key:
-            return ([TensorInfo(**{**t, "shape": tuple(t["shape"])}) for t in cached["inputs"]],
-                    [TensorInfo(**{**t, "shape": tuple(t["shape"])}) for t in cached["outputs"]])
+            def info(t):
+                return TensorInfo(**{**t, "shape": tuple(t["shape"]), "parts": tuple(map(tuple, t.get("parts", ())))})
+            return [info(t) for t in cached["inputs"]], [info(t) for t in cached["outputs"]]
     text, code = _execute(executable, target, ["--info"], executable.parent, timeout)
     if code != 0:
         raise UserError(f"the model's program failed to describe its inputs (exit {code}):\n{text[-2000:]}")
@@ -193,7 +226,8 @@ def _prefer_report_params(outdir: Path, input_infos: list[TensorInfo], output_in
                 c.is_float != r.is_float or (not c.is_float and c.elem_bytes != r.elem_bytes)
                 for c, r in zip(c_infos, report_infos)):
             return input_infos, output_infos
-        merged.append([TensorInfo(c.name, c.shape, c.elem_bytes, c.is_float, r.scale, r.zero_point, c.size_bytes)
+        merged.append([TensorInfo(c.name, c.shape, c.elem_bytes, c.is_float, r.scale, r.zero_point, c.size_bytes,
+                                  *_parts_as_held(r, c.shape))
                        for c, r in zip(c_infos, report_infos)])
     return merged[0], merged[1]
 
@@ -279,7 +313,10 @@ def io_from_report(outdir: Path) -> tuple[list[TensorInfo], list[TensorInfo]] | 
             return None
         groups.append([TensorInfo(str(e.get("name", f"{key[:-1]}{i}")), tuple(e.get("shape") or ()),
                                   _DTYPE_BYTES[e["dtype"]], e["dtype"] == "float32", float(e["scale"]),
-                                  int(e["zero_point"]), 0) for i, e in enumerate(entries)])
+                                  int(e["zero_point"]), 0,
+                                  tuple((int(p["start"]), int(p["stop"]), float(p["scale"]), int(p["zero_point"]))
+                                        for p in e.get("parts") or ()), int(e.get("axis", 0)))
+                       for i, e in enumerate(entries)])
     return groups[0], groups[1]
 
 
@@ -327,7 +364,8 @@ def run_reference_outdir(outdir, inputs: list[np.ndarray]) -> RunResult:
     for i, (y, elem) in enumerate(zip(raw, res_types)):
         if elem in _INT_TYPES:
             base = io[1][i]
-            info = TensorInfo(base.name, tuple(y.shape), _INT_TYPES[elem][1], False, base.scale, base.zero_point, y.nbytes)
+            info = TensorInfo(base.name, tuple(y.shape), _INT_TYPES[elem][1], False, base.scale, base.zero_point, y.nbytes,
+                              *_parts_as_held(base, tuple(y.shape)))
         else:
             info = TensorInfo(f"output{i}", tuple(y.shape), 4, True, 1.0, 0, y.nbytes)
         y = y.astype(info.dtype)

@@ -18,7 +18,8 @@ from ..cpu_paths import reproducibly
 from .._mlir import ir, new_context
 from ..diagnostics import UserError
 from .graph.torch_export import export, fold_batch_norm, inline_autocast_regions
-from .quantize.calibration import _as_tensor, calibration_samples, carry_state, sqnr_samples
+from .quantize.calibration import (_as_tensor, calibration_samples, carry_state, held_out, random_calibration,
+                                   sqnr_samples)
 
 
 @dataclass
@@ -27,6 +28,15 @@ class TensorQuant:
     dtype: str            # "int8" | "int16" | "float32" | "int32" (token ids and other indices: no scale)
     scale: float = 1.0
     zero_point: int = 0
+    # An output concat whose parts keep their own parameters (frontend/quantize/concat_parts.py):
+    # [start, stop, scale, zero_point] per slice along `axis`; scale and zero_point are then 0.
+    parts: tuple = ()
+    axis: int = 0
+
+    def _per_part(self, x, fn):
+        x = np.asarray(x)
+        slices = [np.take(x, range(start, stop), axis=self.axis) for start, stop, _, _ in self.parts]
+        return np.concatenate([fn(v, scale, zp) for v, (_, _, scale, zp) in zip(slices, self.parts)], self.axis)
 
     def quantize(self, x: np.ndarray) -> np.ndarray:
         if self.dtype == "float32":
@@ -34,13 +44,18 @@ class TensorQuant:
         if self.dtype == "int32":
             return np.asarray(x).astype(np.int32)
         info = np.iinfo(self.dtype)
-        q = np.round(np.asarray(x, np.float64) / self.scale) + self.zero_point
-        return np.clip(q, info.min, info.max).astype(self.dtype)
+
+        def one(v, scale, zp):
+            return np.clip(np.round(np.asarray(v, np.float64) / scale) + zp, info.min, info.max).astype(self.dtype)
+        return self._per_part(x, one) if self.parts else one(x, self.scale, self.zero_point)
 
     def dequantize(self, q: np.ndarray) -> np.ndarray:
         if self.dtype in ("float32", "int32"):
             return np.asarray(q, np.float32)
-        return ((np.asarray(q, np.float64) - self.zero_point) * self.scale).astype(np.float32)
+
+        def one(v, scale, zp):
+            return ((np.asarray(v, np.float64) - zp) * scale).astype(np.float32)
+        return self._per_part(q, one) if self.parts else one(q, self.scale, self.zero_point)
 
 
 @dataclass
@@ -55,6 +70,7 @@ class FrontendResult:
     torch_text: str | None = None   # torch-dialect IR (float path only), for --emit torch
     layer_sqnr: list[dict] = field(default_factory=list)   # frontend/quantize/layer_sqnr.py, per quantized op
     activation_ranges: dict = field(default_factory=dict)   # int8 ranges chosen (frontend/quantize/range_choice.py)
+    sqnr_measured_on: str = ""      # which inputs layer_sqnr ran on (calibration.sqnr_samples)
 
 
 _DTYPE_NAME = {"i8": "int8", "i16": "int16", "i32": "int32", "f32": "float32"}
@@ -132,12 +148,14 @@ def bias_corrected(gm, samples):
 
 
 def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None,
-                    ranges: str = "minmax", factors=None, own_ranges=frozenset(), bounded=frozenset()):
+                    ranges: str = "minmax", factors=None, own_ranges=frozenset(), bounded=frozenset(),
+                    own_scales=frozenset()):
     """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
     converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
     when not given). int16_nodes: ops kept in int16 in an int8 model; ranges: of the int8
     activations (quantizer.RANGES); own_ranges: means with a range of their own (shrinking_means.py);
-    bounded: int16 ops without headroom (quantizer.CmsisNNQuantizer)."""
+    bounded: int16 ops without headroom; own_scales: output concats whose parts keep their own
+    parameters (quantizer.CmsisNNQuantizer)."""
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
@@ -146,7 +164,8 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     from .quantize.quantizer import CmsisNNQuantizer
     try:
         prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
-                                CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges, bounded))
+                                CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges, bounded,
+                                                 own_scales))
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
@@ -211,12 +230,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     if quantize == "int8":
         from .quantize.shrinking_means import shrinking_means
         own_ranges = shrinking_means(gm, samples)
-    # Output concats of parts of very different ranges (boxes in pixels and scores) in int16.
-    parted = frozenset()
-    if quantize == "int8":
-        from .quantize.concat_parts import wide_output_concats
-        parted = wide_output_concats(gm, samples) - int16
-        int16 = int16 | parted
+    own_scales, parted, int16 = _wide_output_concats(gm, samples, quantize, int16)
     rangeses = ("minmax", "histogram") if options.activation_ranges == "auto" else (options.activation_ranges,)
     candidates = {", ".join(filter(None, (r, v))): (v, r) for v in variants for r in rangeses}
 
@@ -224,7 +238,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
         """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
         return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
                                  ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges,
-                                 bounded=parted)
+                                 bounded=parted, own_scales=own_scales)
 
     def quantize_as(label):
         variant, ranges = candidates[label]
@@ -249,13 +263,37 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
         timings["import"] += time.perf_counter() - t0
 
     def tq(info):
-        shape, elem, scale, zp = info
-        return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp))
+        shape, elem, scale, zp, *parted = info
+        axis, parts = parted[0] if parted else (0, ())
+        return TensorQuant(tuple(shape), _DTYPE_NAME[elem], float(scale), int(zp),
+                           tuple(tuple(p) for p in parts), axis)
     # The reference is PT2E's model with masked places at probability 0, as the integer softmax has them.
     from .graph.attention_masks import keep_masks_in_simulation
     reference = _runner(keep_masks_in_simulation(converted), example_inputs)
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
-                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report)
+                          lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report,
+                          _measured_on(options.calibration, len(samples), len(measure_on)))
+
+
+def _measured_on(calibration, calibrated: int, measured: int) -> str:
+    """report.json's quantization.sqnr_measured_on."""
+    if random_calibration(calibration):
+        return f"{measured} random inputs, none of them calibrated on"
+    if held_out(list(range(calibrated + measured))) == measured:
+        return f"the last {measured} samples of the calibration data, held out of the calibration"
+    return f"the first {measured} calibration samples (under 8 given: none held out)"
+
+
+def _wide_output_concats(gm, samples, quantize, int16):
+    """Output concats of parts of very different ranges (boxes in pixels and scores): (the concats
+    whose parts keep their own scales, the ops of those kept in int16 instead (int8 models: a concat
+    with ops after it), the int16 ops with them)."""
+    from .quantize.concat_parts import wide_output_concats
+    own_scales, parted = wide_output_concats(gm, samples)
+    if quantize != "int8":
+        return own_scales, frozenset(), int16
+    parted = parted - int16
+    return own_scales, parted, int16 | parted
 
 
 def _check_frontend_options(options):
@@ -341,7 +379,9 @@ def _calibration_data(model, gm, example_inputs, calibration, state):
     for s in samples:
         if len(s) != len(example_inputs):
             raise UserError(f"a calibration sample has {len(s)} inputs, the model takes {len(example_inputs)}")
-    measure_on = sqnr_samples(calibration, example_inputs, bounds, finite)
+    measure_on = sqnr_samples(calibration, example_inputs, bounds, finite, samples)
+    if not random_calibration(calibration) and held_out(samples):
+        samples = samples[:len(samples) - held_out(samples)]        # the held-out ones calibrate nothing
     if state:
         samples, measure_on = carry_state(model, samples, state), carry_state(model, measure_on, state)
     return samples, measure_on

@@ -15,7 +15,7 @@ from .._mlir import ir
 class Declared:
     name: str
     holder: str   # "module", "kernel op", "function argument / result"
-    kind: str     # "string", "integer", "float", "unit", "array<i32>"
+    kind: str     # "string", "integer", "float", "unit", "array<i32>", "array<dict>"
     written_by: str
     meaning: str
 
@@ -26,6 +26,7 @@ _KINDS = {
     "float": lambda a: isinstance(a, ir.FloatAttr),
     "unit": lambda a: isinstance(a, ir.UnitAttr),
     "array<i32>": lambda a: isinstance(a, ir.DenseI32ArrayAttr),
+    "array<dict>": lambda a: isinstance(a, ir.ArrayAttr) and all(isinstance(e, ir.DictAttr) for e in a),
 }
 
 DECLARED: dict[str, Declared] = {}
@@ -57,6 +58,9 @@ SCALE = _declare("mcu.scale", "function argument / result", "float", "frontend",
                  "quantisation scale of a graph input / output (real = scale * (q - zero_point))")
 ZERO_POINT = _declare("mcu.zero_point", "function argument / result", "integer", "frontend",
                       "quantisation zero point of a graph input / output")
+PARTS = _declare("mcu.parts", "function result", "array<dict>", "frontend",
+                 "an output concat whose parts keep their own quantization: {axis, start, stop, scale, "
+                 "zero_point} per slice [start, stop) along axis (mcu.scale is then 0)")
 STATE = _declare("mcu.state", "entry function", "array<i32>", "frontend / driver",
                  "streaming state: input, output index pairs whose output is the next call's input")
 LAYOUT = _declare("mcu.layout", "function argument / result", "string", "mcu-nhwc-canonicalize",

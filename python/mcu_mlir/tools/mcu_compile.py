@@ -126,12 +126,16 @@ def _db(value) -> str:
 
 
 def _output_db(row: dict) -> str:
-    """An output's SQNR; for a concat of parts, its worst part's too (one part may collapse)."""
+    """An output's SQNR; for a concat of parts, each part's too (one part may collapse), the worst
+    ones first when there are many."""
     if not row.get("parts"):
         return _db(row["sqnr_db"])
-    part = min(row["parts"], key=lambda p: float("inf") if p["sqnr_db"] is None else p["sqnr_db"])
-    return f"{_db(row['sqnr_db'])} (worst part [{part['index'][0]}:{part['index'][1]}] {part['name']}: " \
-           f"{_db(part['sqnr_db'])})"
+    parts = row["parts"]
+    if len(parts) > 4:
+        parts = sorted(parts, key=lambda p: float("inf") if p["sqnr_db"] is None else p["sqnr_db"])[:4]
+    more = f", {len(row['parts']) - len(parts)} more" if len(parts) < len(row["parts"]) else ""
+    return f"{_db(row['sqnr_db'])} (parts " + ", ".join(
+        f"[{p['index'][0]}:{p['index'][1]}] {p['name']} {_db(p['sqnr_db'])}" for p in parts) + more + ")"
 
 
 def _cmsis_nn_summary(used: dict | None) -> None:
@@ -165,7 +169,10 @@ def _summary(result, timing: bool) -> None:
                                        "equalized" if ranges.get("equalized") else None)))
         if kept and "minmax" in ranges.get("output_sqnr_db", {}):
             shown += f" ({kept} ranges; min / max gave {ranges['output_sqnr_db']['minmax']:.1f} dB)"
-        print(f"  SQNR vs float: output {shown}" + (f"; most lost at {lossy}" if lossy else "") + " (layer_sqnr.md)")
+        held = "held-out inputs" if "held out" in r["quantization"].get("sqnr_measured_on", "") or \
+            "none of them calibrated" in r["quantization"].get("sqnr_measured_on", "") else "calibration inputs"
+        print(f"  SQNR vs float on {held}: output {shown}" + (f"; most lost at {lossy}" if lossy else "")
+              + " (layer_sqnr.md)")
     _cmsis_nn_summary(r.get("cmsis_nn"))
     fallbacks = portable_layers(r)
     if fallbacks:

@@ -25,6 +25,7 @@ import torch
 from ...diagnostics import UserError
 from .tables import CLAMPS, EAGER, LOWER
 from .lookup import lower_index_use, reads_indices
+from .output_parts import is_parted_output, lower_parted_output
 from .values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, Indices, LoweringResult, Pending, Q,
                      Tup, dequantize_const)
 from ..graph.nodes import (aten, describe, fetch_attr, node_location, nodes_of, op_name, qd, shape_of, source_node,
@@ -84,6 +85,11 @@ class Lowering:
         import torch.utils._pytree as pytree
         for out in pytree.tree_leaves(outputs):
             v = self.values.get(out)
+            if is_parted_output(v):     # a concat whose parts keep their own scales
+                q, parted = lower_parted_output(self, v.node)
+                results.append(q.v)
+                out_info.append((q.shape, q.elem, q.scale, q.zp, parted))
+                continue
             if isinstance(v, DQ):
                 q = v.q
             elif isinstance(v, Q):
@@ -103,7 +109,10 @@ class Lowering:
                                 "output(s)")
             if fi.q is None:
                 fi.q = Q(self.w.argument(fi.index, fi.shape, self.act), 1.0, 0)
-            shape, elem, scale, zp = out_info[j]
+            shape, elem, scale, zp = out_info[j][:4]
+            if len(out_info[j]) > 4:
+                raise UserError(f"--state {i}:{j}: output {j} is a concat of parts at their own scales; a state "
+                                "is one tensor at one scale")
             if tuple(shape) != tuple(fi.q.shape) or elem != fi.q.elem:
                 raise UserError(f"--state {i}:{j}: output {j} ({elem} {tuple(shape)}) cannot be the next call's "
                                 f"input {i} ({fi.q.elem} {tuple(fi.q.shape)})")

@@ -171,14 +171,34 @@ def carry_state(model, samples, pairs) -> list[tuple]:
     return carried
 
 
-def sqnr_samples(calibration, example_inputs, index_bounds=None, usable=None) -> list[tuple]:
-    """Inputs the per-layer SQNR is measured on: with random calibration, other random samples than
-    the calibration's (ranges fitted to a sample flatter its SQNR); with real data, its first ones."""
+# Real data of at least this many samples gives a quarter (at most layer_sqnr.SAMPLES) of them, its
+# last ones, to the SQNR measurement and calibrates on the rest; fewer are all calibrated on and
+# the SQNR is measured on the first of them (report.json's quantization.sqnr_measured_on says which).
+HOLD_OUT_FROM = 8
+
+
+def random_calibration(calibration) -> bool:
+    return calibration is None or isinstance(calibration, int) or (
+        isinstance(calibration, str) and calibration.strip().isdigit())
+
+
+def held_out(samples: list[tuple]) -> int:
+    """How many of the real calibration samples (their last ones) the SQNR is measured on instead."""
+    from .layer_sqnr import SAMPLES
+    return min(SAMPLES, len(samples) // 4) if len(samples) >= HOLD_OUT_FROM else 0
+
+
+def sqnr_samples(calibration, example_inputs, index_bounds=None, usable=None, samples=None) -> list[tuple]:
+    """Inputs the per-layer SQNR is measured on, none of them calibrated on where that can be (ranges
+    fitted to a sample flatter its SQNR): with random calibration, other random samples than the
+    calibration's; with real data (`samples`, all of it), its held-out last ones, or its first
+    ones when it is too small to hold any out."""
     import torch
 
     from .layer_sqnr import SAMPLES
-    if calibration is None or isinstance(calibration, int) or (
-            isinstance(calibration, str) and calibration.strip().isdigit()):
+    if random_calibration(calibration):
         g = torch.Generator().manual_seed(1)
         return _draws(example_inputs, g, index_bounds, SAMPLES, usable)
-    return calibration_samples(calibration, example_inputs)[:SAMPLES]
+    samples = calibration_samples(calibration, example_inputs) if samples is None else samples
+    k = held_out(samples)
+    return samples[len(samples) - k:] if k else samples[:SAMPLES]

@@ -6,17 +6,24 @@ steps of the large part's scale: YOLO's Detect head returns cat((boxes in pixels
 scores), 1), boxes reach hundreds of pixels (an int8 step of ~2) and every score in [0, 1] rounds
 to one or two values, while the SQNR of the whole output, dominated by the boxes, reads 45 dB.
 
-Such an output concat is kept in int16 (with the pass-through ops between it and the output): each
-part is requantized from its own int8 scale into the int16 tensor, whose step is 128 times finer
-than a shared int8 one on a range of one sign (symmetric; no headroom: the parts are int8 values
-already, clipped to their own ranges), so a part 128 times smaller than the largest gets as many
-steps as an int8 tensor of its own would (a score in [0, 1] beside boxes up to 640 pixels: 51
-steps, not 0.4). A part smaller still loses resolution: per-part scales would keep it (below). The output stays one tensor with one scale and zero point,
-as model.h and mcu-run describe every output: the user's code reads it as before, in int16. It
-costs one requantization per part of the output's elements. Per-part scales in an int8 tensor
-would cost nothing at run time but give a tensor no single scale describes (a new C API); a split
-output would change the number of outputs. Interior concats (read by another layer) keep shared
-int8 parameters: their reader would take them back to one int8 scale.
+Such an output concat keeps each part at its own scale and zero point: the concat is left out of
+the quantization, each part stays as its producer quantized it, and the integers are concatenated
+as they are (the same kernel call, no requantization: nothing costs more at run time). The output
+is then one tensor whose slices along the concat's dim each have their own parameters, carried to
+the C API: report.json's `quantization.outputs[k].parts`, the IR's `mcu.parts` result attribute
+(io_quant.py), `mcu_model_output_parts[]` in model.c (model.h declares it only when there is
+one; that output's entry in mcu_model_outputs[] has scale 0), and mcu-run dequantizes part by part.
+A part then has an int8 tensor's own 256 steps however small it is beside the others: the
+untrained ultralytics prior's scores (~1e-5..1e-4 beside boxes of hundreds of pixels) included,
+which one shared scale, even in int16, cannot resolve. Splitting the graph output at the concat
+would change the number of outputs the user sees, and one int16 scale (what this module did
+before) still gives a part 128x smaller than the largest fewer than 256 steps.
+
+An output whose concat is followed by other ops (a reshape, a permute: the parts would not stay
+slices along one dim) or is a stack keeps the int16 route: the concat in int16, each int8 part
+requantized into it by a lookup (a part up to 128x smaller than the largest as resolved as in
+int8, smaller ones losing bits). Interior concats (read by another layer) keep shared parameters:
+their reader would take them back to one scale.
 
 layer_sqnr.py measures each part of such a concat on its own (`parts`), and the mixed-precision
 choice and the report take the worst part, so a collapsed part cannot hide behind the average.
@@ -115,18 +122,30 @@ def wide(spans: list[float]) -> bool:
     return len(live) > 1 and min(live) * RATIO < max(live)
 
 
-def wide_output_concats(gm: GraphModule, samples) -> frozenset[str]:
-    """Names of the ops to keep in int16: each output concat whose parts' ranges on `samples` differ
-    by more than RATIO, the concats opened inside it and the pass-through ops up to the output."""
+def _own_scales_possible(cat: Node, chain: list[Node]) -> bool:
+    """The output is the concat itself (cat / concat, not stack) and every part an op's output, so
+    each part has its producer's own quantization to keep."""
+    return not chain and all(c.target is not torch.ops.aten.stack.default for c in inner_concats(cat)) and \
+        all(p.op == "call_function" for p, _, _ in parts(cat))
+
+
+def wide_output_concats(gm: GraphModule, samples) -> tuple[frozenset[str], frozenset[str]]:
+    """(names of the output concats whose parts keep their own scales, with the concats opened
+    inside them; names of the ops to keep in int16 instead: a concat with pass-through ops after
+    it, its inner concats and those ops), for the output concats whose parts' ranges on `samples`
+    differ by more than RATIO."""
     found = output_concats(gm)
     if not found:
-        return frozenset()
+        return frozenset(), frozenset()
     ranges = part_ranges(gm, samples, [cat for cat, _ in found])
-    names = set()
+    own, int16 = set(), set()
     for cat, chain in found:
         if wide([span(*ranges[p]) for p, _, _ in parts(cat) if p in ranges]):
-            names |= {n.name for n in inner_concats(cat) + chain}
-    return frozenset(names)
+            if _own_scales_possible(cat, chain):
+                own |= {n.name for n in inner_concats(cat)}
+            else:
+                int16 |= {n.name for n in inner_concats(cat) + chain}
+    return frozenset(own), frozenset(int16)
 
 
 # A part this far below its output, and under COLLAPSED_DB, is named in a warning.

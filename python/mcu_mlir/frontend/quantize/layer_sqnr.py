@@ -3,7 +3,7 @@
 Both graphs come from the same export, so an op keeps its node name through PT2E: the float
 graph gives each op's float value, the converted graph the value the next layer reads (the op's
 output quantized and dequantized). SQNR per layer is measured on a few inputs (frontend.sqnr_samples:
-fresh random ones with random calibration, the first calibration samples with real data); `drop_db`
+fresh random ones with random calibration, held-out samples of real data); `drop_db`
 is how much the layer lowers it from the worst of its quantized inputs, the share of the error
 that layer adds (a table, a softmax, a tight requantization show up there).
 
@@ -94,17 +94,9 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
     from ..graph.nodes import node_location
 
     samples = list(samples)[:SAMPLES]
-    # converted: op node name -> the dequantize that carries its quantized value.
-    # PT2E gives each reader its own dequantize: every one carries the value (readers, below).
-    carrier, readers = {}, {}
-    for q in converted.graph.nodes:
-        if _is_quantize(q) and isinstance(q.args[0], type(q)) and q.args[0].op in ("call_function", "placeholder"):
-            op = q.args[0]
-            dqs = [u for u in q.users if _is_dequantize(u)]
-            if dqs and not _is_dequantize(op):
-                carrier[op.name], readers[op.name] = dqs[0], dqs + _requantized(dqs)
     float_nodes = {n.name: n for n in float_gm.graph.nodes if n.op in ("call_function", "placeholder")}
     outputs = {a.name for n in float_gm.graph.nodes if n.op == "output" for a in n.all_input_nodes}
+    carrier, readers = _carriers(converted, outputs)
     names = [name for name in carrier if name in float_nodes]
     if not names or not samples:
         return []
@@ -177,6 +169,8 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
         op = conv_nodes[row.pop("_op")]
         ins = quantized_inputs(op)
         row["drop_db"] = (min(ins) - row["sqnr_db"]) if ins and math.isfinite(min(ins)) else None
+        if carrier.get(op.name) is op and row["drop_db"] is not None:
+            row["drop_db"] = 0.0        # parts at their own scales, concatenated: nothing lost
     for row in rows:
         if "parts" in row:
             row["worst_db"] = min([row["sqnr_db"]] + [p["sqnr_db"] for p in row["parts"]])
@@ -185,6 +179,27 @@ def layer_sqnr(float_gm, converted, samples, factors=None) -> list[dict]:
                 if r.get(key) is not None:
                     r[key] = round(r[key], 2) if math.isfinite(r[key]) else None
     return rows
+
+
+def _carriers(converted, outputs: set) -> tuple[dict, dict]:
+    """(op node name -> the node that carries its quantized value in `converted`, op node name ->
+    every dequantize that carries it)."""
+    from .quantizer import CONCATS
+    # PT2E gives each reader its own dequantize: every one carries the value (readers).
+    carrier, readers = {}, {}
+    for q in converted.graph.nodes:
+        if _is_quantize(q) and isinstance(q.args[0], type(q)) and q.args[0].op in ("call_function", "placeholder"):
+            op = q.args[0]
+            dqs = [u for u in q.users if _is_dequantize(u)]
+            if dqs and not _is_dequantize(op):
+                carrier[op.name], readers[op.name] = dqs[0], dqs + _requantized(dqs)
+    # An output concat whose parts keep their own scales (concat_parts.py) is not quantized as one
+    # tensor: its value in the converted graph, the parts dequantized each at its own parameters
+    # and concatenated, is what the C's output means.
+    for n in converted.graph.nodes:
+        if n.name in outputs and n.name not in carrier and n.op == "call_function" and n.target in CONCATS:
+            carrier[n.name], readers[n.name] = n, []
+    return carrier, readers
 
 
 def _parted(float_nodes: dict, outputs: set, measured: set) -> dict:
@@ -220,8 +235,10 @@ def worst(rows: list[dict], count: int = 5) -> list[dict]:
 def table(rows: list[dict]) -> str:
     """The rows as a Markdown table, the layers that lose the most named first."""
     lines = ["# Per-layer SQNR against the float model", "",
-             f"Measured on {SAMPLES} inputs (fresh random ones with random calibration, else the first calibration "
-             "samples). drop: dB lost from the worst quantized input.", ""]
+             f"Measured on up to {SAMPLES} inputs the model was not calibrated on (fresh random ones with random "
+             "calibration; with real data its last quarter, held out of the calibration, or its first samples "
+             "when under 8 are given: report.json's quantization.sqnr_measured_on). drop: dB lost from the "
+             "worst quantized input. An output that is a concat is also measured part by part.", ""]
     top = worst(rows)
     if top:
         lines += ["Layers that lose the most: " + ", ".join(f"{r['name']} ({r['node']}, {r['drop_db']:+.1f} dB)"

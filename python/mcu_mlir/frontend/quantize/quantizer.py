@@ -199,13 +199,15 @@ class CmsisNNQuantizer(Quantizer):
     """Annotates an exported graph the way CMSIS-NN computes (see the module docstring)."""
 
     def __init__(self, activations: str = "int8", int16_nodes=frozenset(), ranges: str = "minmax",
-                 own_ranges=frozenset(), bounded=frozenset()):
+                 own_ranges=frozenset(), bounded=frozenset(), own_scales=frozenset()):
         """int16_nodes: names of the ops (graph node names) whose activations are int16 while the
         rest are `activations` (mixed precision: a16w8 layers where int8 loses the most).
         ranges: how int8 activation ranges are calibrated (RANGES).
         own_ranges: names of means that get a range of their own, not their input's (shrinking_means.py).
         bounded: names of int16 ops that only gather int8 values (an output concat's parts,
-        concat_parts.py): no value can pass the calibrated range, so it gets no headroom."""
+        concat_parts.py): no value can pass the calibrated range, so it gets no headroom.
+        own_scales: names of output concats left unannotated, so each part keeps its producer's
+        parameters and the integers are concatenated as they are (concat_parts.py)."""
         super().__init__()
         if activations not in ("int8", "int16"):
             raise ValueError(f"activations must be int8 or int16, not {activations!r}")
@@ -216,6 +218,7 @@ class CmsisNNQuantizer(Quantizer):
         self.int16_nodes = frozenset(int16_nodes)
         self.own_ranges = frozenset(own_ranges)
         self.bounded = frozenset(bounded)
+        self.own_scales = frozenset(own_scales)
         self._pool_differences: set = set()
 
     def _dtype(self, node: Node) -> str:
@@ -232,7 +235,7 @@ class CmsisNNQuantizer(Quantizer):
         tight = _feeding_logs(graph)
         self._pool_differences = _pool_differences(graph) if self.activations == "int8" else set()
         for node in graph.nodes:
-            if node.op != "call_function" or _annotated(node):
+            if node.op != "call_function" or _annotated(node) or node.name in self.own_scales:
                 continue
             act = _act_spec(self._dtype(node), headroom=node not in tight and node.name not in self.bounded,
                             ranges=self.ranges)
