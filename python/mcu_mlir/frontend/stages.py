@@ -160,6 +160,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from .graph.attention_masks import keep_masks_in_simulation
+    from .quantize.bias_range import fit_biases
     from .quantize.layer_sqnr import layer_sqnr
     from .quantize.quantizer import CmsisNNQuantizer
     try:
@@ -172,6 +173,7 @@ def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure
         with flush_denormals(), progress.step(f"calibrating on {len(samples)} samples"):
             for s in samples:
                 prepared(*s)
+            fit_biases(prepared)
             converted = convert_pt2e(prepared)
         with progress.step("measuring per-layer SQNR"):
             rows = layer_sqnr(gm, keep_masks_in_simulation(converted),
