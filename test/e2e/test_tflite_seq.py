@@ -21,18 +21,19 @@ from mcu_mlir.frontend.tflite import import_tflite
 SQ, SZ = 0.05, 3
 
 
-def compare_steps_with_tflm(model: bytes, outdir, backend: str, steps: int, seed: int = 1):
-    """Compiles `model`, runs `steps` calls of random inputs (the extremes first) in the C and in
-    TFLite Micro; the report and the (call, output, largest difference) that differ."""
+def compare_steps_with_tflm(model: bytes, outdir, backend: str, steps: int, seed: int = 1, target: str = "host"):
+    """Compiles `model` for `target`, runs `steps` calls of random inputs (the extremes first) in the
+    C (under QEMU for a core) and in TFLite Micro; the report and the (call, output, largest
+    difference) that differ."""
     from tflite_micro.python.tflite_micro import runtime
     path = outdir / "model.tflite"
     path.write_bytes(model)
-    result = mcu_mlir.compile(str(path), target="host", backend=backend, emit="c", output_dir=str(outdir / "out"))
+    result = mcu_mlir.compile(str(path), target=target, backend=backend, emit="c", output_dir=str(outdir / "out"))
     ip = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
     n_in = len(result.report["quantization"]["inputs"]) - len(result.report.get("state", []))
     samples = [inputs(tuple(ip.get_input_details(i)["shape"]), steps, seed=seed + i) for i in range(n_in)]
     calls = [[s[k] for s in samples] for k in range(steps)]
-    got = run.run_steps(outdir / "out", calls, target="host")
+    got = run.run_steps(outdir / "out", calls, target=target)
     differing = []
     for k, xs in enumerate(calls):
         for i, x in enumerate(xs):
@@ -314,3 +315,11 @@ def test_lstm_activations_equal_tflm_for_every_int16_input(tmp_path):
         for (shift, kind), q in zip(ACTIVATIONS, got.outputs_q):
             expected = activation_s16(every, shift, kind)
             assert np.array_equal(q.reshape(-1).astype(np.int64), expected.reshape(-1)), (shift, kind)
+
+
+@pytest.mark.parametrize("model", ["variables_model", "svdf_model", "lstm_model"])
+def test_stateful_models_bit_exact_on_cortex_m55(model, tmp_path):
+    """The same models and calls as above on the CMSIS-NN build under QEMU (mps3-an547)."""
+    need_build("cmsis-nn", "cortex-m55")
+    _, differing = compare_steps_with_tflm(globals()[model](), tmp_path, "cmsis-nn", steps=8, target="cortex-m55")
+    assert not differing, differing
