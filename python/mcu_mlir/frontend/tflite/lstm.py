@@ -10,10 +10,9 @@ cell state at a power-of-two scale), as TFLite Micro's reference kernel computes
 
 The activations are TFLM's int16 Logistic / Tanh, which CMSIS-NN's arm_nn_activation_s16 computes
 too (fixed_point/cmsis_lstm.py): its interpolation in the 256-entry sigmoid table, in int32 TOSA
-ops. Unlike CMSIS-NN's
-arm_lstm_unidirectional_s8, the reference saturates each fully connected and each product to int16
-before it adds them, so this form is not the one the backend puts on that kernel: it runs as its
-parts (matmuls, rescales, lookups). The hidden and cell states are variable tensors: the state
+ops. Unlike CMSIS-NN's arm_lstm_unidirectional_s8, the reference saturates each fully connected
+and each product to int16 before it adds them, so this form is not the one the backend puts on that
+kernel: it runs as its parts (matmuls, rescales, the activations' int32 arithmetic). The hidden and cell states are variable tensors: the state
 carried from call to call (variables.py); TFLM starts the hidden state at its zero point and the cell
 state at 0. Batches are independent, so batch-major and time-major sequences run the same steps.
 """
@@ -112,7 +111,7 @@ def _check_unsupported(lw: Lowering, op: Operator, options: dict) -> None:
         if position < len(op.inputs) and op.inputs[position] >= 0:
             raise UserError(f"{lw.where(op)}: it has {what} weights (input {position}); TFLite Micro's integer LSTM "
                             "has none")
-    if options.get("FusedActivationFunction", TANH) != TANH:
+    if options.get("FusedActivationFunction", 0) != TANH:
         raise UserError(f"{lw.where(op)}: its cell gate activation {options.get('FusedActivationFunction')} is not "
                         "TANH, the only one supported")
 
