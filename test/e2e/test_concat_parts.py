@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import warnings
 from pathlib import Path
 
@@ -75,12 +76,12 @@ def _fresh_inputs(count=4):
     return [torch.randn(SHAPE, generator=g).numpy() for _ in range(count)]
 
 
-def _c_parts_db(model, out, bounds, **run_options):
+def _c_parts_db(model, out, bounds, target="host", **run_options):
     """SQNR of each part (start, stop) of the C's output against the float model on fresh inputs;
     asserts the C equals tosa_reference_model bit for bit."""
     want, got = [], []
     for x in _fresh_inputs():
-        c = run.run(out, [x], target="host", **run_options)
+        c = run.run(out, [x], target=target, **run_options)
         ref = run.run_reference_outdir(out, [x])
         assert np.array_equal(c.outputs_q[0], ref.outputs_q[0].reshape(c.outputs_q[0].shape))
         with torch.no_grad():
@@ -137,6 +138,33 @@ def test_every_part_of_a_detect_output_is_kept(backend, prior, tmp_path):
     kernels = [op["kernel"] for op in result.report["ops"]]
     assert not any(k in kernels for k in ("portable:table_s8_s16", "portable:rescale")), kernels
     boxes, scores = _c_parts_db(model, tmp_path, [(0, 4), (4, 10)], **extra)
+    assert boxes >= 30 and scores >= 30, (boxes, scores)
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4"])
+def test_parts_under_qemu(target, tmp_path):
+    # The prior-bias head for a Cortex-M with CMSIS-NN, under QEMU: bit-exact, every part >= 30 dB.
+    missing = [t for t in ("cmake", "arm-none-eabi-gcc", "qemu-system-arm") if not shutil.which(t)]
+    if missing or not CMSIS_NN_PATH:
+        pytest.skip(f"{', '.join(missing) or 'CMSIS_NN_PATH'} missing: needed to build and run the C under QEMU")
+    model = _model(prior=True)
+    example = (torch.randn(SHAPE, generator=torch.Generator().manual_seed(0)),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = mcu_mlir.compile(model, example, target=target, backend="cmsis-nn", calibration=16, emit="c",
+                                  cmsis_nn_path=CMSIS_NN_PATH, output_dir=str(tmp_path))
+    assert _own_parts(result) == [(0, 4), (4, 10)]
+    boxes, scores = _c_parts_db(model, tmp_path, [(0, 4), (4, 10)], target=target, cmsis_nn_path=CMSIS_NN_PATH)
+    assert boxes >= 30 and scores >= 30, (boxes, scores)
+
+
+def test_int16_model_keeps_parts(tmp_path):
+    # --quantize int16: one int16 scale gives the prior's scores too few steps as well.
+    model = _model(prior=True)
+    result = _compile(model, tmp_path, backend="portable", quantize="int16")
+    entry = result.report["quantization"]["outputs"][0]
+    assert entry["dtype"] == "int16" and [(p["start"], p["stop"]) for p in entry["parts"]] == [(0, 4), (4, 10)]
+    boxes, scores = _c_parts_db(model, tmp_path, [(0, 4), (4, 10)])
     assert boxes >= 30 and scores >= 30, (boxes, scores)
 
 
