@@ -127,3 +127,19 @@ func.func @fully_connected_s4_unpacked(%a: tensor<2x5xi8>, %w: tensor<15xi8>, %b
   %0 = "cmsisnn.fully_connected_s4"(%a, %w, %b) {input_offset = 3 : i32, output_offset = -1 : i32, multiplier = 1073741824 : i32, shift = -3 : i32, activation = array<i32: -128, 127>} : (tensor<2x5xi8>, tensor<15xi8>, tensor<3xi32>) -> tensor<2x3xi8>
   return %0 : tensor<2x3xi8>
 }
+
+// -----
+
+func.func @conv_s4_unpacked(%a: tensor<1x4x5x1xi8>, %w: tensor<9xi8>, %b: tensor<3xi32>) -> tensor<1x4x5x3xi8> {
+  // expected-error @below {{'cmsisnn.conv_s4' op needs the 9 int4 weights of [3, 1, 3, 1] packed in 5 bytes}}
+  %0 = "cmsisnn.conv_s4"(%a, %w, %b) {activation = array<i32: -128, 127>, algorithm = #cmsisnn.conv_algorithm<"wrapper">, dilation = array<i32: 1, 1>, filter_dims = array<i32: 3, 1, 3, 1>, input_offset = 9 : i32, multiplier = array<i32: 1073741824>, output_offset = 4 : i32, padding = array<i32: 0, 1, 0, 1>, shift = array<i32: -3>, stride = array<i32: 1, 1>} : (tensor<1x4x5x1xi8>, tensor<9xi8>, tensor<3xi32>) -> tensor<1x4x5x3xi8>
+  return %0 : tensor<1x4x5x3xi8>
+}
+
+// -----
+
+func.func @depthwise_conv_s4_wrong_filter_channels(%d: tensor<1x3x3x3xi8>, %dw: tensor<4xi8>, %b: tensor<3xi32>) -> tensor<1x2x2x3xi8> {
+  // expected-error @below {{'cmsisnn.depthwise_conv_s4' op needs filter_dims of 3 channels, got [1, 2, 2, 2]}}
+  %0 = "cmsisnn.depthwise_conv_s4"(%d, %dw, %b) {activation = array<i32: -128, 127>, algorithm = #cmsisnn.conv_algorithm<"wrapper">, ch_mult = 1 : i32, dilation = array<i32: 1, 1>, filter_dims = array<i32: 1, 2, 2, 2>, input_offset = 0 : i32, multiplier = array<i32: 1073741824>, output_offset = 0 : i32, padding = array<i32: 0, 0, 0, 0>, shift = array<i32: -3>, stride = array<i32: 1, 1>} : (tensor<1x3x3x3xi8>, tensor<4xi8>, tensor<3xi32>) -> tensor<1x2x2x3xi8>
+  return %0 : tensor<1x2x2x3xi8>
+}

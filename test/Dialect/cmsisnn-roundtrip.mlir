@@ -95,3 +95,18 @@ func.func @transpose_conv(%a: tensor<1x4x3x2xi8>, %w: tensor<3x3x2x2xi8>, %b: te
   %0 = "cmsisnn.transpose_conv"(%a, %w, %b) {input_offset = 1 : i32, output_offset = -3 : i32, stride = array<i32: 2, 2>, padding = array<i32: 1, 0>, multiplier = array<i32: 1073741824>, shift = array<i32: -1>, activation = array<i32: -128, 127>} : (tensor<1x4x3x2xi8>, tensor<3x3x2x2xi8>, tensor<3xi32>) -> tensor<1x8x6x3xi8>
   return %0 : tensor<1x8x6x3xi8>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @conv_s4
+// CHECK: "cmsisnn.conv_s4"
+// CHECK-SAME: filter_dims = array<i32: 3, 1, 3, 1>
+// CHECK-SAME: (tensor<1x4x5x1xi8>, tensor<5xi8>, tensor<3xi32>) -> tensor<1x4x5x3xi8>
+// CHECK: "cmsisnn.depthwise_conv_s4"
+// CHECK-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">, ch_mult = 1 : i32
+// CHECK-SAME: (tensor<1x3x3x3xi8>, tensor<6xi8>, tensor<3xi32>) -> tensor<1x2x2x3xi8>
+func.func @conv_s4(%a: tensor<1x4x5x1xi8>, %w: tensor<5xi8>, %b: tensor<3xi32>, %d: tensor<1x3x3x3xi8>, %dw: tensor<6xi8>) -> (tensor<1x4x5x3xi8>, tensor<1x2x2x3xi8>) {
+  %0 = "cmsisnn.conv_s4"(%a, %w, %b) {activation = array<i32: -128, 127>, algorithm = #cmsisnn.conv_algorithm<"wrapper">, dilation = array<i32: 1, 1>, filter_dims = array<i32: 3, 1, 3, 1>, input_offset = 9 : i32, multiplier = array<i32: 1073741824>, output_offset = 4 : i32, padding = array<i32: 0, 1, 0, 1>, shift = array<i32: -3>, stride = array<i32: 1, 1>} : (tensor<1x4x5x1xi8>, tensor<5xi8>, tensor<3xi32>) -> tensor<1x4x5x3xi8>
+  %1 = "cmsisnn.depthwise_conv_s4"(%d, %dw, %b) {activation = array<i32: -128, 127>, algorithm = #cmsisnn.conv_algorithm<"generic">, ch_mult = 1 : i32, dilation = array<i32: 1, 1>, filter_dims = array<i32: 1, 2, 2, 3>, input_offset = 0 : i32, multiplier = array<i32: 1073741824>, output_offset = 0 : i32, padding = array<i32: 0, 0, 0, 0>, shift = array<i32: -3>, stride = array<i32: 1, 1>} : (tensor<1x3x3x3xi8>, tensor<6xi8>, tensor<3xi32>) -> tensor<1x2x2x3xi8>
+  return %0, %1 : tensor<1x4x5x3xi8>, tensor<1x2x2x3xi8>
+}

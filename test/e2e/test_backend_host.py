@@ -770,7 +770,10 @@ def test_cmsis_nn_int4_fully_connected_matches_reference(case, tmp_path, cmsis_n
     np.testing.assert_array_equal(got[0], expected[0].reshape(got[0].shape).astype(got[0].dtype))
 
 
-def test_int4_weights_without_cmsis_nn_are_refused_by_name(tmp_path):
+def test_int4_weights_without_cmsis_nn_run_unpacked_on_the_portable_kernel(tmp_path):
     text, inputs = fc_s4_graph(np.random.default_rng(RNG_SEED))
-    with pytest.raises(Exception, match=r"tosa\.conv2d.*i4"):
-        compile_and_run(text, inputs, tmp_path)
+    expected = run_reference(text, inputs)
+    got, report, _ = compile_and_run(text, inputs, tmp_path)
+    assert [op["kernel"] for op in report["ops"]] == ["portable:conv2d_s8"]
+    assert report["ops"][0]["weights_bytes"] == 5 * 7 + 4 * 5   # one byte a weight, the int32 bias
+    np.testing.assert_array_equal(got[0], expected[0].reshape(got[0].shape).astype(got[0].dtype))

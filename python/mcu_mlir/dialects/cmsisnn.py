@@ -18,7 +18,7 @@ place or over its input (kernel_op.KernelOp). Calls into the project's own C ker
 from .._mlir import ir
 from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, KernelOp, LstmFields, MulFields, PoolFields,
                         UnaryFields, WeightedFields, lstm_macs, no_macs, no_scratch, numel, per_channel_check,
-                        rows_check, Softmax16Fields, same_or_leading_repeat, window_macs)
+                        rows_check, Softmax16Fields, same_or_leading_repeat, window_macs, WINDOW_LENGTHS)
 
 from torch_mlir.dialects.ext import Dialect, Operand, Result  # noqa: E402  (bindings' own module)
 
@@ -327,6 +327,124 @@ class FullyConnectedS4Op(WeightedFields, dialect=CmsisNN, name="fully_connected_
 
     def macs(self) -> int:
         return numel(self.operation.results[0].type) * self.shape(0)[-1]
+
+
+# -- int4 weights ----------------------------------------------------------------------------------
+# The s4 kernels read a filter packed two weights per byte in its row-major order (element 2j in
+# the low nibble of byte j; an odd count leaves the last high nibble 0; rows are not padded, so an
+# odd row length starts the next row mid-byte). The packed operand is an i8 tensor of that many
+# bytes; `filter_dims` keeps the filter's shape. None of them takes precomputed kernel sums: the
+# MVE paths (arm_nn_mat_mult_nt_t_s4, arm_nn_mat_mul_core_1x_s4) sum the weights as they go.
+
+def _s4_rhs_cols(in_c, f) -> int:
+    return f[1] * f[2] * in_c
+
+
+def conv_s4_scratch(core, algorithm, stride, pad, dilation, in_shape, f, out_shape) -> int:
+    """arm_convolve_wrapper_s4_get_buffer_size(_mve) for the function the wrapper picks (as
+    arm_convolve_wrapper_s4 picks it), or arm_convolve_s4's own size when it is called directly."""
+    rhs_cols = f[1] * f[2] * in_shape[3]
+    mve_im2col = 4 * ((rhs_cols + 15) // 16) * 16
+    plain = 4 * rhs_cols   # arm_convolve_s4_get_buffer_size: two columns of int16
+    if algorithm == "generic":
+        # The public size function has no MVE branch; the MVE kernel's 4 im2col rows may need more.
+        return max(plain, mve_im2col) if core.has_mve else plain
+    if _is_1x1(pad, dilation, in_shape[3], f):
+        return 0
+    if not core.has_mve:
+        return plain
+    if _is_1xn(stride, dilation, in_shape, f):
+        total = (out_shape[2] - 1) * stride[1] + f[2] - in_shape[2]
+        pad_w, stride_w = pad[1], stride[1]
+        right = max(1, (pad_w + total % 2 + stride_w - 1) // stride_w) if pad_w + total % 2 else 0
+        left = max(1, (pad_w + stride_w - 1) // stride_w) if pad_w else 0
+        return mve_im2col if left + right > out_shape[2] else 0
+    return mve_im2col
+
+
+def depthwise_s4_scratch(core, algorithm, dilation, in_shape, f, out_shape) -> int:
+    """arm_depthwise_conv_wrapper_s4_get_buffer_size: arm_depthwise_conv_s4_opt's buffer (the DSP
+    size on plain C cores too, as CMSIS-NN's function returns it); arm_depthwise_conv_s4 none."""
+    if algorithm != "wrapper" or in_shape[3] != out_shape[3] or in_shape[0] != 1 or dilation != [1, 1]:
+        return 0
+    if core.has_mve:
+        return 4 * CH_IN_BLOCK_MVE * f[1] * f[2]
+    return in_shape[3] * f[1] * f[2] * 2
+
+
+class ConvS4Fields(ConvFields):
+    """A convolution with int4 weights: int8 input NHWC, the filter packed (see above) with its
+    shape in `filter_dims`, int32 bias, per-channel requantization to int8."""
+    filter_dims: I32Array
+    algorithm: ConvAlgorithm
+    LENGTHS = {**WINDOW_LENGTHS, "filter_dims": 4}
+
+    def filter_shape(self) -> list[int]:
+        return self.ints("filter_dims")
+
+    def s4_check(self, filter_c: int):
+        f = self.filter_shape()
+        if (self.elem(0), self.elem(1), self.elem(0, result=True)) != ("i8", "i8", "i8"):
+            return "takes int8 input and packed weights, returns int8"
+        if self.enum("algorithm") == "1x1":
+            return "has no '1x1' algorithm for int4 weights"
+        if f[3] != filter_c:
+            return f"needs filter_dims of {filter_c} channels, got {f}"
+        count = f[0] * f[1] * f[2] * f[3]
+        if numel(self.operation.operands[1].type) != (count + 1) // 2:
+            return f"needs the {count} int4 weights of {f} packed in {(count + 1) // 2} bytes"
+        if numel(self.operation.operands[2].type) != self.shape(0, result=True)[3]:
+            return "needs one bias value per output channel"
+        return per_channel_check(self)
+
+    def s4_macs(self, in_channels_per_output: int) -> int:
+        f = self.filter_shape()
+        return numel(self.operation.results[0].type) * f[1] * f[2] * in_channels_per_output
+
+
+class ConvS4Op(ConvS4Fields, dialect=CmsisNN, name="conv_s4"):
+    """arm_convolve_wrapper_s4 (`wrapper`) or arm_convolve_s4 (`generic`): filter_dims = O, H, W, I."""
+
+    def check(self):
+        if self.filter_shape()[0] != self.shape(0, result=True)[3]:
+            return "needs filter_dims[0] = output channels"
+        return self.s4_check(self.shape(0)[3])
+
+    def function_name(self) -> str:
+        return {"wrapper": "arm_convolve_wrapper_s4", "generic": "arm_convolve_s4"}[self.enum("algorithm")]
+
+    def scratch_bytes(self, core) -> int:
+        return conv_s4_scratch(core, self.enum("algorithm"), self.ints("stride"), self.ints("padding")[:2],
+                               self.ints("dilation"), self.shape(0), self.filter_shape(), self.shape(0, result=True))
+
+    def macs(self) -> int:
+        return self.s4_macs(self.filter_shape()[3])
+
+
+class DepthwiseConvS4Op(ConvS4Fields, dialect=CmsisNN, name="depthwise_conv_s4"):
+    """arm_depthwise_conv_wrapper_s4 (`wrapper`) or arm_depthwise_conv_s4 (`generic`):
+    filter_dims = 1, H, W, C x ch_mult (output channel c x ch_mult + m)."""
+    ch_mult: ir.IntegerAttr
+
+    def check(self):
+        if self.shape(0)[-1] * self.int("ch_mult") != self.shape(0, result=True)[-1]:
+            return "needs output channels = input channels x ch_mult"
+        return self.s4_check(self.shape(0, result=True)[3])
+
+    def function_name(self) -> str:
+        return {"wrapper": "arm_depthwise_conv_wrapper_s4", "generic": "arm_depthwise_conv_s4"}[self.enum("algorithm")]
+
+    def scratch_bytes(self, core) -> int:
+        return depthwise_s4_scratch(core, self.enum("algorithm"), self.ints("dilation"), self.shape(0),
+                                    self.filter_shape(), self.shape(0, result=True))
+
+    def scratch_free_algorithm(self):
+        # arm_depthwise_conv_s4 computes the wrapper's integers with no scratch buffer (for an
+        # even input channel count: kernel_library/cmsis_padding.py).
+        return "generic" if self.enum("algorithm") == "wrapper" and self.shape(0)[3] % 2 == 0 else None
+
+    def macs(self) -> int:
+        return self.s4_macs(1)
 
 
 class BatchMatmulOp(KernelOp, dialect=CmsisNN, name="batch_matmul"):

@@ -92,7 +92,8 @@ def _kernel_name(op) -> str:
 
 # op class -> function(emitter, layer index, op) -> C lines of the call
 EMITTERS = {**cmsis_emitters, **portable_emitters}
-_WINDOW_OPS = (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, cmsisnn.AvgPoolOp, cmsisnn.MaxPoolOp)
+_WINDOW_OPS = (cmsisnn.ConvOp, cmsisnn.DepthwiseConvOp, cmsisnn.ConvS4Op, cmsisnn.DepthwiseConvS4Op,
+               cmsisnn.AvgPoolOp, cmsisnn.MaxPoolOp)
 
 
 def missing_emitters(ops) -> list:

@@ -47,8 +47,9 @@ def _conv_params(op, extra=""):
     return f".input_offset = {op.int('input_offset')}, .output_offset = {op.int('output_offset')}, {extra}{tiles}"
 
 
-def _conv_head(em, i, op, params_type: str, extra=""):
-    in_s, f_s, out_s = _shape(op.operands[0]), _shape(op.operands[1]), _shape(op.results[0])
+def _conv_head(em, i, op, params_type: str, extra="", filter_dims=None):
+    in_s, out_s = _shape(op.operands[0]), _shape(op.results[0])
+    f_s = filter_dims or _shape(op.operands[1])
     return [_ctx(em, i, op), f"const {params_type} layer{i}_params = {{{_conv_params(op, extra)}}};",
             _quant_arrays(em, i, op, out_s[3]), _dims(f"layer{i}_input_dims", in_s),
             _dims(f"layer{i}_filter_dims", f_s), _dims(f"layer{i}_bias_dims", [1, 1, 1, out_s[3]]),
@@ -115,6 +116,24 @@ def transpose_conv(em, i, op):
             _dims(f"layer{i}_filter_dims", f_s), _dims(f"layer{i}_bias_dims", [1, 1, 1, out_s[3]]),
             _dims(f"layer{i}_output_dims", out_s),
             call.replace(f"(&layer{i}_ctx, ", f"(&layer{i}_ctx, &layer{i}_output_ctx, ", 1)]
+
+
+def conv_s4(em, i, op):
+    fn = op.function_name()
+    size = ("arm_convolve_s4_get_buffer_size(&layer{i}_input_dims, &layer{i}_filter_dims)"
+            if fn == "arm_convolve_s4" else "arm_convolve_wrapper_s4_get_buffer_size" + _SIZES)
+    return _conv_head(em, i, op, "cmsis_nn_conv_params", filter_dims=op.filter_shape()) + [
+        _check_scratch(op, i, size), _weighted_call(em, i, op, fn, "int8_t")]
+
+
+def depthwise_conv_s4(em, i, op):
+    fn = op.function_name()
+    head = _conv_head(em, i, op, "cmsis_nn_dw_conv_params", extra=f".ch_mult = {op.int('ch_mult')}, ",
+                      filter_dims=op.filter_shape())
+    return head + [
+        # arm_depthwise_conv_s4 (the scratch-free kernel) has no size function: it needs none.
+        "" if fn == "arm_depthwise_conv_s4" else _check_scratch(op, i, fn + "_get_buffer_size" + _SIZES),
+        _weighted_call(em, i, op, fn, "int8_t")]
 
 
 def fully_connected(em, i, op):
@@ -331,6 +350,7 @@ def lstm(em, i, op):
 
 EMITTERS = {
     cmsisnn.ConvOp: conv, cmsisnn.DepthwiseConvOp: depthwise_conv,
+    cmsisnn.ConvS4Op: conv_s4, cmsisnn.DepthwiseConvS4Op: depthwise_conv_s4,
     cmsisnn.FullyConnectedOp: fully_connected, cmsisnn.FullyConnectedS4Op: fully_connected_s4,
     cmsisnn.BatchMatmulOp: batch_matmul,
     cmsisnn.SoftmaxOp: softmax, cmsisnn.Softmax16Op: softmax_s16, cmsisnn.AvgPoolOp: pool, cmsisnn.MaxPoolOp: pool,

@@ -1,6 +1,6 @@
 """Convolutions: conv2d / depthwise_conv2d (+ rescale + clamp as one kernel call), transpose_conv2d,
-conv3d (raw accumulators; the rescale after them is its own kernel), and the 1x1 conv2d with int4
-weights that stands for a fully connected layer (arm_fully_connected_s4)."""
+conv3d (raw accumulators; the rescale after them is its own kernel). int4 weights that no s4
+kernel takes (conv_s4.py) are unpacked to int8 here for the portable kernels: the same integers."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_ints, const_s
 def _operands(op):
     what = op.operation.name
     inp, weight, bias, izp_v, wzp_v = op.operands
-    if elem(inp) not in ("i8", "i16") or elem(weight) != "i8":
+    if (elem(inp), elem(weight)) not in (("i8", "i8"), ("i16", "i8"), ("i8", "i4")):
         raise PassError(op, f"'{what}' on {elem(inp)} x {elem(weight)} has no kernel "
-                            "(int8 or int16 activations, int8 weights)")
+                            "(int8 or int16 activations with int8 weights, or int8 activations with int4 weights)")
     w = const_array(weight)
     if w is None:
         raise PassError(op, f"'{what}' needs constant weights")
@@ -133,45 +133,6 @@ def _trailing_slice_source(op, rw, inp, w_shape, out_shape, pad, stride, dilatio
     return source, slices
 
 
-def pack_int4(values: np.ndarray) -> np.ndarray:
-    """CMSIS-NN's packing of int4 weights: consecutive elements in pairs, the first in the low
-    nibble ([1, 2, 3, 4] -> [0x21, 0x43]); an odd count leaves the last high nibble 0."""
-    flat = np.asarray(values, np.int64).reshape(-1)
-    if flat.size % 2:
-        flat = np.append(flat, 0)
-    return ((flat[0::2] & 0xF) | ((flat[1::2] & 0xF) << 4)).astype(np.uint8).view(np.int8)
-
-
-def convert_fully_connected_s4(op, rw):
-    """A 1x1, stride 1, unpadded conv2d of int8 by int4 weights (TOSA's form of a fully connected
-    layer with int4 weights) with a per-tensor rescale to int8 (+ clamp): arm_fully_connected_s4
-    over its rows of C."""
-    inp, weight, bias, izp_v, wzp_v = op.operands
-    if not rw.use_cmsis or elem(inp) != "i8" or elem(weight) != "i4":
-        return NO_MATCH
-    pad, stride, dilation = _window(op)
-    out_c, k_h, k_w, depth = shape(weight)
-    w, wzp, izp = const_array(weight), const_scalar(wzp_v), const_scalar(izp_v)
-    if w is None or wzp != 0 or izp is None or const_array(bias) is None or \
-            (k_h, k_w) != (1, 1) or any(pad) or stride != [1, 1] or dilation != [1, 1] or not -128 <= izp <= 127:
-        return NO_MATCH
-    tail = follow_requant_tail(op)
-    b = np.abs(np.asarray(const_array(bias), np.int64)).reshape(-1)
-    bound = int((np.abs(w).reshape(out_c, -1).sum(axis=1) * max(127 - izp, izp + 128) + b).max())
-    if tail is None or tail[0].per_channel or not tail[0].requantize_exact(max_abs_input=bound):
-        return NO_MATCH
-    rs, last, act = tail
-    ops = [op, rs.op] + ([last] if last is not rs.op else [])
-    bias = _bias_per_channel(op, bias, out_c)
-    packed = make_const(pack_int4(w.reshape(out_c, depth)), op, op.location)
-    attrs = {"input_offset": -izp, "output_offset": rs.output_zp, "multiplier": rs.multiplier[0],
-             "shift": rs.cmsis_shifts()[0], "activation": act}
-    new = make_op(cmsisnn.FullyConnectedS4Op, [inp, packed, bias], last.results[0].type, attrs, before=op,
-                  loc=fused_location(ops), source_op="+".join(o.operation.name for o in ops))
-    rw.replace(ops, last, new)
-    return CONVERTED
-
-
 def convert_conv2d(op, rw):
     return _convert(op, rw, depthwise=False)
 
@@ -185,7 +146,10 @@ def _convert(op, rw, depthwise: bool):
     pad, stride, dilation = _window(op)
     in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
     bias = _bias_per_channel(op, bias, out_shape[3])
-    read_past = None if depthwise else _trailing_slice_source(
+    int4 = elem(weight) == "i4"
+    if int4:  # no s4 kernel took it: int8 weights holding the same values (exact)
+        weight = make_const(np.asarray(const_array(weight), np.int8), op, op.location)
+    read_past = None if depthwise or int4 else _trailing_slice_source(
         op, rw, inp, w_shape, out_shape, pad, stride, dilation)
     absorbed = []
     if read_past is not None:
@@ -252,6 +216,9 @@ def _convert(op, rw, depthwise: bool):
         new.attributes["weight_offset"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), -wzp)
     if rw.use_cmsis and fallback is not None:
         new.attributes[mcu_attrs.FALLBACK] = ir.StringAttr.get(fallback)
+    if int4 and rw.use_cmsis and fallback is None:
+        why = cmsis_padding.s4_refusal(rw.core, w, depthwise, w_shape[3] if depthwise else 1)
+        note = "; ".join(filter(None, [f"int4 weights unpacked to int8 ({why})", note]))
     if note is not None:
         new.attributes[mcu_attrs.KERNEL_NOTE] = ir.StringAttr.get(note)
     rw.replace(ops, last, new)
@@ -397,8 +364,8 @@ def convert_grouped_conv2d(op, rw):
     read through channel slices (those become slices of the grouped result, which a following
     grouped conv can in turn take whole); any other user keeps the convs apart.
     """
-    if elem(op.operands[0]) != "i8":
-        return NO_MATCH
+    if elem(op.operands[0]) != "i8" or elem(op.operands[1]) != "i8":
+        return NO_MATCH   # arm_convolve_s4 has no groups: int4 groups stay separate convs
     cut = _channel_cut(op.operands[0])
     if cut is None:
         return NO_MATCH
@@ -557,7 +524,6 @@ def convert_conv3d(op, rw):
 
 
 PATTERNS = [
-    ("fully-connected-s4", tosa.Conv2DOp, convert_fully_connected_s4, UNIT),
     ("grouped-conv2d", tosa.Conv2DOp, convert_grouped_conv2d, UNIT),
     ("conv2d", tosa.Conv2DOp, convert_conv2d, UNIT),
     ("depthwise-conv2d", tosa.DepthwiseConv2DOp, convert_depthwise_conv2d, UNIT),
