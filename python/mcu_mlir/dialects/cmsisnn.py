@@ -15,6 +15,8 @@ place or over its input (kernel_op.KernelOp). Calls into the project's own C ker
 """
 
 # No `from __future__ import annotations`: the ext module reads the field annotations as types.
+import math
+
 from .._mlir import ir
 from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, KernelOp, LstmFields, MulFields, PoolFields,
                         UnaryFields, WeightedFields, lstm_macs, no_macs, no_scratch, numel, per_channel_check,
@@ -356,7 +358,8 @@ def conv_s4_scratch(core, algorithm, stride, pad, dilation, in_shape, f, out_sha
     if _is_1xn(stride, dilation, in_shape, f):
         total = (out_shape[2] - 1) * stride[1] + f[2] - in_shape[2]
         pad_w, stride_w = pad[1], stride[1]
-        right = max(1, (pad_w + total % 2 + stride_w - 1) // stride_w) if pad_w + total % 2 else 0
+        asym = int(math.fmod(total, 2))   # C's remainder: -1 for a negative total
+        right = max(1, (pad_w + asym + stride_w - 1) // stride_w) if pad_w + asym else 0
         left = max(1, (pad_w + stride_w - 1) // stride_w) if pad_w else 0
         return mve_im2col if left + right > out_shape[2] else 0
     return mve_im2col

@@ -35,6 +35,7 @@ the emitter refuses any call with one.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from ..cores import Core
 
@@ -148,7 +149,8 @@ def _mve_1xn_s4_problem(w: Window) -> str | None:
                 f"{w.in_shape[3]} input channels split them")
     total = (w.out_shape[2] - 1) * w.stride[1] + w.kernel[1] - w.in_shape[2]
     pad_w, stride_w = w.padding[1], w.stride[1]
-    right = max(1, (pad_w + total % 2 + stride_w - 1) // stride_w) if pad_w + total % 2 else 0
+    asym = int(math.fmod(total, 2))   # C's remainder: -1 for a negative total
+    right = max(1, (pad_w + asym + stride_w - 1) // stride_w) if pad_w + asym else 0
     left = max(1, (pad_w + stride_w - 1) // stride_w) if pad_w else 0
     if left + right > w.out_shape[2]:
         return "arm_convolve_1_x_n_s4 (MVE) fails when its left- and right-padded outputs overlap"
