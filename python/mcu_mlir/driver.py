@@ -189,7 +189,11 @@ def _frontend(model, example_inputs, options, result, timings):
         from .frontend.quantize.layer_sqnr import table
         result.report["quantization"]["sqnr_measured_on"] = fres.sqnr_measured_on
         result.report["quantization"]["layer_sqnr"] = fres.layer_sqnr
-        _write(result.output_dir, "layer_sqnr.md", table(fres.layer_sqnr), result, "layer-sqnr")
+        from .frontend.quantize.int4_choice import table as int4_table
+        if fres.int4:
+            result.report["quantization"]["int4"] = fres.int4
+        _write(result.output_dir, "layer_sqnr.md", table(fres.layer_sqnr) + int4_table(fres.int4), result,
+               "layer-sqnr")
     return fres.module
 
 

@@ -8,6 +8,8 @@ from .cores import DEFAULT_TARGET, TARGETS
 
 BACKENDS = ("cmsis-nn", "portable")
 QUANTIZE = ("int8", "int16", "none")
+# Weights of conv / linear layers: int8, or int4 (w4a8, CMSIS-NN's s4 kernels).
+WEIGHTS = ("int8", "int4")
 IO_LAYOUTS = ("nchw", "nhwc")
 # speed: the fastest kernels; memory: scratch-free kernels where their scratch raises the arena.
 PREFER = ("speed", "memory")
@@ -82,8 +84,16 @@ class CompileOptions:
     int16_layers: object = _option(
         None, "int8 model with some layers in int16 (a16w8): auto keeps the layers where int8 loses the most until "
               "the output reaches --target-sqnr; or module paths / op names", metavar="auto|LAYER,...")
-    target_sqnr_db: float = _option(35.0, "output SQNR against the float model that --int16-layers auto aims for "
-                                          "(default 35)", flag="--target-sqnr", type=float, metavar="DB")
+    weights: str = _option(
+        "int8", "weights of every conv / linear layer: int8 (default) or int4 (int8 activations, CMSIS-NN's s4 "
+                "kernels, two weights a byte; transposed convolutions stay int8)", metavar="int8|int4")
+    int4_layers: object = _option(
+        None, "int8 model with some layers' weights in int4: auto takes layers, largest weights first, while the "
+              "output stays above --target-sqnr and until the weights fit --flash-limit; or module paths / op names",
+        metavar="auto|LAYER,...")
+    target_sqnr_db: float = _option(35.0, "output SQNR against the float model that --int16-layers auto and "
+                                          "--int4-layers auto aim for (default 35)", flag="--target-sqnr",
+                                    type=float, metavar="DB")
     bias_correction: bool = _option(
         True, "by default each conv / linear bias absorbs the mean error its int8 weights make on the calibration "
               "data; --no-bias-correction (False) quantizes the biases as they are", flag="--no-bias-correction")
@@ -168,11 +178,33 @@ class CompileOptions:
         if self.int16_layers is not None and self.quantize != "int8":
             raise UserError(f"--int16-layers mixes int16 layers into an int8 model; with --quantize "
                             f"{self.quantize} it has nothing to do")
+        self._validate_int4()
         if self.emit == "tosa-int" and self.quantize == "none":
             raise UserError("--emit tosa-int needs a quantized model; it is incompatible with --quantize none")
         if self.quantize == "none" and self.emit in ("cmsisnn", "c", "project", "elf"):
             raise UserError("Cortex-M code generation needs an integer model: use --quantize int8 or int16 "
                             "(--quantize none stops at --emit tosa)")
+
+    def _validate_int4(self) -> None:
+        import math
+
+        from .diagnostics import UserError
+        if self.weights not in WEIGHTS:
+            raise UserError(f"--weights {self.weights!r} is not one of: {', '.join(WEIGHTS)}")
+        if not isinstance(self.target_sqnr_db, (int, float)) or not math.isfinite(self.target_sqnr_db) or \
+                self.target_sqnr_db < 0:
+            raise UserError(f"--target-sqnr {self.target_sqnr_db!r}: expected a number of dB, 0 or more (such as 30)")
+        if self.int4_layers is not None and (not isinstance(self.int4_layers, (str, list, tuple))
+                                             or not "".join(self.int4_layers).strip()):
+            raise UserError(f"--int4-layers {self.int4_layers!r}: expected auto or layer names (module paths such as "
+                            "'features.3', or op names) separated by commas")
+        if self.weights == "int4" and self.int4_layers is not None:
+            raise UserError("--weights int4 puts every layer's weights in int4; --int4-layers chooses some of them: "
+                            "give one or the other")
+        if (self.weights == "int4" or self.int4_layers is not None) and self.quantize != "int8":
+            flag = "--weights int4" if self.weights == "int4" else "--int4-layers"
+            raise UserError(f"{flag} needs int8 activations (CMSIS-NN's s4 kernels take int8 inputs and int4 "
+                            f"weights), not --quantize {self.quantize}")
 
     def reaches(self, stage: str) -> bool:
         return STAGES.index(self.emit) >= STAGES.index(stage)

@@ -20,6 +20,7 @@ from ..diagnostics import UserError
 from .graph.torch_export import export, fold_batch_norm, inline_autocast_regions
 from .quantize.calibration import (_as_tensor, calibration_samples, carry_state, held_out, random_calibration,
                                    sqnr_samples)
+from .quantize.int4_choice import choose_int4
 
 
 @dataclass
@@ -71,6 +72,7 @@ class FrontendResult:
     layer_sqnr: list[dict] = field(default_factory=list)   # frontend/quantize/layer_sqnr.py, per quantized op
     activation_ranges: dict = field(default_factory=dict)   # int8 ranges chosen (frontend/quantize/range_choice.py)
     sqnr_measured_on: str = ""      # which inputs layer_sqnr ran on (calibration.sqnr_samples)
+    int4: dict = field(default_factory=dict)   # which layers have int4 weights and why (frontend/quantize/int4_choice.py)
 
 
 _DTYPE_NAME = {"i8": "int8", "i16": "int16", "i32": "int32", "f32": "float32"}
@@ -136,37 +138,41 @@ def _runner(fn, example_inputs):
     return run
 
 
-def bias_corrected(gm, samples):
+def bias_corrected(gm, samples, spec=None):
     """A copy of the float graph `gm` whose conv / linear biases absorb the mean error of their
-    int8 weights on `samples` (frontend/quantize/bias_correction.py)."""
+    int8 weights (or of those `spec`, a function of the layer, gives) on `samples`
+    (frontend/quantize/bias_correction.py)."""
     from .quantize.bias_correction import correct_biases
     from .quantize.quantizer import weight_spec
     corrected = copy.deepcopy(gm)
     with flush_denormals(), progress.step("correcting biases for weight rounding"):
-        correct_biases(corrected, samples, weight_spec())
+        correct_biases(corrected, samples, spec or weight_spec())
     return corrected
 
 
 def _quantize_graph(gm, samples, quantize: str, int16_nodes=frozenset(), measure_on=None, prepare_from=None,
                     ranges: str = "minmax", factors=None, own_ranges=frozenset(), bounded=frozenset(),
-                    own_scales=frozenset()):
+                    own_scales=frozenset(), int4_nodes=frozenset(), prepare_from4=None):
     """PT2E on a copy of `prepare_from` (default `gm`; left as it is): calibrated on `samples`,
     converted, and its per-layer SQNR against `gm` measured on `measure_on` (the first samples
     when not given). int16_nodes: ops kept in int16 in an int8 model; ranges: of the int8
     activations (quantizer.RANGES); own_ranges: means with a range of their own (shrinking_means.py);
     bounded: int16 ops without headroom; own_scales: output concats whose parts keep their own
-    parameters (quantizer.CmsisNNQuantizer)."""
+    parameters (quantizer.CmsisNNQuantizer); int4_nodes: layers with int4 weights, whose biases come
+    from `prepare_from4` (corrected for int4 rounding)."""
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from .graph.attention_masks import keep_masks_in_simulation
     from .quantize.bias_range import fit_biases
+    from .quantize.int4_weights import with_int4_biases
     from .quantize.layer_sqnr import layer_sqnr
     from .quantize.quantizer import CmsisNNQuantizer
+    prepare_from = with_int4_biases(prepare_from, prepare_from4, int4_nodes)
     try:
         prepared = prepare_pt2e(copy.deepcopy(gm if prepare_from is None else prepare_from),
                                 CmsisNNQuantizer(quantize, int16_nodes, ranges, own_ranges, bounded,
-                                                 own_scales))
+                                                 own_scales, int4_nodes))
     except Exception as e:
         raise UserError(f"quantization failed: {type(e).__name__}: {e}") from None
     with torch.no_grad():
@@ -226,8 +232,7 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     samples, measure_on = _calibration_data(model, gm, example_inputs, options.calibration, options.state)
     int16, excluded = _layers_set_by_hand(gm, quantize, int16_layers)
     variants = _float_variants(gm, samples, quantize, options.range_equalization)
-    corrected = {v: bias_corrected(g, samples) if options.bias_correction else None
-                 for v, (g, _) in variants.items()}
+    int4, corrected = _bias_corrections(gm, variants, samples, options, int16)
     own_ranges = frozenset()
     if quantize == "int8":
         from .quantize.shrinking_means import shrinking_means
@@ -238,9 +243,10 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
 
     def bound(variant, ranges):
         """_quantize_graph for one candidate: its bias-corrected float graph, ranges and factors."""
-        return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant],
+        return functools.partial(_quantize_graph, measure_on=measure_on, prepare_from=corrected[variant][0],
                                  ranges=ranges, factors=variants[variant][1], own_ranges=own_ranges,
-                                 bounded=parted, own_scales=own_scales)
+                                 bounded=parted, own_scales=own_scales,
+                                 int4_nodes=int4, prepare_from4=corrected[variant][1])
 
     def quantize_as(label):
         variant, ranges = candidates[label]
@@ -248,8 +254,9 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     label, all_int8, ranges_report = _choose_candidate(candidates, quantize_as, quantize, timings)
     variant, ranges = candidates[label]
     gm, quantize_graph = variants[variant][0], bound(variant, ranges)
-    converted, sqnr_rows, lowered = _quantize_and_lower(gm, samples, quantize_graph, options, int16, excluded,
-                                                        parted, all_int8, timings)
+    int4_choice = functools.partial(choose_int4, gm, int4, measure_on, options, corrected[variant][1])
+    converted, sqnr_rows, lowered, int4_report = _quantize_and_lower(
+        gm, samples, quantize_graph, options, int16, excluded, parted, all_int8, timings, int4_choice)
     module = lowered.module
     t0 = time.perf_counter()
     try:
@@ -274,7 +281,8 @@ def import_model(model, example_inputs: tuple, options=None, /, *, timings: dict
     reference = _runner(keep_masks_in_simulation(converted), example_inputs)
     return FrontendResult(module, [tq(i) for i in lowered.inputs], [tq(o) for o in lowered.outputs],
                           lowered.layers, reference, eager, quantize, torch_text, sqnr_rows, ranges_report,
-                          _measured_on(options.calibration, len(samples), len(measure_on)))
+                          sqnr_measured_on=_measured_on(options.calibration, len(samples), len(measure_on)),
+                          int4=int4_report)
 
 
 def _measured_on(calibration, calibrated: int, measured: int) -> str:
@@ -402,6 +410,24 @@ def _layers_set_by_hand(gm, quantize, int16_layers):
     return int16, excluded
 
 
+def _bias_corrections(gm, variants, samples, options, int16):
+    """(the layers given int4 weights by hand, {variant: (its float graph with biases corrected for
+    int8 weights, the same for int4 weights)}); None where no correction is wanted or no int4."""
+    from .quantize.int4_choice import int4_by_hand, int4_requested
+    from .quantize.int4_weights import int4_capable, int4_weight_spec
+    int4 = int4_by_hand(gm, options, int16)
+
+    def int4_spec(node):
+        return int4_weight_spec(node) if node.name in capable else None
+    out = {}
+    for v, (g, _) in variants.items():
+        capable = int4_capable(g)
+        out[v] = (bias_corrected(g, samples) if options.bias_correction else None,
+                  bias_corrected(g, samples, int4_spec) if options.bias_correction and int4_requested(options)
+                  else None)
+    return int4, out
+
+
 def _float_variants(gm, samples, quantize, range_equalization) -> dict:
     """The float graphs quantized, by name -> (graph, factors): the model's, and with its channel
     ranges equalized (int8)."""
@@ -431,9 +457,12 @@ def _choose_candidate(candidates, quantize_as, quantize, timings):
     return label, all_int8, ranges_report
 
 
-def _quantize_and_lower(gm, samples, quantize_graph, options, int16, excluded, parted, all_int8, timings):
-    """(converted graph, SQNR rows, lowered TOSA): quantized and lowered again while an op put in
-    int16 (by auto or concat_parts) has no int16 lowering, with the ops of its kind left in int8."""
+def _quantize_and_lower(gm, samples, quantize_graph, options, int16, excluded, parted, all_int8, timings,
+                        int4_choice):
+    """(converted graph, SQNR rows, lowered TOSA, int4 report): quantized and lowered again while an
+    op put in int16 (by auto or concat_parts) has no int16 lowering, with the ops of its kind left
+    in int8. int4_choice(quantize_graph, samples, int16, (converted, rows)) gives the int4 layers
+    (frontend/quantize/int4_choice.py)."""
     from .lowering.fx_to_tosa import lower_quantized_graph
     quantize, int16_layers = options.quantize, options.int16_layers
     while True:
@@ -446,6 +475,7 @@ def _quantize_and_lower(gm, samples, quantize_graph, options, int16, excluded, p
                                                               excluded, all_int8=all_int8, base=parted - excluded)
         else:
             converted, sqnr_rows = quantize_graph(gm, samples, quantize, int16)
+        converted, sqnr_rows, int4_report = int4_choice(quantize_graph, samples, int16, (converted, sqnr_rows))
         timings["quantize"] = timings.get("quantize", 0.0) + time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
@@ -468,7 +498,7 @@ def _quantize_and_lower(gm, samples, quantize_graph, options, int16, excluded, p
     from .quantize.concat_parts import warn_collapsed_parts
     warn_collapsed_parts(sqnr_rows)
     timings["legalize"] = time.perf_counter() - t0
-    return converted, sqnr_rows, lowered
+    return converted, sqnr_rows, lowered, int4_report
 
 
 def _torch_dialect_text(converted, example_inputs) -> str:

@@ -50,14 +50,15 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         nhwc = self.w.transpose(x4, [0, 2, 3, 1])
         w4 = None
     acc_elem = "i48" if xq.elem == "i16" else "i32"
+    welem = _weight_elem(node, w, xq)
     c_out = wq.shape[0]
     w_scales = np.broadcast_to(np.asarray(w.scales, np.float64), (c_out,))
     bias_q = _quantized_bias(node, bias, xq.scale * w_scales, c_out)
     # The zero points first, the weights after: the constants keep their order.
     self.w.zp(xq.zp, xq.elem)
-    self.w.zp(0, "i8")
+    self.w.zp(0, welem)
     n, h, wd, c_in = nhwc.shape
-    if linear and xq.elem == "i8":
+    if linear and xq.elem == "i8" and welem == "i8":
         # Fully connected as TOSA 1.0 writes it: matmul with a constant [1, K, M] right-hand side,
         # then the int32 bias add (the backend matches matmul + add + rescale as one kernel).
         a = self.w.reshape(xq.v, (1, rows, k_in))
@@ -67,8 +68,8 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         acc = self.w.add(mm, b)
         kind = "linear"
     elif linear:
-        # int16 x int8 has no TOSA matmul: a 1x1 convolution over [1, rows, 1, K].
-        wv = self.w.const(w4, "i8")
+        # int16 x int8 and int8 x int4 have no TOSA matmul: a 1x1 convolution over [1, rows, 1, K].
+        wv = self.w.const(w4, welem)
         b = self.w.const(bias_q, acc_elem, (c_out,))
         acc = self.w.conv2d(nhwc, wv, b, input_zp=xq.zp, pad=(0, 0, 0, 0), stride=(1, 1), dilation=dilation)
         kind = "linear"
@@ -79,20 +80,22 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         window = dict(input_zp=xq.zp, pad=pads, stride=stride, dilation=dilation)
         cin_g = wq.shape[1]
         if groups == 1:
-            wv = self.w.const(wq.transpose(0, 2, 3, 1), "i8")
+            wv = self.w.const(wq.transpose(0, 2, 3, 1), welem)
             b = self.w.const(bias_q, acc_elem, (c_out,))
             acc = self.w.conv2d(nhwc, wv, b, **window)
             kind = "conv2d" if rank == 4 else "conv1d"
         elif cin_g == 1 and groups == c_in:
             mult = c_out // c_in
-            wv = self.w.const(wq.reshape(c_in, mult, kh, kw).transpose(2, 3, 0, 1), "i8")
+            wv = self.w.const(wq.reshape(c_in, mult, kh, kw).transpose(2, 3, 0, 1), welem)
             b = self.w.const(bias_q, acc_elem, (c_out,))
             acc = self.w.depthwise_conv2d(nhwc, wv, b, **window)
             kind = "depthwise_conv2d" if rank == 4 else "depthwise_conv1d"
         else:
-            parts = _grouped_convs(self, nhwc, wq, bias_q, groups, acc_elem, window)
+            parts = _grouped_convs(self, nhwc, wq, bias_q, groups, acc_elem, window, welem)
             kind = "grouped_conv2d" if rank == 4 else "grouped_conv1d"
     real = xq.scale * w_scales / scale
+    if welem == "i4" and np.size(w.scales) == 1:
+        real = real[:1]     # one weight scale (an int4 linear layer): arm_fully_connected_s4's per-tensor rescale
     if kind.startswith("grouped"):
         # Each group's accumulator is rescaled on its own (int48 cannot be concatenated).
         cout_g = c_out // groups
@@ -108,6 +111,17 @@ def _lower_conv(self, node, ins, scale, zp, elem, clamp):
         res = self.w.reshape(res, out_shape)
     self.record_layer(node, kind, xq, w, scale, zp)
     return Q(res, scale, zp)
+
+
+def _weight_elem(node, w: Const, xq: Q) -> str:
+    """int4 weights (frontend/quantize/int4_weights.py) stay int4 constants (TOSA's i8 x i4
+    convolutions); every other weight is int8."""
+    if w.elem != "i4":
+        return "i8"
+    if xq.elem != "i8":
+        raise UserError(f"{describe(node)}: int4 weights take int8 activations (CMSIS-NN's s4 kernels), "
+                        f"not {xq.elem}")
+    return "i4"
 
 
 def _conv_geometry(self, node, ins, w, xq):
@@ -137,14 +151,14 @@ def _conv_geometry(self, node, ins, w, xq):
     return xq, rank, stride, padding, dilation, groups
 
 
-def _grouped_convs(self, nhwc, wq, bias_q, groups, acc_elem, window) -> list:
+def _grouped_convs(self, nhwc, wq, bias_q, groups, acc_elem, window, welem="i8") -> list:
     """A grouped convolution as one convolution per group: their accumulators, rescaled apart later."""
     n, h, wd, _ = nhwc.shape
     cin_g, cout_g = wq.shape[1], wq.shape[0] // groups
     parts = []
     for g in range(groups):
         xs = self.w.slice(nhwc, (0, 0, 0, g * cin_g), (n, h, wd, cin_g))
-        wv = self.w.const(wq[g * cout_g:(g + 1) * cout_g].transpose(0, 2, 3, 1), "i8")
+        wv = self.w.const(wq[g * cout_g:(g + 1) * cout_g].transpose(0, 2, 3, 1), welem)
         b = self.w.const(bias_q[g * cout_g:(g + 1) * cout_g], acc_elem, (cout_g,))
         parts.append(self.w.conv2d(xs, wv, b, **window))
     return parts

@@ -27,7 +27,7 @@ from .tables import CLAMPS, EAGER, LOWER
 from .lookup import lower_index_use, reads_indices
 from .output_parts import is_parted_output, lower_parted_output
 from .values import (DQ, ELEM, PASS_RESHAPES, RANGE, Clamp, Const, FloatInput, Indices, LoweringResult, Pending, Q,
-                     Tup, dequantize_const)
+                     Tup, dequantize_const, weight_elem)
 from ..graph.nodes import (aten, describe, fetch_attr, node_location, nodes_of, op_name, qd, shape_of, source_node,
                            to_numpy, is_float_cast)
 from ...fixed_point.qmath import quantize_multiplier, quantize_multiplier_16
@@ -136,20 +136,22 @@ class Lowering:
             x, scale, zp, _, _, dtype = args[:6]
             return self.quantize(self.values[x], float(scale), int(zp), ELEM[dtype])
         if t == qd.dequantize_per_tensor.default:
-            x, scale, zp, _, _, dtype = args[:6]
+            x, scale, zp, qmin, qmax, dtype = args[:6]
             v = self.values[x]
             if isinstance(v, Q):
                 if (v.scale, v.zp) != (float(scale), int(zp)):
                     v = self.requantize(v, float(scale), int(zp))
                 return DQ(v)
             if isinstance(v, Const):
-                return Const(v.data, np.array([float(scale)]), np.array([int(zp)]), 0, ELEM[dtype])
+                return Const(v.data, np.array([float(scale)]), np.array([int(zp)]), 0,
+                             weight_elem(qmin, qmax, dtype))
             raise UserError(f"unexpected dequantize input in {describe(node)}")
         if t == qd.dequantize_per_channel.default:
-            x, scales, zps, axis, _, _, dtype = args[:7]
+            x, scales, zps, axis, qmin, qmax, dtype = args[:7]
             v = self.values[x]
             return Const(v.data, self.values[scales].data.astype(np.float64).reshape(-1),
-                         self.values[zps].data.astype(np.int64).reshape(-1), int(axis), ELEM[dtype])
+                         self.values[zps].data.astype(np.int64).reshape(-1), int(axis),
+                         weight_elem(qmin, qmax, dtype))
         if t == qd.quantize_per_channel.default:
             x, scales, zps, axis, qmin, qmax, dtype = args[:7]
             v = self.values[x]

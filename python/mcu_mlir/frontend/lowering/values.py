@@ -23,6 +23,14 @@ from .tosa_builder import Value
 ELEM = {torch.int8: "i8", torch.int16: "i16", torch.int32: "i32"}
 
 
+def weight_elem(qmin, qmax, dtype) -> str:
+    """The element type of a quantized constant: int8 storage holding [-8, 7] is int4 (weights the
+    quantizer gave int4's range: frontend/quantize/int4_weights.py)."""
+    if dtype == torch.int8 and int(qmin) >= -8 and int(qmax) <= 7:
+        return "i4"
+    return ELEM[dtype]
+
+
 RANGE = types.RANGE
 
 

@@ -35,11 +35,14 @@ def _bias_node(node: Node):
 
 def _rounded(weight: torch.Tensor, spec) -> torch.Tensor:
     """`weight` quantized and dequantized as the quantizer's weight spec does it."""
+    per_tensor = spec.qscheme == torch.per_tensor_symmetric
+    axis = {} if per_tensor else {"ch_axis": spec.ch_axis}
     observer = spec.observer_or_fake_quant_ctr(dtype=spec.dtype, quant_min=spec.quant_min,
-                                               quant_max=spec.quant_max, qscheme=spec.qscheme,
-                                               ch_axis=spec.ch_axis)
+                                               quant_max=spec.quant_max, qscheme=spec.qscheme, **axis)
     observer(weight)
     scale, zp = observer.calculate_qparams()
+    if per_tensor:
+        return torch.fake_quantize_per_tensor_affine(weight, float(scale), int(zp), spec.quant_min, spec.quant_max)
     return torch.fake_quantize_per_channel_affine(weight, scale.float(), zp.int(), spec.ch_axis,
                                                   spec.quant_min, spec.quant_max)
 
@@ -78,7 +81,8 @@ class _ErrorMeans(Interpreter):
 def correct_biases(gm: GraphModule, samples, weight_spec) -> int:
     """Subtracts from each conv / linear bias of the float graph `gm` (modified in place) the mean
     error that rounding its weights by `weight_spec` makes on `samples`; returns how many layers
-    it corrected."""
+    it corrected. weight_spec: one spec, or a function of the layer's node giving its spec (None:
+    the layer is left as it is)."""
     errors = {}
     for node in gm.graph.nodes:
         if node.op != "call_function" or (node.target not in _CONVS and node.target != _LINEAR):
@@ -89,7 +93,9 @@ def correct_biases(gm: GraphModule, samples, weight_spec) -> int:
         weight = fetch_attr(gm, w.target).detach()
         if weight.dtype != torch.float32 or weight.shape[0] != fetch_attr(gm, b.target).shape[0]:
             continue
-        errors[node] = _rounded(weight, weight_spec) - weight
+        spec = weight_spec(node) if callable(weight_spec) else weight_spec
+        if spec is not None:
+            errors[node] = _rounded(weight, spec) - weight
     if not errors:
         return 0
     means = _ErrorMeans(gm, errors)

@@ -49,7 +49,7 @@ def same_kind(gm, name: str) -> frozenset:
     return with_fused(gm, {n.name for n in gm.graph.nodes if n.op == "call_function" and n.target == target})
 
 
-def nodes_of_layers(gm, layers) -> frozenset:
+def nodes_of_layers(gm, layers, flag: str = "--int16-layers") -> frozenset:
     """Graph node names of the layers given by module path (a prefix: 'features.3' takes its
     submodules) or by node name; a name that matches nothing is an error."""
     from ..graph.nodes import node_location
@@ -62,7 +62,7 @@ def nodes_of_layers(gm, layers) -> frozenset:
             unmatched.append(w)
         picked.update(hits)
     if unmatched:
-        raise UserError(f"--int16-layers: no layer named {', '.join(repr(u) for u in unmatched)} "
+        raise UserError(f"{flag}: no layer named {', '.join(repr(u) for u in unmatched)} "
                         "(module paths such as 'features.3', or the op names layer_sqnr.md lists)")
     return with_fused(gm, picked)
 

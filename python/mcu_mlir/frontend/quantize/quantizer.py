@@ -1,7 +1,8 @@
 """The CMSIS-NN quantizer: a torchao PT2E `Quantizer` with the numerics CMSIS-NN kernels compute.
 
 - activations: int8 asymmetric per tensor (or int16 symmetric, zero point 0, for `*_s16` kernels);
-- weights of conv / depthwise / linear: int8 symmetric per output channel ([-127, 127]);
+- weights of conv / depthwise / linear: int8 symmetric per output channel ([-127, 127]), or int4
+  ([-7, 7]) for the layers named in `int4_nodes` (int4_weights.py);
 - bias: int32, scale = input scale x weight scale (per channel), zero point 0;
 - activation tails (relu, relu6/hardtanh, clamp) carry the producer's output quantization, so they fuse;
 - pass-through ops (reshape, permute, pooling by max, slicing, concat, ...) share their input's parameters;
@@ -199,7 +200,8 @@ class CmsisNNQuantizer(Quantizer):
     """Annotates an exported graph the way CMSIS-NN computes (see the module docstring)."""
 
     def __init__(self, activations: str = "int8", int16_nodes=frozenset(), ranges: str = "minmax",
-                 own_ranges=frozenset(), bounded=frozenset(), own_scales=frozenset()):
+                 own_ranges=frozenset(), bounded=frozenset(), own_scales=frozenset(),
+                 int4_nodes=frozenset()):
         """int16_nodes: names of the ops (graph node names) whose activations are int16 while the
         rest are `activations` (mixed precision: a16w8 layers where int8 loses the most).
         ranges: how int8 activation ranges are calibrated (RANGES).
@@ -207,7 +209,8 @@ class CmsisNNQuantizer(Quantizer):
         bounded: names of int16 ops that only gather int8 values (an output concat's parts,
         concat_parts.py): no value can pass the calibrated range, so it gets no headroom.
         own_scales: names of output concats left unannotated, so each part keeps its producer's
-        parameters and the integers are concatenated as they are (concat_parts.py)."""
+        parameters and the integers are concatenated as they are (concat_parts.py).
+        int4_nodes: names of the conv / linear ops whose weights are int4 (int4_weights.py)."""
         super().__init__()
         if activations not in ("int8", "int16"):
             raise ValueError(f"activations must be int8 or int16, not {activations!r}")
@@ -219,6 +222,7 @@ class CmsisNNQuantizer(Quantizer):
         self.own_ranges = frozenset(own_ranges)
         self.bounded = frozenset(bounded)
         self.own_scales = frozenset(own_scales)
+        self.int4_nodes = frozenset(int4_nodes)
         self._pool_differences: set = set()
 
     def _dtype(self, node: Node) -> str:
@@ -323,12 +327,17 @@ class CmsisNNQuantizer(Quantizer):
             groups = node.args[6] if len(node.args) > 6 else node.kwargs.get("groups", 1)
             if groups > 1:
                 derive = functools.partial(_derive_bias_qparams, groups=groups)
+        elif node.name in self.int4_nodes and self._dtype(node) == "int8":   # no a16w4 kernel
+            from .int4_weights import int4_weight_spec
+            weight = int4_weight_spec(node)
         inputs = {x: act, w: weight}
         if isinstance(bias, Node):
+            per_tensor = weight.qscheme == torch.per_tensor_symmetric
             inputs[bias] = DerivedQuantizationSpec(
                 derived_from=[(x, node), (w, node)], derive_qparams_fn=derive,
                 dtype=torch.int32, quant_min=-(2 ** 31) + 1, quant_max=2 ** 31 - 1,
-                qscheme=torch.per_channel_symmetric, ch_axis=0)
+                qscheme=torch.per_tensor_symmetric if per_tensor else torch.per_channel_symmetric,
+                ch_axis=None if per_tensor else 0)
         self._annotate_with_tail(node, inputs, act)
 
     def validate(self, model: torch.fx.GraphModule) -> None:
