@@ -173,6 +173,10 @@ def _summary(result, timing: bool) -> None:
             "none of them calibrated" in r["quantization"].get("sqnr_measured_on", "") else "calibration inputs"
         print(f"  SQNR vs float on {held}: output {shown}" + (f"; most lost at {lossy}" if lossy else "")
               + " (layer_sqnr.md)")
+    int4 = r.get("quantization", {}).get("int4")
+    if int4:
+        print(f"  int4 weights: {int4['int4_layers']} of {len(int4['layers'])} conv / linear layers, "
+              f"{int4['weight_bytes']} of their {int4['int8_weight_bytes']} int8 weight bytes (layer_sqnr.md)")
     _cmsis_nn_summary(r.get("cmsis_nn"))
     fallbacks = portable_layers(r)
     if fallbacks:

@@ -73,46 +73,71 @@ def _auto(float_gm, measure_on, options, corrected4, quantize_graph, samples, in
     capable = {n: c for n, c in int4_capable(float_gm).items() if n not in int16 and n not in int16_rows}
     with progress.step(f"int4 weights: measuring {len(capable)} layers"):
         signal, noise8, added = added_noise(float_gm, converted8, corrected4, capable, measure_on)
-    target = options.target_sqnr_db
     costs = {n: _predict(signal, noise8, added, [n]) for n in added}
     base_db = _predict(signal, noise8, added, [])
     costs = {n: round(base_db - v, 2) if math.isfinite(base_db - v) else 0.0 for n, v in costs.items()}
-    slack, result = 0.0, None
-    for _ in range(MAX_ROUNDS):
-        chosen, reasons = _greedy(float_gm, capable, signal, noise8, added, target + MARGIN_DB + slack,
-                                  options.flash_limit)
-        if not chosen:
-            break
-        with progress.step(f"int4 weights: {len(chosen)} layers"):
-            converted, rows = quantize_graph(float_gm, samples, "int8", int16, int4_nodes=frozenset(chosen))
-        reached = output_sqnr(rows)
-        if reached >= target + MARGIN_DB:
-            result = (converted, rows, chosen, reasons)
-            break
-        predicted = _predict(signal, noise8, added, chosen)
-        slack += max(predicted - reached, 0.0) + 0.5
+    result, reasons = _search(float_gm, capable, (signal, noise8, added), options, quantize_graph, samples, int16)
     if result is None:
-        chosen, reasons = [], {n: "kept int8: no int4 layer keeps the output above the target" for n in capable}
-        result = (converted8, rows8, chosen, reasons)
+        reasons = {n: r if r.startswith("kept int8") else "kept int8: the output measured below the target with it"
+                   for n, r in reasons.items()}
+        result = (converted8, rows8, [], reasons)
     converted, rows, chosen, reasons = result
     report = _report(float_gm, "auto", frozenset(chosen), rows, costs, reasons, options)
     _warn_unmet(report, options)
     return converted, rows, report
 
 
-def _predict(signal, noise8, added, layers) -> float:
-    """The output SQNR (worst output) with `layers` in int4, from the measured noise energies."""
+def _search(float_gm, capable, noise, options, quantize_graph, samples, int16):
+    """((converted, rows, chosen layers, reasons) of the largest int4 set whose measured output
+    clears the target, or None if none does; the last choice's reasons). Each round chooses with the noise model, quantizes the
+    set and measures it; the layers' added noise is then rescaled by measured / predicted (noise of
+    roundings is not quite independent), and the choice made again while that changes it."""
+    signal, noise8, added = noise
+    threshold = options.target_sqnr_db + MARGIN_DB
+    best, scale, tried, reasons = None, 1.0, set(), {}
+    for _ in range(MAX_ROUNDS):
+        chosen, reasons = _greedy(float_gm, capable, noise, threshold, options.flash_limit, scale)
+        if not chosen or tuple(chosen) in tried:
+            break
+        tried.add(tuple(chosen))
+        with progress.step(f"int4 weights: {len(chosen)} layers"):
+            converted, rows = quantize_graph(float_gm, samples, "int8", int16, int4_nodes=frozenset(chosen))
+        reached = output_sqnr(rows)
+        ok = reached >= threshold
+        if ok and (best is None or _saved(capable, chosen) > _saved(capable, best[2])):
+            best = (converted, rows, chosen, reasons)
+        o = min(range(len(signal)), key=lambda k: _predict(signal, noise8, added, chosen, scale, [k]))
+        predicted = sum(added[n][o] for n in chosen)
+        measured = signal[o] / 10 ** (reached / 10) - noise8[o] if math.isfinite(reached) else 0.0
+        if predicted <= 0:
+            break
+        new_scale = max(measured, 0.0) / predicted
+        if ok and new_scale >= scale:
+            break         # the prediction held or was optimistic: no more layers fit
+        scale = new_scale if ok else max(new_scale, scale * 1.25)
+    return best, reasons
+
+
+def _saved(capable, chosen) -> int:
+    from .int4_weights import weight_bytes
+    return sum(capable[n] - weight_bytes(capable[n], True) for n in chosen)
+
+
+def _predict(signal, noise8, added, layers, scale=1.0, outputs=None) -> float:
+    """The output SQNR (worst output) with `layers` in int4, from the measured noise energies (the
+    layers' added noise times `scale`)."""
     worst = math.inf
-    for o in range(len(signal)):
-        noise = noise8[o] + sum(added[n][o] for n in layers)
+    for o in range(len(signal)) if outputs is None else outputs:
+        noise = noise8[o] + scale * sum(added[n][o] for n in layers)
         worst = min(worst, math.inf if noise <= 0 else 10 * math.log10(max(signal[o], 1e-30) / noise))
     return worst
 
 
-def _greedy(float_gm, capable, signal, noise8, added, threshold, flash_limit):
+def _greedy(float_gm, capable, noise, threshold, flash_limit, scale):
     """(the layers taken, largest weights first, while the prediction stays at `threshold` or
     above and the weights do not yet fit `flash_limit`; a reason per layer)."""
     from .int4_weights import weight_bytes
+    signal, noise8, added = noise
     total = _weights_estimate(float_gm)
     chosen, reasons = [], {}
     for name in sorted(capable, key=lambda n: (-capable[n], n)):
@@ -122,7 +147,7 @@ def _greedy(float_gm, capable, signal, noise8, added, threshold, flash_limit):
         if flash_limit and total <= flash_limit:
             reasons[name] = "kept int8: the weights fit the flash limit"
             continue
-        predicted = _predict(signal, noise8, added, chosen + [name])
+        predicted = _predict(signal, noise8, added, chosen + [name], scale)
         if predicted >= threshold:
             chosen.append(name)
             total -= capable[name] - weight_bytes(capable[name], True)

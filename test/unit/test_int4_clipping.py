@@ -22,7 +22,7 @@ def test_the_search_beats_the_maximum_on_gaussian_channels():
     chosen = mse_scales(w, 0, full)
     assert torch.all(chosen <= full) and torch.all(chosen >= 0.5 * full - 1e-12)
     assert torch.all(_error(w, chosen) <= _error(w, full) + 1e-9)
-    # Gaussian weights: clipping the tails wins on most channels (measured: ~15-30 % less error).
+    # Gaussian weights: clipping the tails wins on most channels (measured: ~15 % less error).
     assert float(_error(w, chosen).sum()) < 0.9 * float(_error(w, full).sum())
 
 
