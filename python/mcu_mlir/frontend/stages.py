@@ -72,7 +72,7 @@ class FrontendResult:
     layer_sqnr: list[dict] = field(default_factory=list)   # frontend/quantize/layer_sqnr.py, per quantized op
     activation_ranges: dict = field(default_factory=dict)   # int8 ranges chosen (frontend/quantize/range_choice.py)
     sqnr_measured_on: str = ""      # which inputs layer_sqnr ran on (calibration.sqnr_samples)
-    int4: dict = field(default_factory=dict)   # which layers have int4 weights and why (frontend/quantize/int4_choice.py)
+    int4: dict = field(default_factory=dict)   # int4 weights: which layers and why (quantize/int4_choice.py)
 
 
 _DTYPE_NAME = {"i8": "int8", "i16": "int16", "i32": "int32", "f32": "float32"}

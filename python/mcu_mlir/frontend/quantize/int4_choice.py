@@ -8,8 +8,9 @@ float model on the SQNR samples (layer_sqnr.py's). Noise of independent rounding
 output SQNR of a set of int4 layers is predicted as signal / (int8 noise + the layers' added
 noises). Layers are taken largest weights first, each one only while the prediction stays
 MARGIN_DB above `--target-sqnr`, until the weights fit `--flash-limit` (when given). The set is
-then quantized for real (calibration, bias correction) and measured; where the output falls short
-of the prediction the threshold is raised by the shortfall and the choice made again.
+then quantized for real (calibration, bias correction) and measured; roundings are not quite
+independent, so the layers' noise is rescaled by measured / predicted and the choice made again
+(MAX_ROUNDS at most), the largest set whose measured output clears the target kept.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ... import progress
 from ...diagnostics import UserError
 from .mixed_precision import MARGIN_DB, output_sqnr
 
-# Rounds of choosing and measuring before auto gives up on int4 layers.
+# Rounds of choosing, quantizing and measuring at most.
 MAX_ROUNDS = 4
 
 
@@ -69,8 +70,7 @@ def _auto(float_gm, measure_on, options, corrected4, quantize_graph, samples, in
     from .int4_weights import int4_capable
     from .int4_sensitivity import added_noise
     converted8, rows8 = baseline
-    int16_rows = {r["node"] for r in rows8 if r.get("dtype") == "int16"}
-    capable = {n: c for n, c in int4_capable(float_gm).items() if n not in int16 and n not in int16_rows}
+    capable = {n: c for n, c in int4_capable(float_gm).items() if n not in int16}
     with progress.step(f"int4 weights: measuring {len(capable)} layers"):
         signal, noise8, added = added_noise(float_gm, converted8, corrected4, capable, measure_on)
     costs = {n: _predict(signal, noise8, added, [n]) for n in added}
@@ -89,9 +89,10 @@ def _auto(float_gm, measure_on, options, corrected4, quantize_graph, samples, in
 
 def _search(float_gm, capable, noise, options, quantize_graph, samples, int16):
     """((converted, rows, chosen layers, reasons) of the largest int4 set whose measured output
-    clears the target, or None if none does; the last choice's reasons). Each round chooses with the noise model, quantizes the
-    set and measures it; the layers' added noise is then rescaled by measured / predicted (noise of
-    roundings is not quite independent), and the choice made again while that changes it."""
+    clears the target, or None if none does; the last choice's reasons). Each round chooses with
+    the noise model, quantizes the set and measures it; the layers' added noise is then rescaled
+    by measured / predicted (roundings are not quite independent) and the choice made again while
+    that changes it."""
     signal, noise8, added = noise
     threshold = options.target_sqnr_db + MARGIN_DB
     best, scale, tried, reasons = None, 1.0, set(), {}
