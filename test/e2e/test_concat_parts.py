@@ -168,6 +168,17 @@ def test_int16_model_keeps_parts(tmp_path):
     assert boxes >= 30 and scores >= 30, (boxes, scores)
 
 
+def test_parts_of_two_widths_meet_in_the_wider(tmp_path):
+    # The scores' sigmoid named into int16, the boxes int8: the boxes are cast to int16 at their
+    # own scale (exact) and every part keeps its parameters.
+    model = _model(prior=True)
+    result = _compile(model, tmp_path, backend="portable", int16_layers="sigmoid_1")
+    entry = result.report["quantization"]["outputs"][0]
+    assert entry["dtype"] == "int16" and len(entry["parts"]) == 2, entry
+    boxes, scores = _c_parts_db(model, tmp_path, [(0, 4), (4, 10)])
+    assert boxes >= 30 and scores >= 30, (boxes, scores)
+
+
 def test_nested_concat_of_three_parts(tmp_path):
     # cat(cat(boxes, scores), mask coefficients): three parts, all in the int16 output.
     model = _model(masks=5)

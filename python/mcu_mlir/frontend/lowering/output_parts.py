@@ -4,8 +4,8 @@ The quantizer leaves such a concat (and the concats opened inside it) unannotate
 converted graph it reads each part through the dequantize of the part's own parameters and its
 result is float: the lowering concatenates the parts' integers as they are and describes the
 result part by part, ((start, stop, scale, zero point), ...) along the concat's dim. Parts of
-different widths (an int16 part beside int8 ones, with --int16-layers) meet in the widest: a
-narrower part is cast with its scale and zero point kept (exact)."""
+different widths (an int16 part beside int8 ones, with --int16-layers) meet in the widest: an
+int8 part becomes q - zero point in int16 at its own scale (exact)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def lower_parted_output(lowering, node: torch.fx.Node) -> tuple[Q, tuple]:
     widest = "i16" if any(q.elem == "i16" for q in qs) else qs[0].elem
     if any(q.elem not in ("i8", "i16") for q in qs):
         raise UserError(f"{describe(node)}: a part of this output is not an int8 / int16 tensor")
-    qs = [lowering.requantize(q, q.scale, q.zp, widest) for q in qs]
+    # int8 -> int16 at the same scale, zero point 0 (TOSA's int16 zero point): q - zp, exact.
+    qs = [q if q.elem == widest else lowering.requantize(q, q.scale, 0, widest) for q in qs]
     parts, at = [], 0
     for q in qs:
         size = q.shape[dim]
