@@ -143,6 +143,11 @@ def _write(out: Path, name: str, text: str, result: CompileResult, stage: str) -
 
 def _frontend(model, example_inputs, options, result, timings):
     """Brings the input to TOSA in an MLIR module."""
+    if isinstance(model, (str, Path)) and str(model).endswith((".tflite", ".mlir", ".tosa")):
+        given = options.pytorch_quantization_flags()
+        if given:
+            raise UserError(f"{', '.join(given)} choose how a PyTorch model is quantized; {model} is a quantized "
+                            "model already, so they would do nothing")
     if isinstance(model, (str, Path)) and str(model).endswith(".tflite"):
         return _tflite_frontend(Path(model), options, result, timings)
     if isinstance(model, (str, Path)) and str(model).endswith((".mlir", ".tosa")):

@@ -29,6 +29,9 @@ RANGE_EQUALIZATION = ("auto", "on", "off")
 # Stages in order; `--emit X` stops after X. `project` is `c` plus the folder a firmware project
 # builds (runtime, kernels, CMakeLists.txt); `elf` does not need it.
 STAGES = ("torch", "tosa", "tosa-int", "cmsisnn", "c", "project", "elf")
+# The options that choose how a PyTorch model is quantized (a .tflite or TOSA model comes quantized).
+PYTORCH_QUANTIZATION = ("quantize", "calibration", "int16_layers", "weights", "int4_layers", "target_sqnr_db",
+                        "bias_correction", "activation_ranges", "range_equalization")
 
 
 _UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024 * 1024, "MB": 1024 * 1024, "MIB": 1024 * 1024}
@@ -157,6 +160,13 @@ class CompileOptions:
         from .cores import CORES
         core = CORES.get(self.target)
         return self.ram_limit or (core.ram_bytes if core else 0), self.flash_limit or 0
+
+    def pytorch_quantization_flags(self) -> list[str]:
+        """The flags given (away from their defaults) that say how a PyTorch model is quantized: a
+        .tflite or TOSA model, quantized already, would silently ignore them."""
+        from dataclasses import fields
+        return [f.metadata.get("flag", "--" + f.name.replace("_", "-")) for f in fields(self)
+                if f.name in PYTORCH_QUANTIZATION and getattr(self, f.name) != f.default]
 
     def validate(self) -> None:
         from .diagnostics import UserError

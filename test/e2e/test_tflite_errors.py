@@ -171,3 +171,18 @@ def test_a_tflite_compile_never_loads_torch(tmp_path):
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert (tmp_path / "out" / "model.c").exists()
     assert run.stdout.strip() == "[]", run.stdout
+
+
+@pytest.mark.parametrize("flags", [["--weights", "int4"], ["--int16-layers", "auto"], ["--calibration", "8"],
+                                   ["--quantize", "int16", "--target-sqnr", "30"]])
+def test_pytorch_quantization_options_on_a_tflite_model_are_refused(tmp_path, capsys, flags):
+    """A .tflite model is quantized already: an option that chooses how a PyTorch model is quantized
+    would be ignored, so it is an error naming the flags, not silence."""
+    path = tmp_path / "model.tflite"
+    path.write_bytes(conv_model().write([0], [3]))
+    code = mcu_compile.main([str(path), "--target", "host", "--emit", "c", "-o", str(tmp_path / "out"), *flags])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "Traceback" not in err
+    named = [f for f in flags if f.startswith("--")]
+    assert all(f in err for f in named) and "quantized model already" in err, err
