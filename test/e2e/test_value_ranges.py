@@ -102,36 +102,3 @@ def test_group_norm_is_proven(quantize, tmp_path):
     assert result.report["value_ranges"] == {"proven": True, "unproven": []}
     assert warned == []
     _verify_file(tmp_path / "model.tosa.mlir")
-
-
-_UNPROVEN = """
-func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi8> {
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %s = "tosa.const"() <{values = dense<20> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %iz = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %oz = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %0 = tosa.rescale %arg0, %m, %s, %iz, %oz {input_unsigned = false, output_unsigned = false, per_channel = false,
-    rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>,
-    tensor<1xi8>) -> tensor<4xi8> loc("model.py":12:0)
-  return %0 : tensor<4xi8>
-}
-"""
-
-
-def test_unproven_require_stops_a_pytorch_compile_naming_the_layer(tmp_path):
-    """A PyTorch model's TOSA with a REQUIRE the analysis cannot prove is refused at the layer's line;
-    a TOSA file from another producer gets the warning and its report."""
-    from mcu_mlir.diagnostics import UserError
-    from mcu_mlir._mlir import new_context
-
-    ctx = new_context()
-    module = ir.Module.parse(_UNPROVEN, ctx)
-    holder = driver.CompileResult(output_dir=tmp_path, options=None)
-    with ctx, pytest.raises(UserError) as err:
-        driver._check_value_ranges(module, holder, refuse=True)
-    message = str(err.value)
-    assert message.startswith("op 'tosa.rescale' at model.py:12 may be UNPREDICTABLE"), message
-    assert "apply_scale_32 REQUIREs -2**19 <= value < 2**19" in message
-    with ctx, pytest.warns(UserWarning, match="may be UNPREDICTABLE"):
-        driver._check_value_ranges(module, holder, refuse=False)
-    assert holder.report["value_ranges"]["unproven"][0]["location"] == "model.py:12"
