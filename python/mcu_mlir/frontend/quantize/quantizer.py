@@ -73,15 +73,6 @@ class _FiniteOnly:
             return x_orig
         return super().forward(x_orig)
 
-    def calculate_qparams(self):
-        # A tensor that is 0 on every sample (a LayerNorm over one element with its default bias
-        # of 0) would get the floor scale 2**-24: the layers reading it would take multipliers
-        # below 2**-31 and biases past int32. Any scale holds 0 exactly: it gets 1.
-        scale, zero_point = super().calculate_qparams()
-        if bool((self.min_val == 0).all()) and bool((self.max_val == 0).all()):
-            scale = torch.ones_like(scale)
-        return scale, zero_point
-
 
 class FiniteMinMaxObserver(_FiniteOnly, MinMaxObserver):
     """The calibrated minimum and maximum: every value seen is in range."""
