@@ -68,6 +68,40 @@ int dw3x3_prepare(dw3x3_tables *t, const int8_t *filter, const int32_t *bias, co
     return 0;
 }
 
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+/* One tap for 4 channels, as one asm block so that GCC keeps the 4 accumulators in registers (left to
+ * itself it groups the MACs by accumulator and spills the widened inputs). The input pointer is biased by
+ * (DW_W + 1) * DW_C so that every offset is a non-negative LDR immediate. */
+#define TAP(in, off, wt, k)                                                                                   \
+    do {                                                                                                      \
+        int32_t x_, t_, we_, wo_;                                                                             \
+        __asm("ldr %[x], [%[p], %[io]]\n\t"                                                                   \
+              "ldrd %[we], %[wo], [%[w], %[wof]]\n\t"                                                         \
+              "sxtb16 %[t], %[x]\n\t"                                                                          \
+              "sxtb16 %[x], %[x], ror #8\n\t"                                                                  \
+              "smlabb %[a0], %[t], %[we], %[a0]\n\t"                                                           \
+              "smlatt %[a2], %[t], %[we], %[a2]\n\t"                                                           \
+              "smlabb %[a1], %[x], %[wo], %[a1]\n\t"                                                           \
+              "smlatt %[a3], %[x], %[wo], %[a3]"                                                               \
+              : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "=&r"(x_), [t] "=&r"(t_),     \
+                [we] "=&r"(we_), [wo] "=&r"(wo_)                                                              \
+              : [p] "r"(in - (DW_W + 1) * DW_C), [io] "I"((off) + (DW_W + 1) * DW_C), [w] "r"(wt),          \
+                [wof] "I"((k) * 8));                                                                          \
+    } while (0)
+#else
+#define TAP(in, off, wt, k)                                                                                   \
+    do {                                                                                                      \
+        const int32_t x = *(const int32_t *)((in) + (off));                                                  \
+        const int32_t xe = SXTB16(x), xo = SXTB16_ROR8(x);                                                    \
+        const int32_t we = (wt)[k][0], wo = (wt)[k][1];                                                       \
+        a0 = SMLABB(xe, we, a0);                                                                              \
+        a2 = SMLATT(xe, we, a2);                                                                              \
+        a1 = SMLABB(xo, wo, a1);                                                                              \
+        a3 = SMLATT(xo, wo, a3);                                                                              \
+    } while (0)
+#endif
+
 static inline __attribute__((always_inline)) int8_t requant(int32_t acc2, const int32_t *rq)
 {
     int32_t x = SMMULR(acc2, rq[0]); /* == arm_nn_doubling_high_mult_no_sat(acc, M) since acc2 = 2 * acc */
@@ -97,13 +131,7 @@ static inline __attribute__((always_inline)) void pixel(const dw3x3_tables *t, c
 #pragma GCC unroll 3
             for (int kx = 0; kx < 3; kx++) {
                 if (!(cols & (1u << kx))) continue;
-                const int32_t x = *(const int32_t *)(in + ((ky - 1) * DW_W + (kx - 1)) * DW_C);
-                const int32_t xe = SXTB16(x), xo = SXTB16_ROR8(x);
-                const int32_t we = wt[ky * 3 + kx][0], wo = wt[ky * 3 + kx][1];
-                a0 = SMLABB(xe, we, a0);
-                a2 = SMLATT(xe, we, a2);
-                a1 = SMLABB(xo, wo, a1);
-                a3 = SMLATT(xo, wo, a3);
+                TAP(in, ((ky - 1) * DW_W + (kx - 1)) * DW_C, wt, ky * 3 + kx);
             }
         }
         out[0] = requant(a0, rq[0]);
