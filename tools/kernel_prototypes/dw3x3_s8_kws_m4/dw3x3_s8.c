@@ -89,7 +89,11 @@ int dw3x3_prepare(dw3x3_tables *t, const int8_t *filter, const int32_t *bias, co
               : [p] "r"(in - (DW_W + 1) * DW_C), [io] "I"((off) + (DW_W + 1) * DW_C), [w] "r"(wt),          \
                 [wof] "I"((k) * 8));                                                                          \
     } while (0)
+/* the 4 biases in 2 LDRD (left to itself GCC uses 4 LDR + 4 MOV to meet the TAP asm's register choice) */
+#define BIAS4(a0, a1, a2, a3, b) \
+    __asm("ldrd %0, %1, [%4]\n\tldrd %2, %3, [%4, #8]" : "=&r"(a0), "=&r"(a1), "=&r"(a2), "=r"(a3) : "r"(b) : "memory")
 #else
+#define BIAS4(a0, a1, a2, a3, b) ((a0) = (b)[0], (a1) = (b)[1], (a2) = (b)[2], (a3) = (b)[3])
 #define TAP(in, off, wt, k)                                                                                   \
     do {                                                                                                      \
         const int32_t x = *(const int32_t *)((in) + (off));                                                  \
@@ -124,7 +128,8 @@ static inline __attribute__((always_inline)) void pixel(const dw3x3_tables *t, c
     const int32_t(*wt)[2] = t->wt[0];
     const int32_t(*rq)[3] = t->rq;
     for (int g = 0; g < DW_G; g++) {
-        int32_t a0 = bias2[0], a1 = bias2[1], a2 = bias2[2], a3 = bias2[3];
+        int32_t a0, a1, a2, a3;
+        BIAS4(a0, a1, a2, a3, bias2);
 #pragma GCC unroll 3
         for (int ky = 0; ky < 3; ky++) {
             if (!(rows & (1u << ky))) continue;
