@@ -55,6 +55,9 @@ int dw3x3_prepare(dw3x3_tables *t, const int8_t *filter, const int32_t *bias, co
             }
         int64_t K = (1LL << (e - 1)) + (int64_t)output_offset * (1LL << e);
         if (K > INT32_MAX / 2 || K < INT32_MIN / 2) return -1;
+#if DW_OUT_OFFSET_AT_ACT_MIN
+        if (output_offset > DW_ACT_MIN) return -1;
+#endif
         t->rq[c][0] = mult[c];
         t->rq[c][1] = (int32_t)K;
         t->rq[c][2] = e;
@@ -109,7 +112,9 @@ int dw3x3_prepare(dw3x3_tables *t, const int8_t *filter, const int32_t *bias, co
 static inline __attribute__((always_inline)) int8_t requant(int32_t acc2, const int32_t *rq)
 {
     int32_t x = SMMULR(acc2, rq[0]); /* == arm_nn_doubling_high_mult_no_sat(acc, M) since acc2 = 2 * acc */
+#if !DW_OUT_OFFSET_AT_ACT_MIN
     x += x >> 31;                    /* rounding divide by 2^e, midpoint away from zero ... */
+#endif /* else a negative x rounds to <= 0 either way, and every such output clamps to the activation minimum */
     x += rq[1];                      /* ... + 2^(e-1), and the output offset times 2^e */
     x >>= rq[2];
 #if DW_ACT_MIN > -128

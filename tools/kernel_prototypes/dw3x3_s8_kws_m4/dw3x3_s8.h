@@ -21,6 +21,11 @@
 #ifndef DW_ACT_MAX
 #define DW_ACT_MAX 127
 #endif
+/* 1 when output_offset <= DW_ACT_MIN (a ReLU folded into the clamp, as in KWS): the rounding of negative
+ * values then cannot matter, every one of them clamps to DW_ACT_MIN; saves one instruction per output */
+#ifndef DW_OUT_OFFSET_AT_ACT_MIN
+#define DW_OUT_OFFSET_AT_ACT_MIN 1
+#endif
 #define DW_G (DW_C / 4)
 _Static_assert(DW_C % 4 == 0, "channels must be a multiple of 4");
 _Static_assert(DW_H >= 2 && DW_W >= 2, "borders on both sides assumed distinct");

@@ -38,7 +38,7 @@ MAIN
             shift[c] = -(int32_t)(1 + rnd() % 12);
         }
         const int32_t ioff = (int32_t)(rnd() % 256) - 127; /* -zero point: [-127, 128] */
-        const int32_t ooff = (int32_t)(rnd() % 256) - 128;
+        const int32_t ooff = (it & 1) ? DW_ACT_MIN : (int32_t)(rnd() % 256) - 128;
         if (dw3x3_prepare(&tab, filt, bias, mult, shift, ioff, ooff) != 0) { skipped++; continue; }
         cmsis_nn_context ctx = {NULL, 0};
         const cmsis_nn_dw_conv_params p = {.input_offset = ioff, .output_offset = ooff, .ch_mult = 1,
