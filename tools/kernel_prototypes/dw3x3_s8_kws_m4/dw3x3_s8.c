@@ -17,6 +17,12 @@ static inline __attribute__((always_inline)) int32_t SMMULR(int32_t a, int32_t b
     __asm("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
     return r;
 }
+static inline __attribute__((always_inline)) int32_t SMMLAR(int32_t a, int32_t b, int32_t c)
+{
+    int32_t r;
+    __asm("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
 #define SSAT8(x) __ssat((x), 8)
 #else /* the same integers in portable C (host reference form) */
 static inline int32_t SXTB16(int32_t x) { return (int32_t)(uint16_t)(int8_t)x | (int32_t)((uint32_t)(int8_t)(x >> 16) << 16); }
@@ -24,6 +30,7 @@ static inline int32_t SXTB16_ROR8(int32_t x) { return SXTB16((int32_t)(((uint32_
 static inline int32_t SMLABB(int32_t a, int32_t b, int32_t c) { return c + (int16_t)a * (int16_t)b; }
 static inline int32_t SMLATT(int32_t a, int32_t b, int32_t c) { return c + (a >> 16) * (b >> 16); }
 static inline int32_t SMMULR(int32_t a, int32_t b) { return (int32_t)(((int64_t)a * b + 0x80000000LL) >> 32); }
+static inline int32_t SMMLAR(int32_t a, int32_t b, int32_t c) { return (int32_t)(((int64_t)a * b + ((int64_t)c << 32) + 0x80000000LL) >> 32); }
 static inline int32_t SSAT8(int32_t x) { return x < -128 ? -128 : x > 127 ? 127 : x; }
 #endif
 
@@ -111,11 +118,15 @@ int dw3x3_prepare(dw3x3_tables *t, const int8_t *filter, const int32_t *bias, co
 
 static inline __attribute__((always_inline)) int8_t requant(int32_t acc2, const int32_t *rq)
 {
+#if DW_OUT_OFFSET_AT_ACT_MIN
+    /* a negative x rounds to <= 0 either way and every such output clamps to DW_ACT_MIN, so the midpoint
+     * fix-up of negative values can go, and K joins the multiply: SMMLAR = SMMULR + K exactly */
+    int32_t x = SMMLAR(acc2, rq[0], rq[1]);
+#else
     int32_t x = SMMULR(acc2, rq[0]); /* == arm_nn_doubling_high_mult_no_sat(acc, M) since acc2 = 2 * acc */
-#if !DW_OUT_OFFSET_AT_ACT_MIN
     x += x >> 31;                    /* rounding divide by 2^e, midpoint away from zero ... */
-#endif /* else a negative x rounds to <= 0 either way, and every such output clamps to the activation minimum */
     x += rq[1];                      /* ... + 2^(e-1), and the output offset times 2^e */
+#endif
     x >>= rq[2];
 #if DW_ACT_MIN > -128
     if (x < DW_ACT_MIN - 0) x = DW_ACT_MIN;

@@ -79,18 +79,22 @@ def main():
 
     # a self-check firmware: layer 1 runs CMSIS-NN and dw3x3_run on the model's own activations and compares,
     # then host_test.c's random tests run on the target (DSP forms of both); a mismatch fails the run
-    chk_dir = os.path.join(work, "kws_selfcheck")
-    shutil.rmtree(chk_dir, ignore_errors=True)
-    shutil.copytree(new_dir, chk_dir, ignore=shutil.ignore_patterns("build-*"))
-    shutil.copy(os.path.join(HERE, "host_test.c"), chk_dir)
-    chk = open(os.path.join(ref_dir, "model.c")).read()
-    chk = chk.replace('#include "arm_nnfunctions.h"\n', '#include "arm_nnfunctions.h"\n#include "dw3x3_s8.c"\n'
-                      '#include "dw_tables.h"\n#define DW3X3_SELFTEST 1\n#define NTEST %d\n#include "host_test.c"\n'
-                      'static int8_t dw_check[DW_H * DW_W * DW_C];\n' % int(os.environ.get("NTEST", "60")), 1)
-    chk = chk.replace(call, call + f" if (status == 0) {{ dw3x3_run(&dw_layer{LAYER}_tables.t, (const int8_t *)(arena + 0), dw_check);"
-                      " if (memcmp(dw_check, arena + 8000, sizeof dw_check)) return 90; if (dw3x3_selftest()) return 91; }")
-    with open(os.path.join(chk_dir, "model.c"), "w") as f:
-        f.write(chk)
+    chk_dirs = []
+    for fold in (1, 0):  # DW_OUT_OFFSET_AT_ACT_MIN on (the KWS layer's case) and off (the general requantisation)
+        chk_dir = os.path.join(work, f"kws_selfcheck{fold}")
+        shutil.rmtree(chk_dir, ignore_errors=True)
+        shutil.copytree(new_dir, chk_dir, ignore=shutil.ignore_patterns("build-*"))
+        shutil.copy(os.path.join(HERE, "host_test.c"), chk_dir)
+        chk = open(os.path.join(ref_dir, "model.c")).read()
+        head = ('#include "arm_nnfunctions.h"\n#define DW_OUT_OFFSET_AT_ACT_MIN %d\n#include "dw3x3_s8.c"\n'
+                '#include "dw_tables.h"\n#define DW3X3_SELFTEST 1\n#define NTEST %d\n#include "host_test.c"\n'
+                'static int8_t dw_check[DW_H * DW_W * DW_C];\n' % (fold, int(os.environ.get("NTEST", "60"))))
+        chk = chk.replace('#include "arm_nnfunctions.h"\n', head, 1)
+        chk = chk.replace(call, call + f" if (status == 0) {{ dw3x3_run(&dw_layer{LAYER}_tables.t, (const int8_t *)(arena + 0), dw_check);"
+                          " if (memcmp(dw_check, arena + 8000, sizeof dw_check)) return 90; if (dw3x3_selftest()) return 91; }")
+        with open(os.path.join(chk_dir, "model.c"), "w") as f:
+            f.write(chk)
+        chk_dirs.append(chk_dir)
 
     rng = np.random.default_rng(38)
     exact = 0
@@ -108,7 +112,8 @@ def main():
                 counts[tag] = txt
         exact += np.array_equal(outs["cmsis"], outs["dw3x3"])
         if i == 0:  # fails (non-zero status) on any mismatch
-            run(["mcu-run", chk_dir, "--inputs", inp, "--outputs", os.path.join(work, "out_chk.npz"), "--target", "cortex-m4"])
+            for chk_dir in chk_dirs:
+                run(["mcu-run", chk_dir, "--inputs", inp, "--outputs", os.path.join(work, "out_chk.npz"), "--target", "cortex-m4"])
             print("self-check firmware on cortex-m4: layer 1 equal on the model's activations, random tests passed")
     for tag, txt in counts.items():
         print(f"== {tag}\n{txt}")
