@@ -86,8 +86,8 @@ int dw3x3_prepare(dw3x3_tables *t, const int8_t *filter, const int32_t *bias, co
 #define TAP(in, off, wt, k)                                                                                   \
     do {                                                                                                      \
         int32_t x_, t_, we_, wo_;                                                                             \
-        __asm("ldr %[x], [%[p], %[io]]\n\t"                                                                   \
-              "ldrd %[we], %[wo], [%[w], %[wof]]\n\t"                                                         \
+        __asm("ldr %[x], [%[p], #%c[io]]\n\t"                                                                   \
+              "ldrd %[we], %[wo], [%[w], #%c[wof]]\n\t"                                                         \
               "sxtb16 %[t], %[x]\n\t"                                                                          \
               "sxtb16 %[x], %[x], ror #8\n\t"                                                                  \
               "smlabb %[a0], %[t], %[we], %[a0]\n\t"                                                           \
@@ -96,8 +96,8 @@ int dw3x3_prepare(dw3x3_tables *t, const int8_t *filter, const int32_t *bias, co
               "smlatt %[a3], %[x], %[wo], %[a3]"                                                               \
               : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "=&r"(x_), [t] "=&r"(t_),     \
                 [we] "=&r"(we_), [wo] "=&r"(wo_)                                                              \
-              : [p] "r"(in - (DW_W + 1) * DW_C), [io] "I"((off) + (DW_W + 1) * DW_C), [w] "r"(wt),          \
-                [wof] "I"((k) * 8));                                                                          \
+              : [p] "r"(in - (DW_W + 1) * DW_C), [io] "n"((off) + (DW_W + 1) * DW_C), [w] "r"(wt),          \
+                [wof] "n"((k) * 8));                                                                          \
     } while (0)
 /* the 4 biases in 2 LDRD (left to itself GCC uses 4 LDR + 4 MOV to meet the TAP asm's register choice) */
 #define BIAS4(a0, a1, a2, a3, b) \

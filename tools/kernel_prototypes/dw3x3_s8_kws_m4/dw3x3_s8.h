@@ -28,6 +28,8 @@
 #endif
 #define DW_G (DW_C / 4)
 _Static_assert(DW_C % 4 == 0, "channels must be a multiple of 4");
+/* the DSP form addresses the 9 taps as LDR immediates (0..4095) from the top-left tap */
+_Static_assert(2 * (DW_W + 1) * DW_C <= 4095, "a row of the image too long for LDR immediates");
 _Static_assert(DW_H >= 2 && DW_W >= 2, "borders on both sides assumed distinct");
 
 /* Tables the compiler would emit as constants (here produced by dw3x3_prepare). */
