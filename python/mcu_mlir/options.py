@@ -89,7 +89,7 @@ class CompileOptions:
               "the output reaches --target-sqnr; or module paths / op names", metavar="auto|LAYER,...")
     weights: str = _option(
         "int8", "weights of every conv / linear layer: int8 (default) or int4 (int8 activations, CMSIS-NN's s4 "
-                "kernels, two weights a byte; transposed convolutions stay int8)", metavar="int8|int4")
+                "kernels, two weights a byte; transposed convolutions stay int8)", choices=WEIGHTS)
     int4_layers: object = _option(
         None, "int8 model with some layers' weights in int4: auto takes layers, largest weights first, while the "
               "output stays above --target-sqnr and until the weights fit --flash-limit; or module paths / op names",
@@ -199,8 +199,6 @@ class CompileOptions:
         import math
 
         from .diagnostics import UserError
-        if self.weights not in WEIGHTS:
-            raise UserError(f"--weights {self.weights!r} is not one of: {', '.join(WEIGHTS)}")
         if not isinstance(self.target_sqnr_db, (int, float)) or not math.isfinite(self.target_sqnr_db) or \
                 self.target_sqnr_db < 0:
             raise UserError(f"--target-sqnr {self.target_sqnr_db!r}: expected a number of dB, 0 or more (such as 30)")

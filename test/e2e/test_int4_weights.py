@@ -191,7 +191,7 @@ def test_auto_stops_once_the_weights_fit_the_flash_limit(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--weights", "int2"], r"--weights 'int2' is not one of: int8, int4"),
+    (["--weights", "int2"], r"--weights: invalid choice: 'int2'"),
     (["--weights", "int4", "--quantize", "int16"], r"--weights int4 needs int8 activations"),
     (["--int4-layers", "auto", "--quantize", "int16"], r"--int4-layers needs int8 activations"),
     (["--weights", "int4", "--int4-layers", "auto"], r"give one or the other"),

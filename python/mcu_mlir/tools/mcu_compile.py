@@ -192,7 +192,10 @@ def _summary(result, timing: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:      # --help / --version; a bad flag or value is a user error: 1, not argparse's 2
+        return 1 if stop.code else 0
     quiet_third_party("mcu-compile", args.verbose)
     for name, value in _REPLACED.items():
         print(f"note: {name}={value} from the environment is replaced by {cpu_paths.CAPS[name]} for this compile: "

@@ -70,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = _arg_parser()
     own, passes = _split_pass_flags(parser, argv)
-    args, rest = parser.parse_known_args(own)
+    try:
+        args, rest = parser.parse_known_args(own)
+    except SystemExit as stop:      # --help / --version; a bad flag or value is a user error: 1, not argparse's 2
+        return 1 if stop.code else 0
     rest = passes + rest
     try:
         return _run(args, rest)

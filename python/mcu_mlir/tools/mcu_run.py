@@ -199,7 +199,10 @@ def _run_steps(args, outdir: Path, inputs: list) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:      # --help; a bad flag or value is a user error: 1, not argparse's 2
+        return 1 if stop.code else 0
     quiet_third_party("mcu-run")
     try:
         return run(args)
