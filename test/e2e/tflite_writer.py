@@ -59,10 +59,8 @@ class ModelWriter:
     def write(self, inputs, outputs, subgraphs: int = 1) -> bytes:
         b = flatbuffers.Builder(1024)
         buffers = [self._buffer(b, data) for data in self.buffers]
-        tensors = [self._tensor(b, t) for t in self.tensors]
-        ops = [self._operator(b, *op) for op in self.operators]
         codes = [self._code(b, code, custom) for code, custom in self.codes]
-        graphs = [self._subgraph(b, tensors, ops, inputs, outputs) for _ in range(subgraphs)]
+        graphs = self._subgraphs(b, inputs, outputs, subgraphs)
         m = _schema("Model")
         graph_vec = self._tables(b, m.ModelStartSubgraphsVector, graphs)
         buffer_vec = self._tables(b, m.ModelStartBuffersVector, buffers)
@@ -74,6 +72,11 @@ class ModelWriter:
         m.ModelAddBuffers(b, buffer_vec)
         b.Finish(m.ModelEnd(b), file_identifier=b"TFL3")
         return bytes(b.Output())
+
+    def _subgraphs(self, b, inputs, outputs, copies: int) -> list:
+        tensors = [self._tensor(b, t) for t in self.tensors]
+        ops = [self._operator(b, *op) for op in self.operators]
+        return [self._subgraph(b, tensors, ops, inputs, outputs) for _ in range(copies)]
 
     @staticmethod
     def _tables(b, start, offsets):
@@ -209,25 +212,15 @@ class GraphsWriter(ModelWriter):
     def write(self, inputs=None, outputs=None, subgraphs: int = 1) -> bytes:
         if inputs is not None or self.tensors:
             self.end_subgraph(inputs or [], outputs or [])
-        b = flatbuffers.Builder(1024)
-        buffers = [self._buffer(b, data) for data in self.buffers]
-        codes = [self._code(b, code, custom) for code, custom in self.codes]
+        return super().write(None, None)
+
+    def _subgraphs(self, b, inputs, outputs, copies: int) -> list:
         graphs = []
         for tensors, operators, ins, outs in self.graphs:
             t_offsets = [self._tensor(b, t) for t in tensors]
             o_offsets = [self._operator(b, *op) for op in operators]
             graphs.append(self._subgraph(b, t_offsets, o_offsets, ins, outs))
-        m = _schema("Model")
-        graph_vec = self._tables(b, m.ModelStartSubgraphsVector, graphs)
-        buffer_vec = self._tables(b, m.ModelStartBuffersVector, buffers)
-        code_vec = self._tables(b, m.ModelStartOperatorCodesVector, codes)
-        m.ModelStart(b)
-        m.ModelAddVersion(b, 3)
-        m.ModelAddOperatorCodes(b, code_vec)
-        m.ModelAddSubgraphs(b, graph_vec)
-        m.ModelAddBuffers(b, buffer_vec)
-        b.Finish(m.ModelEnd(b), file_identifier=b"TFL3")
-        return bytes(b.Output())
+        return graphs
 
     def _operator(self, b, code_index, inputs, outputs, options):
         if options is not None:    # strings are made before their table starts
