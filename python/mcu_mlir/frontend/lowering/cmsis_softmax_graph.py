@@ -55,12 +55,13 @@ def softmax_s8(w: TosaBuilder, x8: Value, axis: int, params) -> Value:
     return w.rescale(y, [1 << 30], [30], 0, -128, "i8")
 
 
-def softmax_s16(w: TosaBuilder, x16: Value, axis: int, params, luts=None) -> Value:
+def softmax_s16(w: TosaBuilder, x16: Value, axis: int, params, luts=None, saturate: bool = False) -> Value:
     """int16 softmax (output 1/32768, 0) computing arm_softmax_s16's integers (fixed_point/cmsis_softmax.py):
     its requantize of x - max as TOSA's rounding multiply and a shift rounding half away from zero
     (the differences are <= 0: negated, shifted half up, negated back), each LUT lookup as the
     int16 TABLE plus a rounded shift by 7, the int16 wrap-arounds of the C as masks. `luts`: the
-    (exp, 1 / (1 + x)) tables the kernel is given (default: gen_lut's)."""
+    (exp, 1 / (1 + x)) tables the kernel is given (default: gen_lut's). `saturate`: TFLite Micro's
+    reference SoftmaxInt16 instead, whose int16 saturations are clamps where the C wraps around."""
     rank = len(x16.shape)
     mult, shift = params
     exp_lut, obo_lut = luts if luts is not None else cmsis_softmax_math.s16_luts()
@@ -93,6 +94,10 @@ def softmax_s16(w: TosaBuilder, x16: Value, axis: int, params, luts=None) -> Val
     normalised = w.logical_left_shift(total, w.sub(headroom, s(1)))
     # ((n + 2**13) >> 14) without the int32 overflow the C may wrap through: the same low 16 bits.
     shifted = w.arithmetic_right_shift(normalised, s(14), round=True)
+    if saturate:
+        r = lut(w.cast(w.minimum(w.sub(shifted, s(98304)), s(32767)), "i16"), obo_lut)
+        y = w.arithmetic_right_shift(w.mul(e, r), w.sub(s(31), headroom), round=True)
+        return w.cast(w.minimum(w.maximum(y, s(0)), s(32767)), "i16")
     index = wrap16(w.sub(shifted, s(98304)))
     r = lut(w.cast(index, "i16"), obo_lut)
     prod = w.mul(e, r)

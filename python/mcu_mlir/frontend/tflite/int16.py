@@ -167,38 +167,6 @@ def arm_form_exact(row: int, exp_lut: np.ndarray, obo_lut: np.ndarray) -> bool:
     return bool(largest.max() <= 32767)
 
 
-def softmax_reference(lw, xv, axis: int, mult: int, left: int, exp_lut, obo_lut):
-    """SoftmaxInt16's integers as TOSA ops, its saturations as clamps (where arm_softmax_s16's
-    wrap-arounds would differ); the form cmsis_softmax_s16 builds otherwise."""
-    w = lw.w
-    rank = len(xv.shape)
-
-    def s(v):
-        return w.scalar(v, rank)
-
-    def lookup(v16, table):
-        looked = w.table(v16, w.const(table, "i16", (LUT_STEPS + 1,)))
-        return w.arithmetic_right_shift(looked, s(7), round=True)
-    x = w.cast(xv, "i32")
-    diff = w.sub(x, w.reduce_max(x, axis))
-    if left > 0:
-        diff = w.mul(diff, s(1 << left))
-    scaled = w.mul(diff, s(mult), 31)
-    if left < 0:    # RoundingDivideByPOT of a value <= 0: negated, shifted half up, negated back
-        scaled = w.sub(s(0), w.arithmetic_right_shift(w.sub(s(0), scaled), s(-left), round=True))
-    sym = w.maximum(w.add(scaled, s(32767)), s(-32768))
-    e = lookup(w.cast(sym, "i16"), exp_lut)
-    total = w.reduce_sum(e, axis)
-    headroom = w.clz(total)
-    normalised = w.logical_left_shift(total, w.sub(headroom, s(1)))
-    shifted = w.arithmetic_right_shift(normalised, s(14), round=True)
-    index = w.minimum(w.sub(shifted, s(98304)), s(32767))
-    r = lookup(w.cast(index, "i16"), obo_lut)
-    y = w.arithmetic_right_shift(w.mul(e, r), w.sub(s(31), headroom), round=True)
-    y = w.minimum(w.maximum(y, s(0)), s(32767))
-    return w.cast(y, "i16")
-
-
 def softmax(lw, op, xt, out, beta):
     """int16 SOFTMAX on the last axis: arm_softmax_s16's form with TFLM's tables where it computes
     the reference's integers (`arm_form_exact`), the reference's own form otherwise."""
@@ -209,6 +177,5 @@ def softmax(lw, op, xt, out, beta):
     exp_lut, obo_lut = softmax_luts()
     axis = len(xt.shape) - 1
     x = lw.value(xt.index, op)
-    if arm_form_exact(xt.shape[axis], exp_lut, obo_lut):
-        return softmax_s16(lw.w, x, axis, (mult, left), (exp_lut, obo_lut))
-    return softmax_reference(lw, x, axis, mult, left, exp_lut, obo_lut)
+    exact = arm_form_exact(xt.shape[axis], exp_lut, obo_lut)
+    return softmax_s16(lw.w, x, axis, (mult, left), (exp_lut, obo_lut), saturate=not exact)
