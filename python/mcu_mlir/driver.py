@@ -411,7 +411,8 @@ def _backend_stage(module, options, result, timings):
 
         def pipeline(prefer: str, patch: bool = True) -> TosaToCmsisnnOptions:
             return TosaToCmsisnnOptions(target=options.target, backend=options.backend, prefer=prefer,
-                                        softmax=options.softmax, ram_bytes=ram, max_overhead=options.max_overhead,
+                                        softmax=options.softmax, kernels=options.kernels, ram_bytes=ram,
+                                        max_overhead=options.max_overhead,
                                         patch=patch)
         if options.prefer == "memory":
             _plan_for_memory(module, pipeline, out)

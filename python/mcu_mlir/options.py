@@ -16,6 +16,9 @@ PREFER = ("speed", "memory")
 # int8 softmax in arm_softmax_s8's integers: `table` looks its exponentials up (one portable kernel),
 # `cmsis-nn` calls arm_softmax_s8 itself (which computes each exponential twice).
 SOFTMAX = ("table", "cmsis-nn")
+# Kernels the compiler writes per layer (kernel_generation/): auto where their cost estimate beats the
+# CMSIS-NN call on the core, cmsis-nn never, generated wherever one applies (any core: tests).
+KERNELS = ("auto", "cmsis-nn", "generated")
 # Which CMSIS-NN a build links: auto, a checkout given (--cmsis-nn-path, $CMSIS_NN_PATH), else the pinned
 # commit fetched once (the portable kernels when it cannot be); off: the portable kernels.
 CMSIS_NN_MODES = ("auto", "off")
@@ -132,6 +135,10 @@ class CompileOptions:
               "percent of the model's (default 15)", type=parse_percent, metavar="PERCENT")
     softmax: str = _option("table", "int8 softmax, arm_softmax_s8's integers either way: table (looked up, "
                                     "fastest) or cmsis-nn (arm_softmax_s8 itself)", choices=SOFTMAX)
+    kernels: str = _option(
+        "auto", "auto (default): a kernel written for the layer where it applies and its cost estimate beats the "
+                "CMSIS-NN call on the core (depthwise 3x3 int8 on DSP cores); cmsis-nn: the library everywhere; "
+                "generated: a written kernel wherever one applies, on any core", choices=KERNELS)
     emit: str = _option("c", "last stage to produce (project: C plus runtime, kernels and CMakeLists.txt, "
                              "self-contained)", choices=STAGES)
     name: str | None = _option(

@@ -254,8 +254,8 @@ class DepthwiseConvOp(ConvFields, dialect=CmsisNN, name="depthwise_conv"):
         dilation = self.ints("dilation")
         if self.type_suffix() == "s16":
             return depthwise_wrapper_s16_scratch(core, self.int("ch_mult"), dilation, in_shape[3], f[1], f[2])
-        if self.function_name() == "arm_depthwise_conv_s8":
-            return 0  # called directly, not through the wrapper: no scratch
+        if self.function_name() == "arm_depthwise_conv_s8" or "mcu.generated_kernel" in self.operation.attributes:
+            return 0  # called directly, not through the wrapper, or a generated kernel: no scratch
         return depthwise_wrapper_s8_scratch(core, self.ints("stride"), self.ints("padding")[:2], dilation,
                                             in_shape, f, out_shape)
 

@@ -20,7 +20,7 @@ from ..ir.constants import attr_array, module_of
 from ..ir.locations import layer_name
 from ..ir.resources import clear_resource_cache
 from ..kernel_library import cmsis_padding
-from .. import cores
+from .. import cores, kernel_generation
 from .emit_cmsis import EMITTERS as cmsis_emitters
 from .emit_portable import EMITTERS as portable_emitters
 from ..ir import attributes as mcu_attrs, types
@@ -86,7 +86,7 @@ def _kernel_name(op) -> str:
     if isinstance(op, cmsisnn.ReshapeOp):
         return "portable:copy" if mcu_attrs.COPY in op.attributes else "view"
     if isinstance(op, tuple(cmsis_emitters)):
-        return op.function_name()
+        return "generated:" + kernel_generation.chosen(op) if kernel_generation.chosen(op) else op.function_name()
     return "portable:" + op.kernel_name()
 
 
@@ -137,6 +137,7 @@ class _Emitter:
         self.const_by_content: dict = {}
         self.structs: dict = {}   # (type, initialiser) -> name
         self.arrays: list[str] = []  # static parameter arrays
+        self.generated: dict[str, str] = {}  # key -> file-scope C of generated kernels (kernel_generation)
         self.uses_cmsis = any(_kernel_name(op).startswith("arm_") for op in self.ops)
         self.ret = next(o for o in self.block.operations if o.operation.name == "func.return")
         from ..io_quant import read_state
@@ -215,6 +216,10 @@ class _Emitter:
         body = ", ".join(str(int(v)) for v in values) or "0"
         self.arrays.append(f"static const {ctype} {name}[{max(len(values), 1)}] = {{{body}}};")
         return name
+
+    def file_scope(self, key: str, text: str) -> None:
+        """File-scope C (a generated kernel's tables and functions), once per key, in first-use order."""
+        self.generated.setdefault(key, text)
 
     # calls --------------------------------------------------------------------------------------
     def emit_op(self, i: int, op) -> list[str]:
@@ -357,6 +362,7 @@ class _Emitter:
               *self.parts_c(),
               "", "/* Weights, biases and tables (flash). */", *consts,
               "", "/* Kernel parameters. */", *self.arrays, "",
+              *[text + "\n" for text in self.generated.values()],
               "int mcu_model_run(const void *const *inputs, void *const *outputs, uint8_t *arena) {",
               "  int status = 0;",
               "  (void)inputs;",

@@ -73,6 +73,8 @@ FALLBACK = _declare("mcu.fallback", "kernel op", "string", "mcu-convert-tosa-to-
                     "why a CMSIS-NN build runs this op on a portable kernel (report.json's ops)")
 KERNEL_NOTE = _declare("mcu.kernel_note", "kernel op", "string", "mcu-convert-tosa-to-cmsisnn",
                       "why a CMSIS-NN call is not the wrapper the conversion tries first (report.json's ops)")
+GENERATED_KERNEL = _declare("mcu.generated_kernel", "kernel op", "string", "mcu-choose-generated-kernels",
+                            "the kernel written for this layer (kernel_generation/) called instead of CMSIS-NN")
 STORAGE = _declare("mcu.storage", "kernel op", "string", "mcu-plan-memory",
                    "where the result lives: arena, input:<i> or output:<i>")
 OFFSET = _declare("mcu.offset", "kernel op", "integer", "mcu-plan-memory", "byte offset in that storage")

@@ -19,6 +19,7 @@ PASSES: dict[str, str] = {
     "mcu-patch-early-stages": "transforms.patch_early_stages:PatchEarlyStages",
     "mcu-attach-target": "transforms.attach_target:AttachTarget",
     "mcu-convert-tosa-to-cmsisnn": "conversion.convert_tosa_to_cmsisnn:ConvertTosaToCmsisNN",
+    "mcu-choose-generated-kernels": "transforms.choose_generated_kernels:ChooseGeneratedKernels",
     "mcu-plan-memory": "transforms.plan_memory:PlanMemory",
     "mcu-prepare-for-emission": "transforms.prepare_for_emission:PrepareForEmission",
     "mcu-emit-c": "conversion.emit_c:EmitC",

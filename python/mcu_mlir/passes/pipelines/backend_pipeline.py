@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...options import BACKENDS, PREFER, SOFTMAX, CompileOptions
+from ...options import BACKENDS, KERNELS, PREFER, SOFTMAX, CompileOptions
 from ...cores import TARGETS
 from ..transforms.attach_target import AttachTarget
 from ..base import ModulePass, Options
+from ..transforms.choose_generated_kernels import ChooseGeneratedKernels
 from ..transforms.chunk_transposes import ChunkTransposes
 from ..conversion.convert_tosa_to_cmsisnn import ConvertTosaToCmsisNN
 from ..transforms.patch_early_stages import PatchEarlyStages
@@ -40,6 +41,8 @@ class TosaToCmsisnnOptions(Options):
         "choices": PREFER, "help": "speed or memory (mcu-plan-memory; memory also patches early stages)"})
     softmax: str = dataclasses.field(default=_DEFAULT.softmax, metadata={
         "choices": SOFTMAX, "help": "table or cmsis-nn (mcu-convert-tosa-to-cmsisnn)"})
+    kernels: str = dataclasses.field(default=_DEFAULT.kernels, metadata={
+        "choices": KERNELS, "help": "generated kernels: auto, cmsis-nn or generated (mcu-choose-generated-kernels)"})
     max_overhead: float = dataclasses.field(default=_DEFAULT.max_overhead, metadata={
         "help": "most extra instructions, in percent, of running early layers in bands (mcu-patch-early-stages)"})
     patch: bool = dataclasses.field(default=True, metadata={
@@ -55,5 +58,6 @@ def tosa_to_cmsisnn_pipeline(options: TosaToCmsisnnOptions) -> list[ModulePass]:
         if options.prefer == "memory" and options.patch else []
     return [AttachTarget(target=options.target), *patch, SplitSlicedConvs(), ChunkTransposes(),
             ConvertTosaToCmsisNN(backend=options.backend, softmax=options.softmax),
+            ChooseGeneratedKernels(kernels=options.kernels),
             PlanMemory(ram_bytes=options.ram_bytes, overlap=options.overlap, prefer=options.prefer),
             PrepareForEmission()]
