@@ -7,7 +7,7 @@ kernels) on the same input. `--layers` adds the per-layer split (kernel, instruc
 pass / fail: the speed work of issue 38 is measured with it.
 
 Usage: python tools/mlperf_tiny_benchmark.py [--models kws,vww,ic,ad,sww] [--targets cortex-m4,cortex-m55]
-       [--backend cmsis-nn|portable] [--layers] [--json F]
+       [--backend cmsis-nn|portable] [--kernels auto|cmsis-nn|generated] [--layers] [--json F]
 The models come from MCU_MLPERF_TINY_DIR (default ../shared/models/mlperf_tiny beside the checkout).
 """
 
@@ -46,7 +46,7 @@ def models_dir() -> Path:
     return Path(os.environ.get("MCU_MLPERF_TINY_DIR", ROOT.parent / "shared" / "models" / "mlperf_tiny"))
 
 
-def measure(name: str, target: str, backend: str, workdir: Path) -> dict:
+def measure(name: str, target: str, backend: str, workdir: Path, kernels: str = "auto") -> dict:
     """Compile one model for one core, run one random input under QEMU with the counter, and the
     same input in TFLM's interpreter on the host."""
     import mcu_mlir
@@ -56,7 +56,7 @@ def measure(name: str, target: str, backend: str, workdir: Path) -> dict:
     model = (models_dir() / MODELS[name]).read_bytes()
     out = workdir / f"{name}-{target}-{backend}"
     report = mcu_mlir.compile(str(models_dir() / MODELS[name]), output_dir=str(out), target=target,
-                              backend=backend, emit="elf").report
+                              backend=backend, kernels=kernels, emit="elf").report
     interpreter = runtime.Interpreter.from_bytes(model, arena_size=2_000_000)
     rng = np.random.default_rng(0)
     xs = []
@@ -109,6 +109,8 @@ def main(argv=None) -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="of: " + ", ".join(MODELS))
     parser.add_argument("--targets", default="cortex-m4,cortex-m55")
     parser.add_argument("--backend", default="cmsis-nn", choices=("cmsis-nn", "portable"))
+    parser.add_argument("--kernels", default="auto", choices=("auto", "cmsis-nn", "generated"),
+                        help="generated kernels (mcu-compile --kernels); cmsis-nn: the library everywhere")
     parser.add_argument("--layers", action="store_true", help="also the per-layer split")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args(argv)
@@ -123,7 +125,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="mcu-mlperf-") as tmp:
         for name in names:
             for target in args.targets.split(","):
-                rows.append(measure(name, target, args.backend, Path(tmp)))
+                rows.append(measure(name, target, args.backend, Path(tmp), args.kernels))
                 print(f"{name} {target}: {_count(rows[-1]['instructions'])} instructions", file=sys.stderr)
     print_table(rows, args.layers)
     if args.json:

@@ -229,6 +229,8 @@ class _Emitter:
             if mcu_attrs.COPY not in op.attributes:
                 return []  # a view: the planner gave it its input's storage
             return [f"status = mcu_copy({_nbytes(op.results[0])}, {self.buf(op.operands[0])}, {self.storage(op)});"]
+        if kernel_generation.chosen(op):
+            return kernel_generation.emit_call(self, i, op)   # a kernel written for this layer
         if isinstance(op, _WINDOW_OPS):
             # A pass that chose or changed this call's function must have kept its padding contract.
             problem = cmsis_padding.op_problem(op, self.core)

@@ -10,7 +10,6 @@ import numpy as np
 
 from ..ir.values import shape as _shape
 from ..dialects import cmsisnn
-from .. import kernel_generation
 from ..ir import attributes as mcu_attrs
 
 
@@ -91,8 +90,6 @@ def _conv_s16(em, i, op):
 
 
 def depthwise_conv(em, i, op):
-    if kernel_generation.chosen(op):
-        return kernel_generation.emit_call(em, i, op)
     fn = op.function_name()
     in_t = "int16_t" if op.type_suffix() == "s16" else "int8_t"
     head = _conv_head(em, i, op, "cmsis_nn_dw_conv_params", extra=f".ch_mult = {op.int('ch_mult')}, ")
