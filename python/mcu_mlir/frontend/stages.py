@@ -322,6 +322,7 @@ def _export_and_rewrite(model, example_inputs, quantize):
     """torch.export of the model, then (quantized paths) the graph rewrites into the forms the lowering
     knows: (the exported program, its graph module)."""
     from .graph.composite_ops import (decompose_composites, division_by_constant_as_product, l2_normalize_as_rms_norm, magnitude_as_hypot, square_as_product, stft_magnitude_as_conv, vector_norm_as_square_sum)
+    from .graph.complex_ops import complex_as_real_parts
     from .graph.grouped_attention import repeated_heads_broadcast
     from .graph.norms_by_hand import layer_norm_by_hand_as_layer_norm, rms_norm_by_hand_as_rms_norm
     from .graph.attention_masks import fills_as_where, masks_as_fills
@@ -345,6 +346,7 @@ def _export_and_rewrite(model, example_inputs, quantize):
         if quantize != "none":
             drop_identity_ops(gm)
             stft_magnitude_as_conv(gm)
+            complex_as_real_parts(gm)                 # the FFTs and complex values left
             drop_empty_concat_operands(gm)
             fold_parameter_subgraphs(gm)
             drop_infinite_bounds(gm)                  # after folding: a bound may be computed (expanded)
