@@ -46,8 +46,8 @@ class _Rewrite:
     """One walk over the graph: each complex node mapped to its (real, imaginary) part nodes (the
     imaginary part None where it is zero), each real result of a complex op put in its place."""
 
-    def __init__(self, gm):
-        self.gm, self.graph = gm, gm.graph
+    def __init__(self, gm, hypot: bool):
+        self.gm, self.graph, self.hypot = gm, gm.graph, hypot
         self.parts: dict = {}
         self.origin: dict = {}          # complex node -> the op that made its value complex
         self.replaced: list = []
@@ -230,7 +230,12 @@ def _view_as_real(rw, node):
 
 def _abs(rw, node):
     re, im = rw.parts[node.args[0]]
-    return rw.emit(aten.abs.default, re) if im is None else rw.emit(aten.hypot.default, re, im)
+    if im is None:
+        return rw.emit(aten.abs.default, re)
+    if rw.hypot:
+        return rw.emit(aten.hypot.default, re, im)
+    squares = rw.emit(aten.add.Tensor, rw.emit(aten.mul.Tensor, re, re), rw.emit(aten.mul.Tensor, im, im))
+    return rw.emit(aten.sqrt.default, squares)
 
 
 def _conjugate(rw, node):
@@ -346,7 +351,8 @@ _COMPLEX_HANDLERS = {
 }
 
 
-def complex_as_real_parts(gm: torch.fx.GraphModule) -> bool:
+def complex_as_real_parts(gm: torch.fx.GraphModule, hypot: bool = True) -> bool:
     """Every complex value of `gm` as its real and imaginary parts (module docstring); whether the
-    graph changed. Raises UserError for a complex op with no such form, naming the FFT."""
-    return _Rewrite(gm).run()
+    graph changed. Raises UserError for a complex op with no such form, naming the FFT. hypot: |z|
+    as aten.hypot (the integer kernel), else as sqrt(re * re + im * im) (the float path's)."""
+    return _Rewrite(gm, hypot).run()

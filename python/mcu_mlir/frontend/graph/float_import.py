@@ -21,8 +21,11 @@ def import_float(ep, example_inputs):
 
     from .torch_export import export, fold_batch_norm
 
+    from .complex_ops import complex_as_real_parts
+    gm = fold_batch_norm(ep.module())
+    complex_as_real_parts(gm, hypot=False)       # torch-mlir lowers no complex tensor to TOSA: FFTs as real ops
     try:
-        folded = export(fold_batch_norm(ep.module()), example_inputs)
+        folded = export(gm, example_inputs)
     except UserError:
         folded = ep
     ctx = new_context()
