@@ -177,3 +177,64 @@ func.func @grouped$not_a_channel_cut(%arg0: tensor<1x4x4x1xi8>) -> tensor<1x4x1x
   %y2 = tosa.concat %z, %z {axis = 3 : i32} : (tensor<1x4x1x2xi8>, tensor<1x4x1x2xi8>) -> tensor<1x4x1x4xi8>
   return %y2 : tensor<1x4x1x4xi8>
 }
+
+// -----
+
+// A rescale shift below 31 (30: RegNetX's 2x2 stages) is exact in arm_nn_requantize while the
+// accumulator times 2 fits in 32 bits; the groups' weights and biases bound it (18 x 135 + 2):
+// one grouped call.
+// CMSIS-LABEL: func.func @grouped$shift_below_31
+// CMSIS-NOT: "portable.slice"
+// CMSIS: "cmsisnn.conv"(%arg0,
+// CMSIS-SAME: algorithm = #cmsisnn.conv_algorithm<"generic">
+// CMSIS-SAME: shift = array<i32: 1, 1, 1, 1>
+// CMSIS-NOT: concat
+func.func @grouped$shift_below_31(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8> {
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s1 = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 4, 4, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x0 = tosa.slice %arg0, %s0, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %x1 = tosa.slice %arg0, %s1, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %w0 = "tosa.const"() {values = dense<1> : tensor<2x3x3x2xi8>} : () -> tensor<2x3x3x2xi8>
+  %w1 = "tosa.const"() {values = dense<-1> : tensor<2x3x3x2xi8>} : () -> tensor<2x3x3x2xi8>
+  %b = "tosa.const"() {values = dense<[1, 2]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %izp = "tosa.const"() {values = dense<-7> : tensor<1xi8>} : () -> tensor<1xi8>
+  %wzp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %c0 = tosa.conv2d %x0, %w0, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x3x3x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %c1 = tosa.conv2d %x1, %w1, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x3x3x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %m = "tosa.const"() {values = dense<1500000000> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<30> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %ozp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %r0 = tosa.rescale %c0, %m, %s, %rzp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %r1 = tosa.rescale %c1, %m, %s, %rzp, %ozp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %y = tosa.concat %r0, %r1 {axis = 3 : i32} : (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) -> tensor<1x4x4x4xi8>
+  return %y : tensor<1x4x4x4xi8>
+}
+
+// -----
+
+// Shift 30 with a bias of 2**30: the accumulator times 2 can leave 32 bits, so arm_nn_requantize
+// is not exact; the groups stay apart (each rescale a kernel of its own).
+// CMSIS-LABEL: func.func @grouped$shift_below_31_unbounded
+// CMSIS-COUNT-2: "portable.slice"
+// CMSIS-NOT: conv_algorithm<"generic">
+func.func @grouped$shift_below_31_unbounded(%arg0: tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8> {
+  %s0 = tosa.const_shape {values = dense<[0, 0, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s1 = tosa.const_shape {values = dense<[0, 0, 0, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %size = tosa.const_shape {values = dense<[1, 4, 4, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %x0 = tosa.slice %arg0, %s0, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %x1 = tosa.slice %arg0, %s1, %size : (tensor<1x4x4x4xi8>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xi8>
+  %w = "tosa.const"() {values = dense<1> : tensor<2x3x3x2xi8>} : () -> tensor<2x3x3x2xi8>
+  %b = "tosa.const"() {values = dense<1073741824> : tensor<2xi32>} : () -> tensor<2xi32>
+  %zp = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %c0 = tosa.conv2d %x0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x3x3x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %c1 = tosa.conv2d %x1, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x3x3x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+  %m = "tosa.const"() {values = dense<1500000000> : tensor<1xi32>} : () -> tensor<1xi32>
+  %s = "tosa.const"() {values = dense<30> : tensor<1xi8>} : () -> tensor<1xi8>
+  %rzp = "tosa.const"() {values = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
+  %r0 = tosa.rescale %c0, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %r1 = tosa.rescale %c1, %m, %s, %rzp, %zp {input_unsigned = false, output_unsigned = false, per_channel = false, rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+  %y = tosa.concat %r0, %r1 {axis = 3 : i32} : (tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8>) -> tensor<1x4x4x4xi8>
+  return %y : tensor<1x4x4x4xi8>
+}

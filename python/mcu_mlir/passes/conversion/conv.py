@@ -300,7 +300,14 @@ def _group_member(conv, base, width: int):
     if cut is None or cut[0] != base:
         return None
     tail = follow_requant_tail(conv, "i8")
-    if tail is None or not tail[0].requantize_exact():
+    # A shift below 31 is exact while the accumulator times 2**(31 - shift) fits in 32 bits: the
+    # bound from the group's own weights and bias (RegNetX's 2x2 stages have shifts of 30).
+    if elem(conv.operands[0]) != "i8" or elem(conv.operands[1]) != "i8" or const_array(conv.operands[1]) is None \
+            or const_array(conv.operands[2]) is None or const_scalar(conv.operands[3]) is None:
+        return None
+    izp = const_scalar(conv.operands[3])
+    if tail is None or not tail[0].requantize_exact(
+            max_abs_input=accumulator_bound(conv.operands[1], conv.operands[2], izp, False)):
         return None
     return cut[1], conv, tail, cut[2]
 
