@@ -91,27 +91,29 @@ def report_internal_error(exc: BaseException, repro: str) -> None:
 
 _PACKAGE_DIR = __file__.rsplit("/", 1)[0]
 verbose = False   # show third-party warnings and logs (a tool's -v)
+tool = ""         # the command-line tool running (quiet_third_party), "" from Python: advice names its options
 _THIRD_PARTY_LOGGERS = ("torch", "torchao", "torch_mlir")
 
 
-def quiet_third_party(tool: str, verbose_flag: bool = False) -> None:
+def quiet_third_party(tool_name: str, verbose_flag: bool = False) -> None:
     """What a command-line tool prints: its own warnings as one `TOOL: warning: ...` line each and
     progress lines for slow steps; warnings and logs of torch, torchao and others only when verbose."""
     import logging
     import warnings
 
     from . import progress
-    global verbose
+    global verbose, tool
     verbose = bool(verbose_flag)
+    tool = tool_name
 
     def show(message, category, filename, lineno, file=None, line=None):
         ours = str(filename).startswith(_PACKAGE_DIR)
         if ours:
-            print(f"{tool}: warning: {message}", file=sys.stderr)
+            print(f"{tool_name}: warning: {message}", file=sys.stderr)
         elif verbose:
-            print(f"{tool}: {category.__name__} from {filename}:{lineno}: {message}", file=sys.stderr)
+            print(f"{tool_name}: {category.__name__} from {filename}:{lineno}: {message}", file=sys.stderr)
 
     warnings.showwarning = show
     for name in _THIRD_PARTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.INFO if verbose_flag else logging.ERROR)
-    progress.enable(tool)
+    progress.enable(tool_name)

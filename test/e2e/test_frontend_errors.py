@@ -87,8 +87,9 @@ def test_export_failure_names_the_model_line():
         _import(Blocks().eval(), torch.randn(1, 3, 6, 6))
     msg = str(info.value)
     assert "torch.export failed: AssertionError" in msg
-    line = int(msg.split(f"{HERE}:")[1].split(")")[0])
+    line = int(msg.split(f"{HERE}:")[1].split(",")[0])
     assert "torch._assert" in open(__file__).read().splitlines()[line - 1]
+    assert 'in `torch._assert(x.shape[-1] % 4 == 0, "")' in msg
 
 
 class ValueBranch(nn.Module):
@@ -110,10 +111,46 @@ def test_export_failure_is_one_sentence_at_the_model_line(capfd):
         _import(ValueBranch().eval(), torch.randn(1, 2, 6, 6))
     lines = str(info.value).splitlines()
     assert lines[0].startswith("torch.export failed: Could not guard on data-dependent expression"), lines
-    line = int(lines[0].split(f"{HERE}:")[1].split(")")[0])
+    line = int(lines[0].split(f"{HERE}:")[1].split(",")[0])
     assert "if y.sum() > 0" in open(__file__).read().splitlines()[line - 1]
+    assert lines[0].endswith(", in `if y.sum() > 0:                                 # a branch on a value: no static graph`)")
     assert "torch.where" in lines[1] and lines[-1] == "(-v shows torch's whole message)" and len(lines) == 3
     assert "def forward" not in capfd.readouterr().err
+
+
+def test_export_failure_shows_torchs_graph_dump_only_when_verbose(monkeypatch):
+    from mcu_mlir import diagnostics
+    monkeypatch.setattr(diagnostics, "verbose", True)
+    with pytest.raises(UserError) as info:
+        _import(ValueBranch().eval(), torch.randn(1, 2, 6, 6))
+    lines = str(info.value).splitlines()
+    assert lines[0].startswith("torch.export failed: Could not guard on data-dependent expression"), lines
+    assert len(lines) > 3 and "(-v shows torch's whole message)" not in lines
+
+
+def test_export_failure_inside_a_model_library_names_the_library_line(tmp_path, monkeypatch):
+    """A model whose library code is what export cannot follow (asteroid's models stop inside
+    asteroid): the innermost line outside torch, in the library's file, with its code."""
+    library = tmp_path / "separation_lib.py"
+    library.write_text(textwrap.dedent("""\
+        import torch
+
+        def pad_to_chunks(x, chunk):
+            rest = int(x.abs().sum().item()) % chunk      # a size computed from the signal
+            return torch.nn.functional.pad(x, (0, rest))
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import separation_lib
+
+    class Separator(nn.Module):
+        def forward(self, x):
+            return separation_lib.pad_to_chunks(x, 4) * 2
+
+    with pytest.raises(UserError) as info:
+        _import(Separator().eval(), torch.randn(1, 10))
+    first = str(info.value).splitlines()[0]
+    assert first.startswith("torch.export failed: "), first
+    assert f"(at {library}:4, in `rest = int(x.abs().sum().item()) % chunk" in first, first
 
 
 def test_training_mode_is_refused():

@@ -15,10 +15,22 @@ EXAMPLE = (torch.zeros(1, 3, 4, 4),)
 
 
 def test_default_is_32_random_samples_with_a_warning():
-    with pytest.warns(UserWarning, match="no calibration data"):
+    with pytest.warns(UserWarning, match="no calibration data") as caught:
         samples = calibration_samples(None, EXAMPLE)
     assert DEFAULT_CALIBRATION_SAMPLES == 32 and len(samples) == 32
     assert all(s[0].shape == (1, 3, 4, 4) for s in samples)
+    # From Python the advice names the keyword, not the command line's option.
+    message = str(caught[0].message)
+    assert "calibration= an .npz file" in message and "--calibration" not in message
+
+
+def test_the_warning_names_the_command_lines_option(monkeypatch):
+    from mcu_mlir import diagnostics
+    monkeypatch.setattr(diagnostics, "tool", "mcu-compile")
+    with pytest.warns(UserWarning) as caught:
+        calibration_samples(None, EXAMPLE)
+    message = str(caught[0].message)
+    assert "(mcu-compile --calibration FILE.npz|DIR)" in message and "calibration=" not in message
 
 
 def test_samples_stacked_along_the_batch_dimension(tmp_path):

@@ -197,8 +197,9 @@ def _standalone_batch_norms_as_depthwise(gm, shared_input_only: bool = False) ->
 
 
 def _model_frame(error: BaseException) -> str:
-    """FILE:LINE of the innermost frame of the error's traceback in model code (not torch's own,
-    not this package's): where the model did what export could not follow."""
+    """FILE:LINE and the line's code, of the innermost frame of the error's traceback in model code
+    (not torch's own, not this package's; a model library's counts): where the model did what
+    export could not follow."""
     import os
     import traceback
 
@@ -206,4 +207,9 @@ def _model_frame(error: BaseException) -> str:
     skip = (os.path.dirname(torch.__file__), os.path.dirname(os.path.dirname(__file__)))
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(skip)
               and "/contextlib.py" not in f.filename and not f.filename.startswith("<")]
-    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    if not frames:
+        return ""
+    frame = frames[-1]
+    code = (frame.line or "").strip()
+    # The line's own text: the statement to change, without opening the file.
+    return f"{frame.filename}:{frame.lineno}" + (f", in `{code}`" if code else "")

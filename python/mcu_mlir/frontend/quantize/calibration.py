@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ... import diagnostics
 from ...diagnostics import UserError
 
 
@@ -83,10 +84,11 @@ def calibration_samples(calibration, example_inputs, index_bounds=None, usable=N
     if calibration is None or isinstance(calibration, int):
         n = DEFAULT_CALIBRATION_SAMPLES if calibration is None else int(calibration)
         if calibration is None:
+            # Advice in the caller's terms: the command line's option, or the Python keyword.
+            how = (f"{diagnostics.tool} --calibration FILE.npz|DIR" if diagnostics.tool else
+                   "calibration= an .npz file, a directory or an iterable of samples")
             warnings.warn(f"no calibration data: calibrating on {n} random normal samples; pass real "
-                          "inputs for usable accuracy (mcu-compile --calibration FILE.npz|DIR; calibration= an .npz, a "
-                          "directory or an iterable of samples from Python)",
-                          stacklevel=3)
+                          f"inputs for usable accuracy ({how})", stacklevel=3)
         g = torch.Generator().manual_seed(0)
         if "flag" in list(index_bounds or []):
             # No example first: a mask input's example (zeros, as mcu-compile makes integer
