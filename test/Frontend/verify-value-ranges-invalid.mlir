@@ -247,3 +247,89 @@ func.func @intdiv$empty_mask_row(%arg0: tensor<1x2x2xi8>) -> tensor<1x2x2xi32> {
   %q = tosa.intdiv %e, %sum : (tensor<1x2x2xi32>, tensor<1x2x1xi32>) -> tensor<1x2x2xi32>
   return %q : tensor<1x2x2xi32>
 }
+
+// -----
+
+// GATHER of ids read straight from the input (an embedding without its clamp): any int32 reaches
+// past the table on both sides.
+func.func @gather$unclamped_ids(%ids: tensor<1x4xi32>) -> tensor<1x4x8xi8> {
+  %v = "tosa.const"() <{values = dense<1> : tensor<1x16x8xi8>}> : () -> tensor<1x16x8xi8>
+  // expected-error @below {{'tosa.gather' may be UNPREDICTABLE: an index reaches [-2147483648, 2147483647], past the values' 16 rows (GATHER REQUIREs 0 <= index < K)}}
+  %0 = tosa.gather %v, %ids : (tensor<1x16x8xi8>, tensor<1x4xi32>) -> tensor<1x4x8xi8>
+  return %0 : tensor<1x4x8xi8>
+}
+
+// -----
+
+// TRANSPOSE_CONV2D: 140000 input channels of int8 against weights of 127 overflow the int32 accumulator.
+func.func @transpose_conv2d$accumulator(%arg0: tensor<1x1x1x140000xi8>) -> tensor<1x1x1x1xi32> {
+  %w = "tosa.const"() <{values = dense<127> : tensor<1x1x1x140000xi8>}> : () -> tensor<1x1x1x140000xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  // expected-error @below {{'tosa.transpose_conv2d' may be UNPREDICTABLE: its transpose_conv2d accumulator (output channel 0) reaches [-2275840000, 2258060000]}}
+  %0 = tosa.transpose_conv2d %arg0, %w, %b, %z, %z {acc_type = i32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x140000xi8>, tensor<1x1x1x140000xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x1xi32>
+  return %0 : tensor<1x1x1x1xi32>
+}
+
+// -----
+
+// CONV3D: the same accumulator over a 1x1x1 window of 140000 channels.
+func.func @conv3d$accumulator(%arg0: tensor<1x1x1x1x140000xi8>) -> tensor<1x1x1x1x1xi32> {
+  %w = "tosa.const"() <{values = dense<127> : tensor<1x1x1x1x140000xi8>}> : () -> tensor<1x1x1x1x140000xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  // expected-error @below {{'tosa.conv3d' may be UNPREDICTABLE: its conv3d accumulator (output channel 0) reaches [-2275840000, 2258060000]}}
+  %0 = tosa.conv3d %arg0, %w, %b, %z, %z {acc_type = i32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 0, 0, 0, 0>, stride = array<i64: 1, 1, 1>} : (tensor<1x1x1x1x140000xi8>, tensor<1x1x1x1x140000xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x1x1xi32>
+  return %0 : tensor<1x1x1x1x1xi32>
+}
+
+// -----
+
+// AVG_POOL2D sums its window in int32 (apply_add_s): 257 x 256 int16 values can leave it.
+func.func @avg_pool2d$window_sum(%arg0: tensor<1x257x256x1xi16>) -> tensor<1x1x1x1xi16> {
+  %z = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  // expected-error @below {{'tosa.avg_pool2d' may be UNPREDICTABLE: the sum of a 257x256 window reaches 2155872256 in magnitude, past i32}}
+  %0 = tosa.avg_pool2d %arg0, %z, %z {acc_type = i32, kernel = array<i64: 257, 256>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x257x256x1xi16>, tensor<1xi16>, tensor<1xi16>) -> tensor<1x1x1x1xi16>
+  return %0 : tensor<1x1x1x1xi16>
+}
+
+// -----
+
+// INTDIV REQUIREs a quotient that fits: -2**31 / -1 does not, though the divisor is never 0.
+func.func @intdiv$minimum_by_minus_one(%arg0: tensor<4xi32>, %arg1: tensor<4xi8>) -> tensor<4xi32> {
+  %c = tosa.clamp %arg1 {max_val = -1 : i8, min_val = -5 : i8} : (tensor<4xi8>) -> tensor<4xi8>
+  %d = tosa.cast %c : (tensor<4xi8>) -> tensor<4xi32>
+  // expected-error @below {{'tosa.intdiv' may be UNPREDICTABLE: -2147483648 / -1 does not fit (INTDIV REQUIREs the quotient to)}}
+  %0 = tosa.intdiv %arg0, %d : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// MUL REQUIREs 0 <= shift <= 63.
+func.func @mul$shift_past_63(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<4xi32> {
+  %s = "tosa.const"() <{values = dense<64> : tensor<1xi8>}> : () -> tensor<1xi8>
+  // expected-error @below {{'tosa.mul' may be UNPREDICTABLE: its shift is 64; MUL REQUIREs 0 <= shift <= 63}}
+  %0 = tosa.mul %arg0, %arg1, %s : (tensor<4xi32>, tensor<4xi32>, tensor<1xi8>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// RESCALE adds its output zero point in int32 (apply_add_s): an int48 accumulator in [0, 24 * 32767]
+// scaled by 10923 * 2**-2 reaches 2**31 - 2, and a uint16 output's zero point 32768 more leaves int32.
+func.func @rescale$output_zero_point(%arg0: tensor<1x1x1x24xi16>) -> tensor<1x1x1x1xi16> {
+  %c = tosa.clamp %arg0 {max_val = 32767 : i16, min_val = 0 : i16} : (tensor<1x1x1x24xi16>) -> tensor<1x1x1x24xi16>
+  %w = "tosa.const"() <{values = dense<1> : tensor<1x1x1x24xi8>}> : () -> tensor<1x1x1x24xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<1xi48>}> : () -> tensor<1xi48>
+  %z16 = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %z8 = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %acc = tosa.conv2d %c, %w, %b, %z16, %z8 {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x1x1x24xi16>, tensor<1x1x1x24xi8>, tensor<1xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x1x1x1xi48>
+  %m = "tosa.const"() <{values = dense<10923> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %s = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %iz = "tosa.const"() <{values = dense<0> : tensor<1xi48>}> : () -> tensor<1xi48>
+  %oz = "tosa.const"() <{values = dense<-32768> : tensor<1xi16>}> : () -> tensor<1xi16>
+  // expected-error @below {{'tosa.rescale' may be UNPREDICTABLE: the scaled value plus the output zero point 32768 leaves int32 (apply_add_s REQUIREs it to fit)}}
+  %0 = tosa.rescale %acc, %m, %s, %iz, %oz {input_unsigned = false, output_unsigned = true, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = false} : (tensor<1x1x1x1xi48>, tensor<1xi16>, tensor<1xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<1x1x1x1xi16>
+  return %0 : tensor<1x1x1x1xi16>
+}

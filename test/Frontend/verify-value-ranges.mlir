@@ -325,3 +325,59 @@ func.func @intdiv$masked_sum_reshaped(%arg0: tensor<1x9x1xi8>) -> tensor<1x3x3xi
   %q = tosa.intdiv %e3, %sum : (tensor<1x3x3xi32>, tensor<1x3x1xi32>) -> tensor<1x3x3xi32>
   return %q : tensor<1x3x3xi32>
 }
+
+// -----
+
+// Run-time ids clamped to [0, K - 1] before their GATHER (the frontend's lookup of token ids, in
+// either order of maximum and minimum): the index is in range for any int32.
+// CHECK-LABEL: func.func @gather$clamped_ids
+// CHECK-COUNT-2: tosa.gather
+func.func @gather$clamped_ids(%ids: tensor<1x4xi32>) -> (tensor<1x4x8xi8>, tensor<1x4x8xi8>) {
+  %v = "tosa.const"() <{values = dense<1> : tensor<1x16x8xi8>}> : () -> tensor<1x16x8xi8>
+  %lo = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %hi = "tosa.const"() <{values = dense<15> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %0 = tosa.maximum %ids, %lo : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi32>
+  %1 = tosa.minimum %0, %hi : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi32>
+  %2 = tosa.gather %v, %1 : (tensor<1x16x8xi8>, tensor<1x4xi32>) -> tensor<1x4x8xi8>
+  %3 = tosa.minimum %ids, %hi : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi32>
+  %4 = tosa.maximum %3, %lo : (tensor<1x4xi32>, tensor<1x1xi32>) -> tensor<1x4xi32>
+  %5 = tosa.gather %v, %4 : (tensor<1x16x8xi8>, tensor<1x4xi32>) -> tensor<1x4x8xi8>
+  return %2, %5 : tensor<1x4x8xi8>, tensor<1x4x8xi8>
+}
+
+// -----
+
+// The accumulators of a transpose conv, a conv3d and a depthwise conv of int8 from their weights
+// (|w| sums 127 * 4): far inside int32.
+// CHECK-LABEL: func.func @accumulators$fit
+// CHECK: tosa.transpose_conv2d
+// CHECK: tosa.conv3d
+// CHECK: tosa.depthwise_conv2d
+func.func @accumulators$fit(%a: tensor<1x2x2x4xi8>, %b: tensor<1x1x1x1x4xi8>, %c: tensor<1x2x2x4xi8>) -> (tensor<1x2x2x1xi32>, tensor<1x1x1x1x1xi32>, tensor<1x1x1x4xi32>) {
+  %w = "tosa.const"() <{values = dense<127> : tensor<1x1x1x4xi8>}> : () -> tensor<1x1x1x4xi8>
+  %w3 = "tosa.const"() <{values = dense<-127> : tensor<1x1x1x1x4xi8>}> : () -> tensor<1x1x1x1x4xi8>
+  %wd = "tosa.const"() <{values = dense<127> : tensor<2x2x4x1xi8>}> : () -> tensor<2x2x4x1xi8>
+  %b1 = "tosa.const"() <{values = dense<2000000000> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %b4 = "tosa.const"() <{values = dense<0> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.transpose_conv2d %a, %w, %b1, %z, %z {acc_type = i32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x4xi8>, tensor<1x1x1x4xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x1xi32>
+  %1 = tosa.conv3d %b, %w3, %b1, %z, %z {acc_type = i32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 0, 0, 0, 0>, stride = array<i64: 1, 1, 1>} : (tensor<1x1x1x1x4xi8>, tensor<1x1x1x1x4xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x1x1xi32>
+  %2 = tosa.depthwise_conv2d %c, %wd, %b4, %z, %z {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x4xi8>, tensor<2x2x4x1xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x4xi32>
+  return %0, %1, %2 : tensor<1x2x2x1xi32>, tensor<1x1x1x1x1xi32>, tensor<1x1x1x4xi32>
+}
+
+// -----
+
+// NEGATE, ABS and INTDIV of int32 values that cannot be -2**31 (a cast int16), divided by a clamp
+// that never reaches 0.
+// CHECK-LABEL: func.func @negate_abs_intdiv$fit
+// CHECK: tosa.intdiv
+func.func @negate_abs_intdiv$fit(%arg0: tensor<4xi16>, %arg1: tensor<4xi32>) -> tensor<4xi32> {
+  %x = tosa.cast %arg0 : (tensor<4xi16>) -> tensor<4xi32>
+  %z = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %n = tosa.negate %x, %z, %z : (tensor<4xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<4xi32>
+  %a = tosa.abs %n : (tensor<4xi32>) -> tensor<4xi32>
+  %d = tosa.clamp %arg1 {max_val = 100 : i32, min_val = 1 : i32} : (tensor<4xi32>) -> tensor<4xi32>
+  %q = tosa.intdiv %a, %d : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %q : tensor<4xi32>
+}
