@@ -333,3 +333,27 @@ func.func @rescale$output_zero_point(%arg0: tensor<1x1x1x24xi16>) -> tensor<1x1x
   %0 = tosa.rescale %acc, %m, %s, %iz, %oz {input_unsigned = false, output_unsigned = true, per_channel = false, rounding_mode = SINGLE_ROUND, scale32 = false} : (tensor<1x1x1x1xi48>, tensor<1xi16>, tensor<1xi8>, tensor<1xi48>, tensor<1xi16>) -> tensor<1x1x1x1xi16>
   return %0 : tensor<1x1x1x1xi16>
 }
+
+// -----
+
+// The same softmax with the fill 0: a row whose kept scores are all -32768 has a masked max, every
+// kept entry then looks up entry 256 (0) and the masked sum is 0.
+func.func @softmax$masked_fill_above_a_kept_score(%arg0: tensor<1x3x4xi16>) -> tensor<1x3x4xi32> {
+  %mask = "tosa.const"() <{values = dense<[[[true, false, false, false], [true, true, false, false], [true, true, true, false]]]> : tensor<1x3x4xi1>}> : () -> tensor<1x3x4xi1>
+  %low = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi16>}> : () -> tensor<1x1x1xi16>
+  %s = tosa.select %mask, %arg0, %low : (tensor<1x3x4xi1>, tensor<1x3x4xi16>, tensor<1x1x1xi16>) -> tensor<1x3x4xi16>
+  %x = tosa.cast %s : (tensor<1x3x4xi16>) -> tensor<1x3x4xi32>
+  %mx = tosa.reduce_max %x {axis = 2 : i32} : (tensor<1x3x4xi32>) -> tensor<1x3x1xi32>
+  %d = tosa.sub %mx, %x : (tensor<1x3x1xi32>, tensor<1x3x4xi32>) -> tensor<1x3x4xi32>
+  %c = "tosa.const"() <{values = dense<32768> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %i = tosa.sub %d, %c : (tensor<1x3x4xi32>, tensor<1x1x1xi32>) -> tensor<1x3x4xi32>
+  %i16 = tosa.cast %i : (tensor<1x3x4xi32>) -> tensor<1x3x4xi16>
+  %tab = "tosa.const"() <{values = dense<[100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<513xi16>}> : () -> tensor<513xi16>
+  %e = tosa.table %i16, %tab : (tensor<1x3x4xi16>, tensor<513xi16>) -> tensor<1x3x4xi32>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %k = tosa.select %mask, %e, %zero : (tensor<1x3x4xi1>, tensor<1x3x4xi32>, tensor<1x1x1xi32>) -> tensor<1x3x4xi32>
+  %sum = tosa.reduce_sum %k {axis = 2 : i32} : (tensor<1x3x4xi32>) -> tensor<1x3x1xi32>
+  // expected-error @below {{'tosa.intdiv' may be UNPREDICTABLE: its divisor reaches [0, 38400], which holds 0}}
+  %q = tosa.intdiv %e, %sum : (tensor<1x3x4xi32>, tensor<1x3x1xi32>) -> tensor<1x3x4xi32>
+  return %q : tensor<1x3x4xi32>
+}

@@ -381,3 +381,29 @@ func.func @negate_abs_intdiv$fit(%arg0: tensor<4xi16>, %arg1: tensor<4xi32>) -> 
   %q = tosa.intdiv %a, %d : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %q : tensor<4xi32>
 }
+
+// -----
+
+// An int16 softmax masked before its max (a causal attention): the fill -32768 is below every kept
+// score, so in each row a kept element is the max and its table entry (exp of 0: 100 << 7) is in the
+// masked sum, which is never 0. The fact goes through x - c, the casts and the int16 TABLE.
+// CHECK-LABEL: func.func @softmax$masked_int16
+// CHECK: tosa.intdiv
+func.func @softmax$masked_int16(%arg0: tensor<1x3x4xi16>) -> tensor<1x3x4xi32> {
+  %mask = "tosa.const"() <{values = dense<[[[true, false, false, false], [true, true, false, false], [true, true, true, false]]]> : tensor<1x3x4xi1>}> : () -> tensor<1x3x4xi1>
+  %low = "tosa.const"() <{values = dense<-32768> : tensor<1x1x1xi16>}> : () -> tensor<1x1x1xi16>
+  %s = tosa.select %mask, %arg0, %low : (tensor<1x3x4xi1>, tensor<1x3x4xi16>, tensor<1x1x1xi16>) -> tensor<1x3x4xi16>
+  %x = tosa.cast %s : (tensor<1x3x4xi16>) -> tensor<1x3x4xi32>
+  %mx = tosa.reduce_max %x {axis = 2 : i32} : (tensor<1x3x4xi32>) -> tensor<1x3x1xi32>
+  %d = tosa.sub %mx, %x : (tensor<1x3x1xi32>, tensor<1x3x4xi32>) -> tensor<1x3x4xi32>
+  %c = "tosa.const"() <{values = dense<32768> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %i = tosa.sub %d, %c : (tensor<1x3x4xi32>, tensor<1x1x1xi32>) -> tensor<1x3x4xi32>
+  %i16 = tosa.cast %i : (tensor<1x3x4xi32>) -> tensor<1x3x4xi16>
+  %tab = "tosa.const"() <{values = dense<[100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<513xi16>}> : () -> tensor<513xi16>
+  %e = tosa.table %i16, %tab : (tensor<1x3x4xi16>, tensor<513xi16>) -> tensor<1x3x4xi32>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %k = tosa.select %mask, %e, %zero : (tensor<1x3x4xi1>, tensor<1x3x4xi32>, tensor<1x1x1xi32>) -> tensor<1x3x4xi32>
+  %sum = tosa.reduce_sum %k {axis = 2 : i32} : (tensor<1x3x4xi32>) -> tensor<1x3x1xi32>
+  %q = tosa.intdiv %e, %sum : (tensor<1x3x4xi32>, tensor<1x3x1xi32>) -> tensor<1x3x4xi32>
+  return %q : tensor<1x3x4xi32>
+}

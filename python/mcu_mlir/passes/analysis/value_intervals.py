@@ -19,8 +19,9 @@ from ...ir.values import element_type, rank as _rank  # noqa: F401  (read by the
 class Interval:
     lo: np.ndarray
     hi: np.ndarray
-    # (shape, axis, v): read in row-major order as `shape`, every slice along `axis` holds the value
-    # v (x - max(x) holds 0 where x is largest: a softmax's sum is at least the exp of 0).
+    # (shape, axis, v, kept): read in row-major order as `shape`, every slice along `axis` holds the
+    # value v (x - max(x) holds 0 where x is largest: a softmax's sum is at least the exp of 0); kept,
+    # a boolean mask of `shape` or None: where it keeps an element of a slice, v is held at a kept one.
     attains: tuple | None = None
 
     @staticmethod
@@ -131,7 +132,7 @@ def _describe(value) -> str:
 _LAZY = object()     # a constant's range is computed when first read
 
 # Ops whose result keeps a value's `attains` fact: each element in the same row-major place.
-_KEEP_ATTAINS = frozenset({tosa.SubOp, tosa.ReshapeOp, tosa.CastOp, tosa.IdentityOp, tosa.GatherOp})
+_KEEP_ATTAINS = frozenset({tosa.SubOp, tosa.ReshapeOp, tosa.CastOp, tosa.IdentityOp, tosa.GatherOp, tosa.TableOp})
 
 
 def rule(*classes):

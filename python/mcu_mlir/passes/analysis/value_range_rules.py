@@ -139,8 +139,8 @@ class ElementwiseRules:
         values = const_array(op.operands[0])
         if idx.attains is not None and values is not None and values.shape[0] == 1 and values.shape[2] == 1:
             # One row of one value per index: the output is the lookup of each index in turn.
-            shape, axis, v = idx.attains
-            out = dataclasses.replace(out, attains=(shape, axis, int(values[0, v, 0])))
+            shape, axis, v, kept = idx.attains
+            out = dataclasses.replace(out, attains=(shape, axis, int(values[0, v, 0]), kept))
         return out
 
     @rule(tosa.SelectOp)
@@ -231,7 +231,14 @@ class ElementwiseRules:
         a, b = self._pair(op)
         lo, hi = a.lo - b.hi, a.hi - b.lo
         self._fits(lo, hi, op.results[0], "the difference")
-        return Interval.of(lo, hi)
+        out = Interval.of(lo, hi)
+        held = self._r(op.operands[0]).attains
+        c = self._scalar(op.operands[1]) if held is not None else None
+        if c is not None and int(np.prod(op.operands[1].type.shape)) == 1 and \
+                tuple(op.results[0].type.shape) == tuple(op.operands[0].type.shape):
+            shape, axis, v, kept = held      # x - c in place: every row holds v - c where x held v
+            out = dataclasses.replace(out, attains=(shape, axis, v - c, kept))
+        return out
 
     def _minus_extreme(self, op):
         """max(x) - x, x - max(x), x - min(x), min(x) - x along an axis: of one sign, and 0 in every slice."""
@@ -247,8 +254,24 @@ class ElementwiseRules:
             shape = tuple(plain.type.shape)
             axis = _attr_int(owner, "axis")
             spread = Interval.of(0, width) if positive else Interval.of(-width, 0)
-            return dataclasses.replace(spread, attains=(shape, axis, 0))
+            return dataclasses.replace(spread, attains=(shape, axis, 0, self._kept_witness(owner, plain)))
         return None
+
+    def _kept_witness(self, reduce, plain):
+        """The constant mask M (in `plain`'s shape) when `plain` is select(M, a, b) (maybe cast) whose
+        fill b is never above a (max; never below for min): in a row where M keeps an element, the
+        extreme is then attained at a kept one (a masked softmax's max)."""
+        sel = plain.owner
+        while isa(sel, tosa.CastOp):
+            sel = sel.operands[0].owner
+        if not isa(sel, tosa.SelectOp) or tuple(sel.results[0].type.shape) != tuple(plain.type.shape):
+            return None
+        mask = const_array(sel.operands[0])
+        a, b = self._r(sel.operands[1]).whole(), self._r(sel.operands[2]).whole()
+        below = b.max <= a.min if isa(reduce, tosa.ReduceMaxOp) else b.min >= a.max
+        if mask is None or not below:
+            return None
+        return np.broadcast_to(np.asarray(mask).astype(bool), tuple(plain.type.shape))
 
     @rule(tosa.MulOp)
     def _tosa_mul(self, op):
@@ -455,10 +478,22 @@ class ElementwiseRules:
         if table is None:
             return None
         table = np.asarray(table).astype(np.int64).reshape(-1)
+        held = self._r(op.operands[0]).attains
         if _bits(op.operands[0]) == 8:
             part = table[max(r.min + 128, 0):min(r.max + 128, 255) + 1]
-            return Interval.of(int(part.min()), int(part.max()))
-        # int16: (base << 7) + (next - base) * fraction over entries index and index + 1.
-        first, last = (r.min + 32768) >> 7, (r.max + 32768) >> 7
-        part = table[max(first, 0):min(last + 1, len(table) - 1) + 1]
-        return Interval.of(int(part.min()) << 7, int(part.max()) << 7)
+            out = Interval.of(int(part.min()), int(part.max()))
+            entry = (lambda v: int(table[v + 128])) if len(table) == 256 else None
+        else:
+            # int16: (base << 7) + (next - base) * fraction over entries index and index + 1.
+            first, last = (r.min + 32768) >> 7, (r.max + 32768) >> 7
+            part = table[max(first, 0):min(last + 1, len(table) - 1) + 1]
+            out = Interval.of(int(part.min()) << 7, int(part.max()) << 7)
+
+            def entry(v):
+                i, fraction = (v + 32768) >> 7, (v + 32768) & 127
+                return (int(table[i]) << 7) + (int(table[i + 1]) - int(table[i])) * fraction
+            entry = entry if len(table) == 513 else None
+        if held is not None and entry is not None:
+            shape, axis, v, kept = held     # each row's element that holds v looks up one entry
+            out = dataclasses.replace(out, attains=(shape, axis, entry(v), kept))
+        return out

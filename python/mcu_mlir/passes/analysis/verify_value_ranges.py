@@ -327,7 +327,7 @@ class RangeAnalysis(ElementwiseRules):
         r = self._r(op.operands[0])
         if r.attains is None:
             return None
-        shape, axis, v = r.attains
+        shape, axis, v, _ = r.attains
         return v if shape == tuple(op.operands[0].type.shape) and axis == _attr_int(op, "axis") else None
 
     @rule(tosa.ReduceSumOp)
@@ -360,7 +360,16 @@ class RangeAnalysis(ElementwiseRules):
         if full.size != int(np.prod(shape)):
             return None
         counts = full.reshape(shape).sum(axis=_attr_int(op, "axis"))
-        a, b = self._r(sel.operands[1]).whole(), self._r(sel.operands[2]).whole()
+        a, b = self._r(sel.operands[1]), self._r(sel.operands[2]).whole()
+        held = a.attains
+        a = a.whole()
+        if held is not None and held[3] is not None and held[0] == shape and held[1] == _attr_int(op, "axis") \
+                and held[3].shape == full.reshape(shape).shape and np.array_equal(held[3], full.reshape(shape)):
+            # Every row that keeps an element holds v at a kept one (a masked softmax's exp of 0).
+            v, fewest, most = held[2], int(counts.min()), int(counts.max())
+            ends = [v + (t - 1) * a.min + (n - t) * b.min if t else n * b.min
+                    for t in {fewest, most, max(fewest, min(1, most))}]
+            return min(ends), max(t * a.max + (n - t) * b.max for t in (fewest, most))
         ends = [t * a.min + (n - t) * b.min for t in (int(counts.min()), int(counts.max()))]
         tops = [t * a.max + (n - t) * b.max for t in (int(counts.min()), int(counts.max()))]
         return min(ends), max(tops)
