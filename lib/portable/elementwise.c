@@ -369,8 +369,11 @@ int mcu_hypot(int32_t count, mcu_dtype_t input_type, const void *a, const void *
   if (input_type != MCU_I8 && input_type != MCU_I16) return MCU_STATUS_BAD_ARGUMENT;
   if (output_type != MCU_I8 && output_type != MCU_I16) return MCU_STATUS_BAD_ARGUMENT;
   for (int32_t i = 0; i < count; ++i) {
-    const int32_t x = (input_type == MCU_I8 ? ((const int8_t *)a)[i] : ((const int16_t *)a)[i]) - a_zp;
-    const int32_t y = (input_type == MCU_I8 ? ((const int8_t *)b)[i] : ((const int16_t *)b)[i]) - b_zp;
+    /* |x - zp| <= 32767, as the frontend clamps int16 inputs first: two squares of -32768 leave int32. */
+    int32_t x = (input_type == MCU_I8 ? ((const int8_t *)a)[i] : ((const int16_t *)a)[i]) - a_zp;
+    int32_t y = (input_type == MCU_I8 ? ((const int8_t *)b)[i] : ((const int16_t *)b)[i]) - b_zp;
+    x = x < -32767 ? -32767 : (x > 32767 ? 32767 : x);
+    y = y < -32767 ? -32767 : (y > 32767 ? 32767 : y);
     int32_t v = hypot_root(x, y, table, multiplier, shift, headroom) + output_zp;
     v = v < lo ? lo : (v > hi ? hi : v);
     if (output_type == MCU_I8)

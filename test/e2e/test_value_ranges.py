@@ -102,3 +102,20 @@ def test_group_norm_is_proven(quantize, tmp_path):
     assert result.report["value_ranges"] == {"proven": True, "unproven": []}
     assert warned == []
     _verify_file(tmp_path / "model.tosa.mlir")
+
+
+class _Magnitude(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.re, self.im = torch.nn.Linear(16, 16), torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return torch.hypot(self.re(x), self.im(x))
+
+
+def test_int16_magnitude_is_proven(tmp_path):
+    # Two int16 squares of -32768 sum to 2**31: the hypot clamps its inputs to |x - zp| <= 32767 first.
+    torch.manual_seed(0)
+    result, warned = _compile(_Magnitude().eval(), (torch.randn(1, 4, 16),), tmp_path, "int16")
+    assert result.report["value_ranges"] == {"proven": True, "unproven": []}
+    assert "tosa.clamp" in (tmp_path / "model.tosa.mlir").read_text()

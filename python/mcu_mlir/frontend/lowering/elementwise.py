@@ -291,10 +291,14 @@ def _lower_hypot(self, node, ins, scale, zp, elem, clamp):
         return w.scalar(v, rank)
     wide = []
     for q in (qa, qb):
-        v = w.rescale(q.v, [1 << 30], [30], q.zp, 0, "i32")     # x - zp, exactly
+        x = q.v
+        if x.elem == "i16":
+            # |x - zp| <= 32767: two squares of -32768 would sum to 2**31, past int32 (UNPREDICTABLE).
+            x = w.clamp(x, max(-32768, q.zp - 32767), min(32767, q.zp + 32767))
+        v = w.rescale(x, [1 << 30], [30], q.zp, 0, "i32")     # x - zp, exactly
         wide.append(w.reshape(v, (1,) * (rank - len(q.shape)) + tuple(q.shape)))
     squares = [w.mul(v, v) for v in wide]
-    total = w.add(*squares)          # < 2**31: |x - zp| <= 32767 (int16 symmetric)
+    total = w.add(*squares)          # < 2**31: |x - zp| <= 32767
     clz = w.clz(total)
     even = w.bitwise_and(w.sub(clz, s(1)), s(-2))
     normalised = w.logical_left_shift(total, even)

@@ -1,7 +1,7 @@
 """The frontend's integer hypot (a magnitude, frontend/lowering/elementwise.py's _lower_hypot),
 matched whole onto one portable kernel (mcu_hypot): its ~17 TOSA ops per element are one loop.
 
-    d_a = rescale(a, 2**30, 30, a_zp, 0)      d_b likewise (x - zp, exact)
+    d_a = rescale(a, 2**30, 30, a_zp, 0)      d_b likewise (x - zp, exact; int16 a clamped first)
     total = d_a * d_a + d_b * d_b             even = (clz(total) - 1) & -2
     root = (table(cast16((total << even) >> 16 - 16384)) rescaled by (multiplier, shift))
     y = select(total == 0, 0, root >> (even / 2 + headroom), rounding)   out = y + output_zp
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..._mlir import ir, tosa
 from ...dialects import portable
+from ...ir.ops import isa
 from . import dag_pattern as dag
 from .common import UNIT, CONVERTED, NO_MATCH, elem, make_op, read_rescale, shape
 
@@ -56,11 +57,11 @@ def convert_hypot(op, rw):
     m = dag.match(_HYPOT, "out", op)
     if m is None:
         return NO_MATCH
-    a, b = m.values["$a"], m.values["$b"]
+    c = {k: v.reshape(-1) for k, v in m.consts.items()}
+    (a, clamp_a), (b, clamp_b) = (_unclamped(m.values[v], c[zp]) for v, zp in (("$a", "a_zp"), ("$b", "b_zp")))
     out_shape = shape(op.results[0])
     if shape(a) != out_shape or shape(b) != out_shape or elem(a) != elem(b) or elem(a) not in ("i8", "i16"):
         return NO_MATCH
-    c = {k: v.reshape(-1) for k, v in m.consts.items()}
     if any(c[k].size != 1 for k in ("a_zp", "b_zp", "multiplier", "shift", "headroom", "output_zp")) or \
             c["table"].size != 513 or not 0 <= int(c["headroom"][0]) <= 16:
         return NO_MATCH
@@ -71,7 +72,20 @@ def convert_hypot(op, rw):
     new = make_op(portable.HypotOp, [a, b, m.ops["root"].operands[1]], op.results[0].type, attrs, before=op,
                   loc=ir.Location.fused([o.location for o in ops]), source_op="hypot")
     rw.replace(ops, op, new)
+    rw.erase(*[cl for cl in {clamp_a, clamp_b} - {None} if not list(cl.results[0].uses)])
     return CONVERTED
+
+
+def _unclamped(value, zp):
+    """(x, the clamp) when `value` is the frontend's clamp of an int16 input to |x - zp| <= 32767
+    (mcu_hypot clamps x - zp alike), else (value, None)."""
+    clamp = value.owner
+    if not isa(clamp, tosa.ClampOp) or elem(value) != "i16" or zp.size != 1:
+        return value, None
+    lo, hi = (int(ir.IntegerAttr(clamp.attributes[k]).value) for k in ("min_val", "max_val"))
+    if (lo, hi) != (max(-32768, int(zp[0]) - 32767), min(32767, int(zp[0]) + 32767)):
+        return value, None
+    return clamp.operands[0], clamp
 
 
 PATTERNS = [("hypot", tosa.RescaleOp, convert_hypot, UNIT)]
