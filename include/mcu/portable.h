@@ -279,7 +279,8 @@ int mcu_reduce(mcu_reduce_op_t op, mcu_dtype_t type, int32_t outer, int32_t axis
 /* ARGMAX over the middle dimension; int32 indices out (first maximum wins). */
 int mcu_argmax(mcu_dtype_t type, int32_t outer, int32_t axis, int32_t inner, const void *input,
                int32_t *output);
-/* GATHER: values [N, K, C], indices [N, W] -> [N, W, C]. */
+/* GATHER: values [N, K, C], indices [N, W] -> [N, W, C]; an index below 0 reads row 0, one past K - 1
+ * row K - 1 (the clamp the frontend puts before a lookup of run-time ids). */
 int mcu_gather(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w,
                const void *values, const int32_t *indices, void *output);
 /* SCATTER: values_in [N, K, C] with rows indices [N, W] replaced by input [N, W, C] -> [N, K, C]. */

@@ -248,8 +248,10 @@ int mcu_gather(int32_t elem_bytes, int32_t n, int32_t k, int32_t c, int32_t w,
                const void *values, const int32_t *indices, void *output) {
   for (int32_t b = 0; b < n; ++b)
     for (int32_t j = 0; j < w; ++j) {
-      const int32_t index = indices[b * w + j];
-      if (index < 0 || index >= k) return MCU_STATUS_BAD_ARGUMENT;
+      /* Clamped to [0, k - 1], as the frontend clamps run-time ids before its tosa.gather (GATHER
+       * REQUIREs an index in range); an index already in range is read as it is. */
+      const int32_t given = indices[b * w + j];
+      const int32_t index = given < 0 ? 0 : given >= k ? k - 1 : given;
       memcpy((uint8_t *)output + ((size_t)(b * w + j) * c) * elem_bytes,
              (const uint8_t *)values + ((size_t)(b * k + index) * c) * elem_bytes, (size_t)c * elem_bytes);
     }

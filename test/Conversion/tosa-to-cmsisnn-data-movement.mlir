@@ -88,6 +88,30 @@ func.func @others$slice_tile_reverse_gather(%a: tensor<2x3xi16>, %v: tensor<1x5x
 
 // -----
 
+// Run-time ids clamped to [0, K - 1] before the gather (the frontend's lookup): mcu_gather clamps
+// itself, so it reads the ids and the two int32 ops go. Another clamp (here [0, K - 2]) stays.
+// CHECK-LABEL: func.func @gather$clamped_ids
+// CHECK-NOT: portable.binary
+// CHECK: %[[G:.*]] = "portable.gather"(%arg0, %arg1) {mcu.source_op = "tosa.gather"} : (tensor<1x5x3xi8>, tensor<1x2xi32>) -> tensor<1x2x3xi8>
+// CHECK: portable.binary
+// CHECK: portable.binary
+// CHECK: "portable.gather"(%arg0, %{{.*}})
+// CHECK-NOT: = tosa.
+func.func @gather$clamped_ids(%v: tensor<1x5x3xi8>, %i: tensor<1x2xi32>) -> (tensor<1x2x3xi8>, tensor<1x2x3xi8>) {
+  %lo = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %hi = "tosa.const"() <{values = dense<4> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %0 = tosa.maximum %i, %lo : (tensor<1x2xi32>, tensor<1x1xi32>) -> tensor<1x2xi32>
+  %1 = tosa.minimum %0, %hi : (tensor<1x2xi32>, tensor<1x1xi32>) -> tensor<1x2xi32>
+  %2 = tosa.gather %v, %1 : (tensor<1x5x3xi8>, tensor<1x2xi32>) -> tensor<1x2x3xi8>
+  %three = "tosa.const"() <{values = dense<3> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %3 = tosa.maximum %i, %lo : (tensor<1x2xi32>, tensor<1x1xi32>) -> tensor<1x2xi32>
+  %4 = tosa.minimum %3, %three : (tensor<1x2xi32>, tensor<1x1xi32>) -> tensor<1x2xi32>
+  %5 = tosa.gather %v, %4 : (tensor<1x5x3xi8>, tensor<1x2xi32>) -> tensor<1x2x3xi8>
+  return %2, %5 : tensor<1x2x3xi8>, tensor<1x2x3xi8>
+}
+
+// -----
+
 // scale [y_n, y_d, x_n, x_d], offset and border [y, x] as TOSA gives them.
 // CHECK-LABEL: func.func @resize$nearest_and_bilinear
 // CHECK: "portable.resize"(%arg0) {border = array<i32: 2, 2>, mcu.source_op = "tosa.resize", mode = #portable.resize_mode<"nearest">, offset = array<i32: 0, 0>, scale = array<i32: 4, 2, 4, 2>} : (tensor<1x2x2x3xi8>) -> tensor<1x4x4x3xi8>

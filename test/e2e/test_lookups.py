@@ -260,9 +260,18 @@ def test_lookups_c_matches_reference(tmp_path):
     got = run.run(tmp_path, inputs, target="host")
     for c, ref in zip(got.outputs_q, want.outputs_q):
         assert np.array_equal(c, ref.reshape(c.shape))
-    # An index past the table is the kernel's error, not a read outside it.
-    with pytest.raises(UserError, match="the model failed on host"):
-        run.run(tmp_path, [inputs[0], np.full((1, 6), 8, np.int32)], target="host")
+    # An id outside a table reads its nearest row (the frontend clamps run-time ids, TOSA's GATHER
+    # REQUIREs them in range; mcu_gather clamps alike), for any int32: C and reference agree, and the
+    # embedding (50 rows) and index_select (8) read what the ids clamped to their tables read.
+    wild = np.array([[-5, 8, 2**31 - 1, -2**31, 3, 60]], np.int32)
+    got = run.run(tmp_path, [inputs[0], wild], target="host")
+    want = run.run_reference_outdir(tmp_path, [inputs[0], wild])
+    for c, ref in zip(got.outputs_q, want.outputs_q):
+        assert np.array_equal(c, ref.reshape(c.shape))
+    for k, out in ((VOCAB, 0), (8, 1)):
+        clamped = run.run(tmp_path, [inputs[0], np.clip(wild, 0, k - 1)], target="host")
+        assert np.array_equal(got.outputs_q[out], clamped.outputs_q[out])
+    assert "an id outside a table" in (tmp_path / "model.h").read_text().lower()
 
 
 needs_cmsis = pytest.mark.skipif(not os.environ.get("CMSIS_NN_PATH"),

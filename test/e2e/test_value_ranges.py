@@ -119,3 +119,24 @@ def test_int16_magnitude_is_proven(tmp_path):
     result, warned = _compile(_Magnitude().eval(), (torch.randn(1, 4, 16),), tmp_path, "int16")
     assert result.report["value_ranges"] == {"proven": True, "unproven": []}
     assert "tosa.clamp" in (tmp_path / "model.tosa.mlir").read_text()
+
+
+class _Embed(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(20, 8)
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, ids):
+        return self.fc(self.embed(ids))
+
+
+def test_embedding_ids_are_clamped_and_proven(tmp_path):
+    # Token ids reach the whole int32 range: clamped to [0, 19] before the gather, its REQUIRE
+    # 0 <= index < K is proven (without the clamp it was not, for any model with a lookup).
+    torch.manual_seed(0)
+    result, warned = _compile(_Embed().eval(), (torch.randint(0, 20, (1, 6)),), tmp_path)
+    assert result.report["value_ranges"] == {"proven": True, "unproven": []}
+    text = (tmp_path / "model.tosa.mlir").read_text()
+    assert "tosa.maximum" in text and "tosa.minimum" in text and "tosa.gather" in text
+    _verify_file(tmp_path / "model.tosa.mlir")

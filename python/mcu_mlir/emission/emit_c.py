@@ -395,6 +395,15 @@ class _Emitter:
                 f"#define MCU_MODEL_NUM_OUTPUT_PARTS {len(parts)}",
                 "extern const mcu_tensor_part_t mcu_model_output_parts[];"]
 
+    def ids_h(self) -> list[str]:
+        """What an int32 input (token ids) outside its table reads: the frontend clamps run-time ids
+        before a lookup (TOSA's GATHER REQUIREs every index in range), and mcu_gather does the same."""
+        if not any(_elem(a) == "i32" for a in self.block.arguments) or \
+                not any(o.operation.name == "portable.gather" for o in self.block.operations):
+            return []
+        return ["/* int32 inputs are indices (token ids) or masks. An id outside a table looked up with it",
+                " * reads the nearest row: below 0 the first, past the end the last (torch would raise). */"]
+
     def model_h(self, ins, outs) -> list[str]:
         """model.h's lines: the arena size, counts and target as macros, and the API's declarations."""
         h = [
@@ -428,6 +437,7 @@ class _Emitter:
               "extern const mcu_tensor_info_t mcu_model_inputs[];",
               "extern const mcu_tensor_info_t mcu_model_outputs[];",
               *self.parts_h(),
+              *self.ids_h(),
               "",
               "/* Runs the model: inputs/outputs are caller buffers, `arena` holds MCU_MODEL_ARENA_BYTES",
               " * (16-byte aligned). Returns 0, or the failing kernel's nonzero status. */",

@@ -3,8 +3,12 @@ where the indices are an integer graph input (token ids) or a view of one.
 
 Each is one tosa.gather: the table viewed as [N, K, C] (K the looked-up dim, no data moved), the
 indices as [N, W] (tiled over N when N > 1; for x[ids], negative ones counted from the end as torch
-does). The rows keep the table's quantization, so no rescale follows. The indices are checked at run
-time by the kernel (an index outside the table is an error, not a read past it).
+does). The rows keep the table's quantization, so no rescale follows. Every run-time index is clamped
+to [0, K - 1] first (tosa.maximum / tosa.minimum in int32): TOSA's GATHER REQUIREs 0 <= index < K, and
+an id from the model's input can be anything, so without the clamp the program would be UNPREDICTABLE
+for some input (mcu-verify-value-ranges proves the index in range from the clamp). An id below 0 reads
+row 0, one past the table its last row, where torch raises; the C does the same (mcu_gather clamps,
+and the conversion gives it the unclamped ids), and model.h says so.
 """
 
 from __future__ import annotations
@@ -255,7 +259,7 @@ def _index_gather(self, node, ins):
     moved = self.w.transpose(values, order)
     index = self.w.transpose(ids.v, order)
     rows = self.w.gather(self.w.reshape(moved, (lead, shape[dim], 1)),
-                         self.w.reshape(index, (lead, index_shape[dim])))
+                         _in_range(self, self.w.reshape(index, (lead, index_shape[dim])), shape[dim]))
     back = self.w.reshape(rows, tuple(index_shape[d] for d in order))
     return wrap(self.w.transpose(back, [order.index(d) for d in range(rank)]))
 
@@ -345,6 +349,13 @@ def _to_float(node) -> bool:
     return val is None or val.dtype.is_floating_point
 
 
+def _in_range(self, ids, k: int):
+    """Run-time indices clamped to [0, k - 1]: GATHER's REQUIRE, proven for any input. Right before
+    the gather, so the conversion can hand the clamp to mcu_gather (conversion/data_movement.py)."""
+    rank = len(ids.shape)
+    return self.w.minimum(self.w.maximum(ids, self.w.scalar(0, rank)), self.w.scalar(k - 1, rank))
+
+
 def _lookup(self, node, table, dim: int, indices: Indices):
     """Rows `indices` of `table` along `dim`."""
     if isinstance(table, DQ):
@@ -362,11 +373,13 @@ def _lookup(self, node, table, dim: int, indices: Indices):
     values = self.w.reshape(q.v, (n, k, c))
     ids = self.w.reshape(indices.v, (1, w))
     if node.target == aten.index.Tensor:
-        # x[ids] counts negative ids from the end (embedding and index_select refuse them): id + K.
+        # x[ids] counts negative ids from the end (embedding and index_select refuse them): id + K,
+        # of ids first clamped to [-K, K - 1] so that the sum fits int32 for any input.
+        ids = self.w.maximum(self.w.minimum(ids, self.w.scalar(k - 1, 2)), self.w.scalar(-k, 2))
         negative = self.w.greater(self.w.scalar(0, 2), ids)
         wrapped = self.w.add(ids, self.w.scalar(k, 2))
         ids = self.w.select(negative, wrapped, ids)
     if n > 1:
         ids = self.w.tile(ids, (n, 1))
-    rows = self.w.gather(values, ids)
+    rows = self.w.gather(values, _in_range(self, ids, k))
     return DQ(Q(self.w.reshape(rows, shape_of(node)), q.scale, q.zp))

@@ -10,7 +10,8 @@ from ...dialects import cmsisnn, portable
 from ...dialects.kernel_op import GROUPS
 from ..analysis.transposes import is_data_moving
 from ..transforms.layout.channel_permutation import chain_index
-from .common import (UNIT, CONVERTED, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, producer, shape,
+from ...ir.ops import isa
+from .common import (UNIT, CONVERTED, NO_MATCH, DTYPE_BYTES, DTYPES, const_ints, const_scalar, elem, make_op, producer, shape,
                      str_attr, users)
 
 
@@ -222,6 +223,24 @@ def convert_gather(op, rw):
     return rw.convert(op, portable.GatherOp, [values, indices], {})
 
 
+def convert_clamped_gather(op, rw):
+    """gather(values, minimum(maximum(ids, 0), K - 1)), the frontend's clamp of run-time ids (GATHER
+    REQUIREs 0 <= index < K): mcu_gather clamps each index to [0, K - 1] itself, so it reads the ids
+    and the two int32 ops go."""
+    values, indices = op.operands
+    low = producer(indices)
+    if not isa(low, tosa.MinimumOp) or elem(indices) != "i32":
+        return NO_MATCH
+    high = producer(low.operands[0])
+    k = shape(values)[1]
+    if not isa(high, tosa.MaximumOp) or const_scalar(low.operands[1]) != k - 1 or const_scalar(high.operands[1]) != 0:
+        return NO_MATCH
+    _bytes(op, values)
+    rw.convert(op, portable.GatherOp, [values, high.operands[0]], {})
+    rw.erase(*[o for o in (low, high) if not any(list(r.uses) for r in o.results)])
+    return CONVERTED
+
+
 def convert_scatter(op, rw):
     values_in, indices, inp = op.operands
     if elem(indices) != "i32":
@@ -251,6 +270,7 @@ PATTERNS = [
     ("slice", tosa.SliceOp, convert_slice),
     ("tile", tosa.TileOp, convert_tile),
     ("reverse", tosa.ReverseOp, convert_reverse),
+    ("gather-clamped", tosa.GatherOp, convert_clamped_gather, UNIT),
     ("gather", tosa.GatherOp, convert_gather),
     ("scatter", tosa.ScatterOp, convert_scatter),
     ("resize", tosa.ResizeOp, convert_resize),
