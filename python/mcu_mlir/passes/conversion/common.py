@@ -16,6 +16,7 @@ from ...ir.constants import const_array
 from ...ir.ops import create
 from ...ir.values import elem, numel, only_user, producer, shape, tensor_type, users  # noqa: F401  (the patterns' readers)
 from ...cores import Core
+from ...fixed_point.qmath import apply_rescale
 
 from torch_mlir.dialects import ext  # noqa: E402  (bindings' own module)
 
@@ -205,6 +206,11 @@ def fused_location(ops) -> ir.Location:
 
 # -- quantisation -----------------------------------------------------------------------------
 
+# The largest TOSA shift arm_nn_requantize computes without overflow: its right shift of 31 - 62
+# makes arm_nn_divide_by_power_of_two's remainder mask (1 << 31) - 1.
+CMSIS_MAX_TOSA_SHIFT = 61
+
+
 @dataclasses.dataclass
 class Rescale:
     """A tosa.rescale with constant parameters."""
@@ -219,8 +225,18 @@ class Rescale:
     input_unsigned: bool
     output_unsigned: bool
 
-    def cmsis_shifts(self) -> list[int]:
-        return [31 - s for s in self.shift]
+    def cmsis_requantize(self) -> tuple[list[int], list[int]]:
+        """(multipliers, shifts) for arm_nn_requantize: the shift is 31 - the TOSA shift. A TOSA shift
+        of 62 would be a right shift of 31, where CMSIS-NN's arm_nn_divide_by_power_of_two computes
+        (1 << 31) - 1, a signed overflow (UBSan's report after a LayerNorm(1), docs/fuzzing.md):
+        such a channel scales by less than 2**-31 and requantize_exact admits it only where it gives
+        0 for every input, which multiplier 0 and shift 0 give too."""
+        mults, shifts = [], []
+        for m, s in zip(self.multiplier, self.shift):
+            zero = s >= CMSIS_MAX_TOSA_SHIFT + 1
+            mults.append(0 if zero else m)
+            shifts.append(0 if zero else 31 - s)
+        return mults, shifts
 
     def s16_params(self) -> tuple[list[int], list[int]] | None:
         """CMSIS-NN's s16 requantisation (multiplier << 16, 15 - shift) for a 16-bit-multiplier
@@ -239,11 +255,15 @@ class Rescale:
         """
         if not self.scale32 or self.input_unsigned or self.output_unsigned:
             return False
-        for s in self.shift:
+        for m, s in zip(self.multiplier, self.shift):
             if s > 31 and not self.double_round:
                 return False
             if s < 31:
                 if max_abs_input is None or (max_abs_input << (31 - s)) >= 2 ** 31:
+                    return False
+            if s > CMSIS_MAX_TOSA_SHIFT:     # passed as a zero multiplier (cmsis_requantize)
+                bound = 2 ** 31 if max_abs_input is None else max_abs_input
+                if apply_rescale(bound, m, s) != 0 or apply_rescale(-bound, m, s) != 0:
                     return False
         return all(m >= 0 for m in self.multiplier)
 
@@ -300,7 +320,7 @@ def follow_requant_tail(op, out_elem: str = "i8"):
 
 
 def per_channel_params(rs: Rescale, channels: int) -> tuple[list[int], list[int]]:
-    mult, shift = rs.multiplier, rs.cmsis_shifts()
+    mult, shift = rs.cmsis_requantize()
     if rs.per_channel and len(mult) != channels:
         raise PassError(rs.op, f"'tosa.rescale' has {len(mult)} multipliers for {channels} channels")
     return mult, shift

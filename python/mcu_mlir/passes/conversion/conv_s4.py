@@ -53,8 +53,9 @@ def convert_fully_connected_s4(op, rw):
     ops = [op, rs.op] + ([last] if last is not rs.op else [])
     bias = _bias_per_channel(op, bias, out_c)
     packed = make_const(pack_int4(w.reshape(out_c, depth)), op, op.location)
-    attrs = {"input_offset": -izp, "output_offset": rs.output_zp, "multiplier": rs.multiplier[0],
-             "shift": rs.cmsis_shifts()[0], "activation": act}
+    (m, *_), (shift, *_) = rs.cmsis_requantize()
+    attrs = {"input_offset": -izp, "output_offset": rs.output_zp, "multiplier": m, "shift": shift,
+             "activation": act}
     new = make_op(cmsisnn.FullyConnectedS4Op, [inp, packed, bias], last.results[0].type, attrs, before=op,
                   loc=fused_location(ops), source_op="+".join(o.operation.name for o in ops))
     rw.replace(ops, last, new)

@@ -155,12 +155,13 @@ def convert_add_unit(op, rw):
         return NO_MATCH
     if not rs.requantize_exact(a.bound() + b.bound()):
         return NO_MATCH
-    params = {"input1_offset": a.offset, "input1_multiplier": a.rescale.multiplier[0],
-              "input1_shift": a.rescale.cmsis_shifts()[0], "input2_offset": b.offset,
-              "input2_multiplier": b.rescale.multiplier[0], "input2_shift": b.rescale.cmsis_shifts()[0],
+    (m1, *_), (s1, *_) = a.rescale.cmsis_requantize()
+    (m2, *_), (s2, *_) = b.rescale.cmsis_requantize()
+    (m_out, *_), (s_out, *_) = rs.cmsis_requantize()
+    params = {"input1_offset": a.offset, "input1_multiplier": m1, "input1_shift": s1,
+              "input2_offset": b.offset, "input2_multiplier": m2, "input2_shift": s2,
               "left_shift": a.left_shift, "output_offset": rs.output_zp,
-              "output_multiplier": rs.multiplier[0], "output_shift": rs.cmsis_shifts()[0],
-              "activation": act}
+              "output_multiplier": m_out, "output_shift": s_out, "activation": act}
     return _fused_binary(op, rw, "add", a.ops + b.ops, [a.source, b.source], rs, last, params,
                          suffix="s16" if out_elem == "i16" else "s8", broadcast=not same_shape)
 
@@ -204,9 +205,10 @@ def convert_mul_unit(op, rw):
         return NO_MATCH
     if in_elem == "i16" and (any(offsets) or rs.output_zp != 0):
         return NO_MATCH  # int16 tensors are symmetric (zero point 0) in TOSA and CMSIS-NN
+    (m_out, *_), (s_out, *_) = rs.cmsis_requantize()
     params = {"input1_offset": offsets[0], "input2_offset": offsets[1],
-              "output_offset": rs.output_zp, "output_multiplier": rs.multiplier[0],
-              "output_shift": rs.cmsis_shifts()[0], "activation": act}
+              "output_offset": rs.output_zp, "output_multiplier": m_out,
+              "output_shift": s_out, "activation": act}
     return _fused_binary(op, rw, "mul", feeder_ops, sources, rs, last, params, broadcast=not same_shape,
                          suffix="s16" if in_elem == "i16" else "s8")
 

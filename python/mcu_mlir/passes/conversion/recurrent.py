@@ -96,7 +96,8 @@ def _requantize(rs, bound: int):
     """(multiplier, CMSIS shift) when arm_nn_requantize computes this per-tensor rescale exactly."""
     if rs is None or rs.per_channel or rs.input_zp != 0 or not rs.requantize_exact(bound):
         return None
-    return rs.multiplier[0], rs.cmsis_shifts()[0]
+    (m, *_), (shift, *_) = rs.cmsis_requantize()
+    return m, shift
 
 
 def _is_table(values, left_shift: int, kind: str) -> bool:
