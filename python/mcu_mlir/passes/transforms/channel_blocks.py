@@ -29,12 +29,17 @@ def copy_op(op, operands, result_type, before):
 
 
 def _const_like(array: np.ndarray, like, before, loc) -> ir.Value:
-    """A tosa.const of `array` with the element type of the value `like` (int48 has no numpy type)."""
+    """A tosa.const of `array` with the element type of the value `like` (int48 and int4 have no
+    numpy type: an int4 layer's weights must stay i4, as its weight zero point is)."""
     et = ir.RankedTensorType(like.type).element_type
-    if not (isinstance(et, ir.IntegerType) and et.width == 48):
+    width = et.width if isinstance(et, ir.IntegerType) else None
+    if width not in (4, 48):
         return make_const(array, before, loc)
     ty = ir.RankedTensorType.get(list(array.shape), et)
-    attr = ir.Attribute.parse(f"dense<[{', '.join(str(int(v)) for v in array.reshape(-1))}]> : {ty}")
+    if width == 4:
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array.astype(np.int8)), type=ty)
+    else:
+        attr = ir.Attribute.parse(f"dense<[{', '.join(str(int(v)) for v in array.reshape(-1))}]> : {ty}")
     return create(tosa.ConstOp, results=[ty], attributes={"values": attr}, loc=loc,
                   ip=ir.InsertionPoint(before)).results[0]
 
@@ -115,7 +120,7 @@ def build_block(layer: Layer, c0: int, n: int, before, loc) -> ir.Value:
             b = make_const(np.ascontiguousarray(layer.bias[c0:c0 + n].reshape(shape)), before, loc)
             out = copy_op(layer.add, [out, b], with_channels(layer.add.results[0], n), before).results[0]
     else:
-        w = make_const(np.ascontiguousarray(layer.weights[c0:c0 + n]), before, loc)
+        w = _const_like(np.ascontiguousarray(layer.weights[c0:c0 + n]), core.operands[1], before, loc)
         b = _const_like(np.ascontiguousarray(layer.bias[c0:c0 + n]), core.operands[2], before, loc)
         out = copy_op(core, [core.operands[0], w, b] + list(core.operands)[3:], with_channels(core.results[0], n),
                       before).results[0]
