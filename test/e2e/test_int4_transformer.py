@@ -62,3 +62,39 @@ def test_split_heads_keep_int4_weights_on_fully_connected_s4(tmp_path):
     got = run.run(tmp_path, inputs, target="host", cmsis_nn_path=CMSIS_NN_PATH)
     for c, ref in zip(got.outputs_q, want.outputs_q):
         assert np.array_equal(c, ref.reshape(c.shape))
+
+
+class StridedShortcut(torch.nn.Module):
+    """ResNet's downsampling shortcut: a 1x1 stride-2 conv of an even-sized input, which the lowering
+    slices to the rows and columns the conv reads."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.shortcut = torch.nn.Conv2d(8, 16, 1, stride=2)
+
+    def forward(self, x):
+        return self.shortcut(torch.relu(self.conv(x)))
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m55"])
+def test_strided_1x1_s4_reads_past_the_slice(target, tmp_path):
+    """The slice before the shortcut is read past by arm_convolve_wrapper_s4, as the s8 kernel
+    does: no portable slice copy left (ResNet-8 in int4 had two)."""
+    if not CMSIS_NN_PATH:
+        pytest.skip("CMSIS_NN_PATH is not set: the CMSIS-NN backend cannot be built")
+    torch.manual_seed(0)
+    example = (torch.randn(1, 3, 8, 8, generator=torch.Generator().manual_seed(0)),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = mcu_mlir.compile(StridedShortcut().eval(), example, target=target, emit="c", calibration=16,
+                                  weights="int4", output_dir=str(tmp_path), cmsis_nn_path=CMSIS_NN_PATH)
+    convs = [op for op in result.report["ops"] if "conv2d" in op["tosa_op"]]
+    assert [op["kernel"] for op in convs] == ["arm_convolve_wrapper_s4"] * 2, convs
+    assert convs[1]["tosa_op"].startswith("tosa.slice"), convs[1]
+    assert not [op for op in result.report["ops"] if op["kernel"].startswith("portable:")]
+    inputs = [torch.randn(1, 3, 8, 8, generator=torch.Generator().manual_seed(5)).numpy()]
+    want = run.run_reference_outdir(tmp_path, inputs)
+    got = run.run(tmp_path, inputs, target=target, cmsis_nn_path=CMSIS_NN_PATH)
+    for c, ref in zip(got.outputs_q, want.outputs_q):
+        assert np.array_equal(c, ref.reshape(c.shape))

@@ -19,7 +19,7 @@ from ...ir import attributes as mcu_attrs
 from ...kernel_library import cmsis_padding
 from .common import (UNIT, CONVERTED, NO_MATCH, const_array, const_scalar, elem, follow_requant_tail,
                      fused_location, make_const, make_op, per_channel_params, shape)
-from .conv import _bias_per_channel, _window, accumulator_bound
+from .conv import _bias_per_channel, _trailing_slice_source, _window, accumulator_bound
 
 
 def pack_int4(values: np.ndarray) -> np.ndarray:
@@ -99,9 +99,17 @@ def _convert_s4(op, rw, depthwise: bool):
             max_abs_input=accumulator_bound(weight, bias, izp, depthwise)):
         return NO_MATCH
     rs, last, act = tail
-    ops = [op, rs.op] + ([last] if last is not rs.op else [])
     pad, stride, dilation = _window(op)
     in_shape, w_shape, out_shape = shape(inp), shape(weight), shape(op.results[0])
+    # Slices that only drop rows / columns the conv never reads (a strided 1x1 shortcut's input)
+    # are read past, as for int8 weights: the kernel loops over the output.
+    read_past = None if depthwise else _trailing_slice_source(op, rw, inp, w_shape, out_shape, pad, stride,
+                                                              dilation)
+    absorbed = []
+    if read_past is not None:
+        inp, absorbed = read_past
+        in_shape = shape(inp)
+    ops = absorbed[::-1] + [op, rs.op] + ([last] if last is not rs.op else [])
     out_c = out_shape[3]
     if depthwise:
         k_h, k_w, channels, ch_mult = w_shape
