@@ -329,6 +329,7 @@ def _export_and_rewrite(model, example_inputs, quantize):
     from .graph.constant_folding import drop_empty_concat_operands, fold_parameter_subgraphs
     from .graph.reparameterize import merge_parallel_convs
     from .graph.identity_ops import drop_identity_ops, drop_infinite_bounds
+    from .graph.concat_split import concat_splits_as_parts
     from .quantize.channel_scales import channel_scales_as_depthwise
     from .graph.decompose import decompose_modules, fold_sequential_batch_norms, sequential_folds_hold
     with progress.step("exporting the model (torch.export)"):
@@ -345,6 +346,7 @@ def _export_and_rewrite(model, example_inputs, quantize):
         gm = fold_batch_norm(gm)
         if quantize != "none":
             drop_identity_ops(gm)
+            concat_splits_as_parts(gm)                # YOLO26's parts split back from their concat
             stft_magnitude_as_conv(gm)
             complex_as_real_parts(gm)                 # the FFTs and complex values left
             drop_empty_concat_operands(gm)

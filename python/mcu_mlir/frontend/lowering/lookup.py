@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from ...diagnostics import UserError
+from . import selection
 from .values import DQ, Const, Indices, Pending, Q
 from ..graph.nodes import aten, describe, nodes_of, shape_of
 
@@ -87,6 +88,8 @@ def lower_index_use(self, node, ins):
         return Pending(node)
     if t in _WHERES and isinstance(ins[0], Indices) and _to_float(node):
         return Pending(node)      # a run-time mask: quantized as any fill (elementwise.py)
+    if t in INDEX_CASTS and _to_float(node) and isinstance(ins[0], Indices) and not ins[0].flag:
+        return Pending(node)      # selected indices as a float tensor: quantized (selection.py)
     if t in INDEX_CASTS and _to_bool(node):
         return Indices(_nonzero(self, ins[0].v, shape_of(node)), flag=True)
     if t in INDEX_VIEWS or t in INDEX_CASTS and not _to_float(node):
@@ -243,6 +246,8 @@ def _index_gather(self, node, ins):
     if isinstance(table, Const) and table.scales is None and np.asarray(table.data).dtype.kind in "biu":
         data, wrap = np.asarray(table.data, np.int64), Indices
         values = self.w.const(data, "i32")
+    elif isinstance(table, Indices):      # indices gathered at indices (YOLO26's anchors of its top pairs)
+        values, data, wrap = table.v, np.empty(table.v.shape), Indices
     elif isinstance(table, DQ):
         values, q = table.q.v, table.q
         data = np.empty(q.shape)
@@ -336,6 +341,7 @@ INDEX_ARITHMETIC = {
     aten.slice.Tensor: _index_slice, aten.select.int: _index_slice, aten.cat.default: _index_cat,
     aten.fill.Tensor: _index_fill_all, aten.fill.Scalar: _index_fill_all,
     **{t: _index_logical for t in _ANDS | _ORS | {aten.bitwise_not.default, aten.logical_not.default}},
+    **selection.INDEX_ARITHMETIC,
 }
 
 

@@ -9,9 +9,9 @@ imports only `values` (and the writer), never the graph walk: no import cycle.
 
 from __future__ import annotations
 
-from . import conv, elementwise, matmul, norm, pool, recurrent, shape, softmax
+from . import conv, elementwise, matmul, norm, pool, recurrent, selection, shape, softmax
 
-FAMILIES = (conv, elementwise, pool, shape, matmul, softmax, norm, recurrent)
+FAMILIES = (conv, elementwise, pool, shape, matmul, softmax, norm, recurrent, selection)
 
 LOWER: dict = {}
 EAGER: dict = {}

@@ -26,7 +26,7 @@ from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,
                                                  QuantizationAnnotation, QuantizationSpec,
                                                  Quantizer, SharedQuantizationSpec)
 
-from ..graph.nodes import is_float_cast, is_masked_fill
+from ..graph.nodes import FLOAT_CASTS, is_float_cast, is_masked_fill
 from ..graph.lstm_cell import LSTM_CELL
 
 aten = torch.ops.aten
@@ -285,6 +285,13 @@ class CmsisNNQuantizer(Quantizer):
                 _annotate_lstm_cell(node)
             elif target in TAILS:
                 continue   # annotated with its producer
+            elif target is operator.getitem and node.args[1] == 0 and node.args[0].target in _SELECTIONS \
+                    and _is_float_tensor(node.args[0].args[0]):
+                # The values a top-k / sort / max(dim) selects keep their input's parameters.
+                _annotate(node, {}, SharedQuantizationSpec(node.args[0].args[0]))
+            elif _is_float_tensor(node) and _index_bound(node) is not None:
+                # Indices as floats (YOLO26's class index = pair index % classes): integers at scale 1.
+                _annotate(node, {}, _integer_spec(self._dtype(node), _index_bound(node)))
             elif _is_float_tensor(node):
                 # A softmax output is read as it is (fixed parameters), not requantized for its reader.
                 inputs = {a: SharedQuantizationSpec(a) if a.target in SOFTMAX and _annotated(a) else act
@@ -444,3 +451,40 @@ def _flat_args(node: Node) -> list:
         else:
             out.append(a)
     return out
+
+
+_INDEX_VIEWS = {aten.unsqueeze.default, aten.view.default, aten.reshape.default, aten.clone.default,
+                aten.squeeze.dim, aten.flatten.using_ints, aten.expand.default}
+_SELECTIONS = {aten.topk.default, aten.sort.default, aten.sort.stable, aten.max.dim, aten.min.dim,
+               aten.argsort.default, aten.argsort.stable}
+
+
+def _index_bound(node: Node) -> int | None:
+    """For a float cast of an integer tensor whose largest value the graph bounds (i % c by a positive
+    constant, the indices of a top-k / sort / max(dim)): that bound; None otherwise."""
+    if node.target not in FLOAT_CASTS or not node.args or not isinstance(node.args[0], Node):
+        return None
+    x = node.args[0]
+    val = x.meta.get("val")
+    if not isinstance(val, torch.Tensor) or val.dtype.is_floating_point or val.dtype == torch.bool:
+        return None
+    while x.target in _INDEX_VIEWS:
+        x = x.args[0]
+    if x.target in (aten.remainder.Scalar,) and isinstance(x.args[1], int) and x.args[1] > 0:
+        return x.args[1] - 1
+    source = x.args[0] if x.target is operator.getitem and x.args[1] == 1 else x
+    if source.target in _SELECTIONS:
+        shape = source.args[0].meta["val"].shape
+        dim_at = 2 if source.target is aten.topk.default else 1     # topk(x, k, dim), sort / max(x, dim)
+        dim = source.args[dim_at] if len(source.args) > dim_at else source.kwargs.get("dim", -1)
+        return int(shape[int(dim) % len(shape)]) - 1
+    return None
+
+
+def _integer_spec(dtype: str, bound: int):
+    """Integers 0..bound exactly: scale 1, the zero point at the type's minimum when they fit."""
+    if dtype == "int16":
+        return FixedQParamsQuantizationSpec(torch.int16, 1.0, 0, -32767, 32767, torch.per_tensor_symmetric) \
+            if bound <= 32767 else _act_spec("int16")
+    return FixedQParamsQuantizationSpec(torch.int8, 1.0, -128, -128, 127, torch.per_tensor_affine) \
+        if bound <= 255 else _act_spec("int8")
