@@ -14,7 +14,9 @@ from mcu_mlir.frontend import DEFAULT_CALIBRATION_SAMPLES, calibration_samples  
 EXAMPLE = (torch.zeros(1, 3, 4, 4),)
 
 
-def test_default_is_32_random_samples_with_a_warning():
+def test_default_is_32_random_samples_with_a_warning(monkeypatch):
+    from mcu_mlir import diagnostics
+    monkeypatch.setattr(diagnostics, "tool", "")   # from Python (a command-line run in this process sets it)
     with pytest.warns(UserWarning, match="no calibration data") as caught:
         samples = calibration_samples(None, EXAMPLE)
     assert DEFAULT_CALIBRATION_SAMPLES == 32 and len(samples) == 32
