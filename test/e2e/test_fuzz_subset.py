@@ -1,7 +1,7 @@
 """CI subset of the differential fuzzer (tools/fuzz/fuzz.py): a fixed selection of small random models
 that together exercise every form of the grammar (grammar.covering_seeds: issue 35's F.pad before a
 1x1 / depthwise 3x3 conv and the one-step LSTM first), each compiled int8 and, in turn, int16, with
---int16-layers auto or with --prefer memory, on both backends, the C on the host against
+--int16-layers auto, with --prefer memory, with --weights int4 or with --int4-layers auto, on both backends, the C on the host against
 tosa_reference_model on the same integers (the first model's C built with ASan / UBSan). No run may be
 wrong, crash, leave the reference model UNPREDICTABLE or trip a sanitizer, and every refusal names
 the op's line in the model's source. A failure's message holds its minimised reproducer."""

@@ -8,7 +8,8 @@ on the host against tosa_reference_model on the same integer inputs.
 
 Model i of a run is `grammar.generate(seed * 1_000_003 + i)`: `--seed` and `--count` give the same
 models, the same inputs and so the same table. Each model is compiled in-process (`mcu_mlir.compile`)
-in every mode (int8, int16, int8 with `--int16-layers auto`, int8 with `--prefer memory`) for each
+in every mode (int8, int16, int8 with `--int16-layers auto`, with `--prefer memory`, with `--weights int4`, with
+`--int4-layers auto`) for each
 backend, its C run on the host (`mcu-run`) and its integer TOSA in tosa_reference_model (`mcu-run
 --reference`) on the same input, and each run is one of:
 
@@ -52,10 +53,13 @@ MODES = {
     "int16": {"quantize": "int16"},
     "int16-auto": {"quantize": "int8", "int16_layers": "auto"},
     "memory": {"quantize": "int8", "prefer": "memory"},
+    "int4": {"quantize": "int8", "weights": "int4"},
+    "int4-auto": {"quantize": "int8", "int4_layers": "auto"},
 }
 # mcu-compile's words for each mode, for the printed reproducers.
 MODE_FLAGS = {"int8": "--quantize int8", "int16": "--quantize int16",
-              "int16-auto": "--quantize int8 --int16-layers auto", "memory": "--quantize int8 --prefer memory"}
+              "int16-auto": "--quantize int8 --int16-layers auto", "memory": "--quantize int8 --prefer memory",
+              "int4": "--quantize int8 --weights int4", "int4-auto": "--quantize int8 --int4-layers auto"}
 BACKENDS = ("portable", "cmsis-nn")
 CLASSES = ("exact", "refusal", "refusal-noloc", "crash", "wrong", "unpredictable", "sanitizer", "timeout")
 # A compile that takes longer is a 'timeout' (reported, not minimised: each try would take as long).
@@ -350,11 +354,13 @@ def _candidates(spec: dict):
                 options = sorted({1, value // 2, value - 1})
             elif key in ("stride", "dilation", "sh", "sw") and value not in (None, 1):
                 options = [1]
-            elif key in ("padding",) and value not in (0, "same"):
+            elif key in ("padding", "output_padding") and value not in (0, "same"):
                 options = [0]
+            elif key == "size" and value != [1, 1]:
+                options = [[1, 1], [max(1, value[0] // 2), max(1, value[1] // 2)]]
             elif key == "k" and value not in (1, [1, 1]):
                 options = [1, 3] if value not in (3, [3, 3]) else [1]
-            elif key in ("bias", "ceil", "align", "include_pad", "keepdim") and value is True:
+            elif key in ("bias", "ceil", "align", "include_pad", "keepdim", "per_channel", "affine") and value is True:
                 options = [False]
             for option in options:
                 new = copy.deepcopy(layer)

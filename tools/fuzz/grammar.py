@@ -260,7 +260,7 @@ def _interp(ctx, L, s: Shape):
         arg = f"size=({oh}, {ow})"
     else:
         f = L["scale"]
-        oh, ow = h * f, w * f
+        oh, ow = int(h * f), int(w * f)     # PyTorch's floor(size x scale)
         arg = f"scale_factor={f}"
     if mode == "bilinear":
         arg += f", align_corners={L.get('align', False)}"
@@ -354,10 +354,15 @@ def _conv1d(ctx, L, s: Shape):
     k, stride, pad = L["k"], L.get("stride", 1), L.get("padding", 0)
     groups = f if L.get("dw") else 1
     out = f if L.get("dw") else _out(L["out"])
-    o = _conv_out(t, k, stride, pad, pad, 1)
+    if pad == "same":
+        if stride != 1:
+            return None
+        o, pad_txt = t, "'same'"
+    else:
+        o, pad_txt = _conv_out(t, k, stride, pad, pad, 1), pad
     if o < 1:
         return None
-    m = ctx.module(f"nn.Conv1d({f}, {out}, {k}, stride={stride}, padding={pad}, groups={groups})")
+    m = ctx.module(f"nn.Conv1d({f}, {out}, {k}, stride={stride}, padding={pad_txt}, groups={groups})")
     ctx.fwd.append(f"x = {m}(x.transpose(1, 2)).transpose(1, 2)")
     return Shape("seq", (o, out))
 
@@ -390,10 +395,75 @@ def _rnn(ctx, L, s: Shape):
     return Shape("seq", (s.dims[0], hidden))
 
 
+def _convt(ctx, L, s: Shape):
+    """nn.ConvTranspose2d, grouped, depthwise and dilated included (lowered since issue 35's part 4)."""
+    if s.kind != "image":
+        return None
+    c, h, w = s.dims
+    k, stride, pad, dil = L["k"], L.get("stride", 1), L.get("padding", 0), L.get("dilation", 1)
+    groups = L.get("groups", 1)
+    if groups == "dw":
+        groups, out = c, c
+    else:
+        out = _out(L["out"])
+        if c % groups or out % groups:
+            return None
+    out_pad = min(L.get("output_padding", 0), max(stride, dil) - 1)
+    size = [(n - 1) * stride - 2 * pad + dil * (k - 1) + out_pad + 1 for n in (h, w)]
+    if min(size) < 1 or pad > dil * (k - 1):
+        return None
+    m = ctx.module(f"nn.ConvTranspose2d({c}, {out}, {k}, stride={stride}, padding={pad}, output_padding={out_pad}, "
+                   f"groups={groups}, dilation={dil}, bias={L.get('bias', True)})")
+    ctx.fwd.append(f"x = {m}(x)")
+    return Shape("image", (out, size[0], size[1]))
+
+
+def _adaptive(ctx, L, s: Shape):
+    """Adaptive average / max pools to any size (PyTorch's uneven windows where the size does not divide)."""
+    if s.kind != "image":
+        return None
+    oh, ow = L["size"]
+    ctx.fwd.append(f"x = F.adaptive_{L['kind']}_pool2d(x, ({oh}, {ow}))")
+    return Shape("image", (s.dims[0], oh, ow))
+
+
+def _prelu(ctx, L, s: Shape):
+    """nn.PReLU with one slope, or one per channel (dim 1: an image's channels, a vector's features)."""
+    n = s.dims[0] if L.get("per_channel") and s.kind in ("image", "vec") else 1
+    m = ctx.module(f"nn.PReLU({n})", ("{m}.weight.data.uniform_(-0.5, 0.5)",))
+    ctx.fwd.append(f"x = {m}(x)")
+    return s
+
+
+_AFFINE = ("{m}.weight.data.uniform_(0.5, 1.5)", "{m}.bias.data.uniform_(-0.3, 0.3)")
+
+
+def _groupnorm(ctx, L, s: Shape):
+    if s.kind != "image":
+        return None
+    c = s.dims[0]
+    groups = c if L["groups"] == "c" else L["groups"]
+    if c % groups:
+        return None
+    m = ctx.module(f"nn.GroupNorm({groups}, {c})", _AFFINE)
+    ctx.fwd.append(f"x = {m}(x)")
+    return s
+
+
+def _instancenorm(ctx, L, s: Shape):
+    if s.kind != "image" or s.dims[1] * s.dims[2] == 1:    # torch refuses one element per channel
+        return None
+    affine = L.get("affine", False)
+    m = ctx.module(f"nn.InstanceNorm2d({s.dims[0]}, affine={affine})", _AFFINE if affine else ())
+    ctx.fwd.append(f"x = {m}(x)")
+    return s
+
+
 OPS = {"conv": _conv, "padconv": _padconv, "pool": _pool, "gap": _gap, "act": _act, "bn": _bn,
        "layernorm": _layernorm, "softmax": _softmax, "residual": _residual, "chunk": _chunk,
        "slice": _slice, "interp": _interp, "permute": _permute, "reshape": _reshape, "reduce": _reduce,
-       "linear": _linear, "conv1d": _conv1d, "attention": _attention, "rnn": _rnn}
+       "linear": _linear, "conv1d": _conv1d, "attention": _attention, "rnn": _rnn, "convt": _convt,
+       "adaptive": _adaptive, "prelu": _prelu, "groupnorm": _groupnorm, "instancenorm": _instancenorm}
 
 
 def apply(ctx: _Ctx, layer: dict, shape: Shape) -> Shape | None:
@@ -469,15 +539,17 @@ def _layer(rng: random.Random, kind: str, depth: int = 0) -> dict:
     ch = lambda: rng.choice([1, 2, 3, 4, 6, 8, 12, 16])  # noqa: E731
     if kind == "image":
         op = rng.choices(["conv", "padconv", "pool", "gap", "act", "bn", "layernorm", "softmax", "residual",
-                          "chunk", "slice", "interp", "permute", "reshape", "reduce"],
-                         [10, 4, 4, 1, 6, 2, 1, 1, 4 if depth == 0 else 0, 2, 2, 2, 1, 2, 2])[0]
+                          "chunk", "slice", "interp", "permute", "reshape", "reduce", "convt", "adaptive", "prelu",
+                          "groupnorm", "instancenorm"],
+                         [10, 4, 4, 1, 6, 2, 1, 1, 4 if depth == 0 else 0, 2, 2, 3, 1, 2, 2, 3, 2, 2, 1, 1])[0]
     elif kind == "seq":
         op = rng.choices(["linear", "act", "layernorm", "softmax", "residual", "attention", "rnn", "conv1d",
-                          "permute", "reshape", "reduce"], [6, 4, 2, 1, 3 if depth == 0 else 0, 2, 3, 2, 1, 1, 2])[0]
+                          "permute", "reshape", "reduce", "prelu"],
+                         [6, 4, 2, 1, 3 if depth == 0 else 0, 2, 3, 2, 1, 1, 2, 1])[0]
     else:
-        op = rng.choices(["linear", "act", "bn", "softmax", "reshape"], [6, 3, 1, 1, 1])[0]
+        op = rng.choices(["linear", "act", "bn", "softmax", "reshape", "prelu"], [6, 3, 1, 1, 1, 1])[0]
     if op == "conv":
-        k = rng.choice([1, 1, 3, 3, 3, 5, 7, [1, 3], [3, 1], [1, 5], [5, 1], [2, 2]])
+        k = rng.choice([1, 1, 3, 3, 3, 5, 7, [1, 3], [3, 1], [1, 5], [5, 1], [2, 2], 2, 4, [1, 2], [4, 3]])
         groups = rng.choice([1, 1, 1, "dw", "dw", 2, 4])
         return {"op": op, "out": ch(), "k": k, "stride": rng.choice([1, 1, 1, 2, 3]),
                 "dilation": rng.choice([1, 1, 1, 2]), "groups": groups, "mult": rng.choice([1, 1, 2]),
@@ -514,10 +586,24 @@ def _layer(rng: random.Random, kind: str, depth: int = 0) -> dict:
                 "sw": rng.choice([1, 2])}
     if op == "interp":
         mode = rng.choice(["nearest", "bilinear"])
-        if rng.random() < 0.3:
-            return {"op": op, "mode": mode, "size": [rng.choice([2, 5, 8]), rng.choice([3, 6, 8])],
+        if rng.random() < 0.5:     # any size: ones the input does not divide, and smaller ones
+            return {"op": op, "mode": mode, "size": [rng.choice([1, 2, 3, 5, 8, 9, 11]), rng.choice([3, 4, 6, 8, 13])],
                     "align": rng.random() < 0.5}
-        return {"op": op, "mode": mode, "scale": 2, "align": rng.random() < 0.5}
+        scales = [2, 2, 1.5, 0.5] + ([2.5, 1.7, 0.75] if mode == "nearest" else [0.75])
+        return {"op": op, "mode": mode, "scale": rng.choice(scales), "align": rng.random() < 0.5}
+    if op == "convt":
+        return {"op": op, "out": ch(), "k": rng.choice([1, 2, 3, 3, 4]), "stride": rng.choice([1, 2, 2, 3]),
+                "padding": rng.choice([0, 0, 1]), "output_padding": rng.choice([0, 0, 1]),
+                "dilation": rng.choice([1, 1, 2]), "groups": rng.choice([1, 1, 2, "dw"]), "bias": rng.random() < 0.8}
+    if op == "adaptive":
+        return {"op": op, "kind": rng.choice(["avg", "max"]),
+                "size": [rng.choice([1, 2, 3, 5, 7]), rng.choice([1, 2, 3, 4, 6])]}
+    if op == "prelu":
+        return {"op": op, "per_channel": rng.random() < 0.6}
+    if op == "groupnorm":
+        return {"op": op, "groups": rng.choice([1, 2, 4, "c"])}
+    if op == "instancenorm":
+        return {"op": op, "affine": rng.random() < 0.6}
     if op == "reshape":
         if kind == "image":
             return {"op": op, "to": rng.choice(["fold", "tokens", "rows", "flatten"])}
@@ -530,7 +616,8 @@ def _layer(rng: random.Random, kind: str, depth: int = 0) -> dict:
     if op == "linear":
         return {"op": op, "out": rng.choice([1, 4, 8, 10, 16, 24]), "bias": rng.random() < 0.85}
     if op == "conv1d":
-        return {"op": op, "k": rng.choice([1, 3, 5]), "stride": rng.choice([1, 1, 2]), "padding": rng.choice([0, 1, 2]),
+        return {"op": op, "k": rng.choice([1, 2, 3, 4, 5]), "stride": rng.choice([1, 1, 2]),
+                "padding": rng.choice([0, 1, 2, "same"]),
                 "dw": rng.random() < 0.3, "out": ch()}
     if op == "attention":
         return {"op": op, "impl": rng.choice(["mha", "manual"]), "heads": rng.choice([1, 2])}
@@ -585,6 +672,19 @@ def forms(model: dict) -> set[str]:
             found.add(layer["kind"] + "pool" + ("-ceil" if layer.get("ceil") else ""))
         elif op == "interp":
             found.add("interp-" + layer["mode"])
+            if "size" in layer or layer["scale"] != int(layer["scale"]):   # the forms once refused
+                found.add(f"interp-{layer['mode']}-" + ("size" if "size" in layer else "fraction"))
+        elif op == "convt":
+            groups = layer.get("groups", 1)
+            found.add("convt-depthwise" if groups == "dw" else "convt-grouped" if groups != 1 else "convt")
+            if layer.get("dilation", 1) > 1:
+                found.add("convt-dilated")
+        elif op == "adaptive":
+            found.add(f"adaptive-{layer['kind']}")
+        elif op == "prelu":
+            found.add("prelu-channel" if layer.get("per_channel") else "prelu")
+        elif op == "conv1d" and layer.get("padding") == "same" and layer["k"] % 2 == 0:
+            found.add("conv1d-same-even")
         elif op in ("act", "reduce"):
             found.add(layer["fn"])
         elif op == "conv":
@@ -592,6 +692,9 @@ def forms(model: dict) -> set[str]:
             found.add("conv-depthwise" if groups == "dw" else "conv-grouped" if groups != 1 else "conv")
             if layer.get("dilation", 1) > 1:
                 found.add("conv-dilated")
+            ks = layer["k"] if isinstance(layer["k"], list) else [layer["k"]]
+            if layer.get("padding") == "same" and any(layer.get("dilation", 1) * (k - 1) % 2 for k in ks):
+                found.add("conv-same-even")      # PyTorch's extra row / column at the bottom / right
         elif op == "residual":
             found.add("residual-" + layer["join"])
             for sub in layer["body"]:
@@ -605,7 +708,7 @@ def forms(model: dict) -> set[str]:
 REGRESSION_FORMS = ("padconv-1x1-bottom-right", "padconv-dw3x3-bottom-right", "lstm-one-step")
 
 
-def covering_seeds(search: int = 4000, max_layers: int = 5) -> list[int]:
+def covering_seeds(search: int = 4000, max_layers: int = 6) -> list[int]:
     """A few small models that together exercise every form the first `search` seeds do, the
     regression forms first (greedy set cover; the same list for the same grammar)."""
     candidates = []
@@ -617,7 +720,7 @@ def covering_seeds(search: int = 4000, max_layers: int = 5) -> list[int]:
     wanted = set().union(*(f for _, f in candidates))
     chosen, covered = [], set()
     for form in REGRESSION_FORMS:
-        seed, found = next((s, f) for s, f in candidates if form in f)
+        seed, found = max(((s, f) for s, f in candidates if form in f), key=lambda c: (len(c[1] - covered), -c[0]))
         if seed not in chosen:
             chosen.append(seed)
             covered |= found
