@@ -339,6 +339,25 @@ typedef struct {
 int mcu_norm(const mcu_norm_params_t *p, const int16_t *rsqrt_table, const int32_t *channel_params,
              const void *input, void *output);
 
+/* The integer PReLU the frontend emits (relu(x) + slope * min(x, 0), the product a 1x1 depthwise
+   conv), fused: per int8 element x of channel c (the last axis, `channels` wide), with the tables
+   [3][256] the compiler evaluated from the TOSA (index v + 128): relu_part (int32), negative
+   (int8 in int32) and scaled (the int32 the sum adds for a product d):
+     d = clamp(rescale_c((negative[x] + slope_input_offset) * (slope[c] + slope_weight_offset) + bias[c]))
+     y = clamp(rescale(relu_part[x] + scaled[d] - output_input_zp, output) + output_zp)
+   channel_params holds the rows slope, bias, multiplier and TOSA shift of rescale_c (channels
+   each). Bit for bit the TOSA ops; no int32 tensor in memory. */
+typedef struct {
+  int32_t channels;
+  int32_t slope_input_offset, slope_weight_offset, slope_output_zp, slope_double_round;
+  int32_t slope_act_min, slope_act_max;
+  int32_t output_multiplier, output_shift, output_input_zp, output_zp, output_double_round;
+  int32_t act_min, act_max;
+} mcu_prelu_params_t;
+
+int mcu_prelu(const mcu_prelu_params_t *p, int32_t count, const int32_t *tables, const int32_t *channel_params,
+              const int8_t *input, int8_t *output);
+
 /* -- recurrent ------------------------------------------------------------------------------- */
 
 /* One LSTM time step with the integers of CMSIS-NN's arm_lstm_unidirectional_s8 (one step, time

@@ -602,6 +602,50 @@ class NormOp(KernelOp, dialect=Portable, name="norm"):
 
 @no_scratch
 @no_macs
+class PReluOp(KernelOp, dialect=Portable, name="prelu"):
+    """The frontend's integer PReLU (relu(x) + slope * min(x, 0), the product a 1x1 depthwise
+    conv; passes/conversion/prelu.py), fused: int8 in and out, the channel the last axis.
+    `tables` [3, 256] i32: the channel-independent parts over every int8 value (the relu part's
+    int32, the int8 negative part, the int32 added for a product); `channel_params` [4, channels]
+    i32: slope, bias and the per-channel rescale (multiplier, TOSA shift) of the product; then the
+    output rescale and clamp."""
+    input: Operand[ir.RankedTensorType]
+    tables: Operand[ir.RankedTensorType]
+    channel_params: Operand[ir.RankedTensorType]
+    output: Result[ir.RankedTensorType]
+    channels: ir.IntegerAttr
+    slope_input_offset: ir.IntegerAttr
+    slope_weight_offset: ir.IntegerAttr
+    slope_output_zp: ir.IntegerAttr
+    slope_double_round: ir.IntegerAttr
+    slope_act_min: ir.IntegerAttr
+    slope_act_max: ir.IntegerAttr
+    output_multiplier: ir.IntegerAttr
+    output_shift: ir.IntegerAttr
+    output_input_zp: ir.IntegerAttr
+    output_zp: ir.IntegerAttr
+    output_double_round: ir.IntegerAttr
+    act_min: ir.IntegerAttr
+    act_max: ir.IntegerAttr
+    FLAGS = ("slope_double_round", "output_double_round")
+    KERNEL = "prelu"
+
+    def check(self):
+        channels = self.int("channels")
+        if self.elem(0) != "i8" or self.elem(0, result=True) != "i8":
+            return "takes and returns int8"
+        if numel(self.operation.operands[0].type) != numel(self.operation.results[0].type) or \
+                self.shape(0)[-1] != channels:
+            return "needs the input's element count in the output and `channels` as its last axis"
+        if list(ir.RankedTensorType(self.operation.operands[1].type).shape) != [3, 256]:
+            return "tables must be 3 x 256"
+        if list(ir.RankedTensorType(self.operation.operands[2].type).shape) != [4, channels]:
+            return f"channel_params must be 4 x {channels}"
+        return None
+
+
+@no_scratch
+@no_macs
 class GatherOp(KernelOp, dialect=Portable, name="gather"):
     """tosa.gather: values [N, K, C], int32 indices [N, W] -> [N, W, C]."""
     values: Operand[ir.RankedTensorType]

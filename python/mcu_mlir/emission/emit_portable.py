@@ -294,6 +294,18 @@ def norm(em, i, op):
             f"{em.buf(op.operands[0])}, {em.storage(op)});"]
 
 
+def prelu(em, i, op):
+    p = {k: op.int(k) for k in ("channels", "slope_input_offset", "slope_weight_offset", "slope_output_zp",
+                                "slope_double_round", "slope_act_min", "slope_act_max", "output_multiplier",
+                                "output_shift", "output_input_zp", "output_zp", "output_double_round", "act_min",
+                                "act_max")}
+    return [_params_struct(em, "mcu_prelu_params_t", f"layer{i}_params", p),
+            f"status = mcu_prelu(&layer{i}_params, {_count(op.operands[0])}, "
+            f"{em.const_name(op.operands[1], f'layer{i}_tables')}, "
+            f"{em.const_name(op.operands[2], f'layer{i}_channel_params')}, "
+            f"{em.ptr(op.operands[0], 'int8_t')}, {em.out(op, 'int8_t')});"]
+
+
 def lstm(em, i, op):
     """mcu_lstm_step_s8 with one static parameter struct per distinct step (a layer's steps share
     it) and one array per gate."""
@@ -442,7 +454,7 @@ EMITTERS = {
     portable.ElementwiseAddOp: elementwise, portable.ElementwiseMulOp: elementwise,
     portable.BinaryOp: binary, portable.SelectOp: select, portable.UnaryOp: unary,
     portable.RescaleOp: rescale, portable.ClampOp: clamp, portable.CastOp: cast,
-    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.HypotOp: hypot, portable.SoftmaxOp: softmax, portable.Softmax16Op: softmax_s16, portable.Softmax16LutOp: softmax_s16_lut,
+    portable.TableOp: table, portable.TableRescaleOp: table_rescale, portable.LogSoftmaxOp: log_softmax, portable.NormOp: norm, portable.PReluOp: prelu, portable.HypotOp: hypot, portable.SoftmaxOp: softmax, portable.Softmax16Op: softmax_s16, portable.Softmax16LutOp: softmax_s16_lut,
     portable.TransposeOp: transpose, portable.ConcatOp: concat,
     portable.ConcatTransposedOp: concat_transposed, portable.PadOp: pad,
     portable.SliceOp: slice_, portable.TileOp: tile, portable.ReverseOp: reverse,

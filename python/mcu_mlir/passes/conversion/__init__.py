@@ -5,4 +5,4 @@ the phase (common.Phase) UNIT or OUTER for a pattern that absorbs several ops. A
 function returns NO_MATCH (False) when it leaves the op alone and CONVERTED after rewriting it.
 """
 
-FAMILIES = ("recurrent", "conv_s4", "conv", "matmul", "pool", "softmax", "norm", "magnitude", "elementwise", "data_movement", "reduction")
+FAMILIES = ("recurrent", "conv_s4", "prelu", "conv", "matmul", "pool", "softmax", "norm", "magnitude", "elementwise", "data_movement", "reduction")

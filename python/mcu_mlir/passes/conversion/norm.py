@@ -11,8 +11,10 @@ lowered to one portable kernel (mcu_norm) computing the same TOSA ops bit for bi
     Z   = arithmetic_right_shift(mul(d, T, 7), add(arithmetic_right_shift(e, 1), 7), round)
     y   = rescale(add(rescale(mul(reshape(Z), sign), gamma), offset), 2**-g) [+ clamp]
 
-`axes` is the last axis (LayerNorm, RMSNorm) or axes 1 and 3 of [N, S, G, C / G] (GroupNorm);
-the affine part works on the last axis of Z, maybe reshaped. Every intermediate must be read
+`axes` are any axes that view the tensor as [batch, spatial, groups, group_size] normalised over
+spatial x group_size: the last axis (LayerNorm, RMSNorm), axes 1 and 3 of [N, S, G, C / G]
+(GroupNorm), axis 1 of [N, S, C, 1] (InstanceNorm), all but the first; the affine part works on
+the last axis of Z, maybe reshaped, per channel of groups x group_size or per tensor. Every intermediate must be read
 only inside the pattern, or the ops are left to the per-op kernels.
 """
 
@@ -174,6 +176,42 @@ def _absorbed_input(x, ops, inside):
     return ops, source
 
 
+def _views(dims, axes):
+    """The ways to see `dims` as [batch, spatial, groups, group_size], each (batch, group)
+    normalised over spatial x group_size: size-1 axes aside, the reduced `axes` must be at most
+    two runs, the last one (or a size-1 one) the group; where spatial is 1, batch and groups may
+    also merge (which the affine's channel count decides, _fit). Empty when the axes fit no view."""
+    runs = []                         # [reduced?, size] per run of axes of one kind
+    for a, n in enumerate(dims):
+        if n == 1:
+            continue
+        if runs and runs[-1][0] == (a in axes):
+            runs[-1][1] *= n
+        else:
+            runs.append([a in axes, n])
+    if not runs or not runs[-1][0]:
+        runs.append([True, 1])
+    while len(runs) < 4:
+        runs.insert(0, [not runs[0][0], 1])
+    if len(runs) > 4:
+        return []
+    view = [n for _, n in runs]
+    return [view] + ([[view[0] * view[2], 1, 1, view[3]]] if view[1] == 1 and view[2] > 1 else [])
+
+
+def _fit(views, channels):
+    """The view whose groups x group_size channels are the affine's `channels`, else None. With
+    one group, any `channels` dividing the group's size fit: its values split into spatial x
+    `channels`, the same set normalised together."""
+    for view in views:
+        if view[2] * view[3] == channels:
+            return view
+    for b, s, g, z in views:
+        if g == 1 and (s * z) % channels == 0:
+            return [b, s * z // channels, 1, channels]
+    return None
+
+
 def _match(table_op, v):
     ops = [table_op]
     index, rsqrt_table = table_op.operands
@@ -190,8 +228,8 @@ def _match(table_op, v):
     ops.append(square)
     s0, x, count, zp = _match_centred_input(v, d, axes, ops)
     dims = shape(square_v)            # the shape the statistics are reduced in
-    rank = len(dims)
-    _need(elem(x) == "i32" and int(np.prod(shape(x))) == int(np.prod(dims)) and (axes == [rank - 1] or (rank == 4 and axes == [1, 3])))
+    views = _views(dims, axes)
+    _need(elem(x) == "i32" and int(np.prod(shape(x))) == int(np.prod(dims)) and views)
     # Forward: Z, then the affine rescales.
     rsqrt = table_op.results[0]
     product = _next(v, table_op, tosa.MulOp)
@@ -218,7 +256,6 @@ def _match(table_op, v):
     first = read_rescale(_next(v, cur, tosa.RescaleOp))
     _need(first is not None)
     channels = shape(first.op.results[0])[-1]
-    _need(channels == dims[-1] * (dims[2] if len(axes) == 2 else 1))
     _need( elem(first.op.results[0]) == "i32" and first.input_zp == 0
           and first.output_zp == 0 and first.scale32 and not first.input_unsigned and not first.output_unsigned
           and len(first.multiplier) in (1, channels) and all(m >= 0 for m in first.multiplier))
@@ -254,12 +291,16 @@ def _match(table_op, v):
         if o.operation != last.operation:
             _need(all(not isinstance(u, ir.Block) and u.operation in inside for u in users(o.results[0])))
     ops, source = _absorbed_input(x, ops, inside)
-    if len(axes) == 1:
-        view4 = [int(np.prod(dims[:-1], dtype=np.int64)), 1, 1, dims[-1]]
-    else:
-        view4 = dims
     mult = first.multiplier * (channels if len(first.multiplier) == 1 else 1)
     shift = first.shift * (channels if len(first.shift) == 1 else 1)
+    signs = signs if signs is not None else np.ones(channels, np.int64)
+    rows = np.stack([np.asarray(mult, np.int64), np.asarray(shift, np.int64), offsets, signs.astype(np.int64)])
+    # The kernel's channel is g * group_size + k: the affine's channel where it has that many, or
+    # any other count of channels whose parameters are all the same (a per-tensor affine).
+    view4 = _fit(views, channels) or views[0]
+    if view4[2] * view4[3] != channels:
+        _need(bool((rows == rows[:, :1]).all()))
+        rows = np.repeat(rows[:, :1], view4[2] * view4[3], axis=1)
     params = {"batch": view4[0], "spatial": view4[1], "groups": view4[2], "group_size": view4[3],
               "centre": int(count != 0), "count": count, "input_zp": zp, "s0": s0, "s1": s1, "eps": eps,
               "output_shift": last_rs.shift[0], "output_multiplier": last_rs.multiplier[0],
@@ -267,9 +308,7 @@ def _match(table_op, v):
               "output_double_round": int(last_rs.double_round), "act_min": act[0], "act_max": act[1]}
     if count:
         _need(count == int(np.prod([dims[a] for a in axes], dtype=np.int64)))
-    channel_params = np.stack([np.asarray(mult, np.int64), np.asarray(shift, np.int64), offsets,
-                               signs.astype(np.int64) if signs is not None else np.ones(channels, np.int64)])
-    return ops, last, source, rsqrt_table, params, channel_params
+    return ops, last, source, rsqrt_table, params, rows
 
 
 def convert_norm(op, rw):
