@@ -526,6 +526,8 @@ def _emit_stage(module, options, result, timings):
         else:
             for name, text in sorted(files.items()):
                 _write(out, name, text, result, name)
+    from .emission.kernel_share import int32_temporaries
+    report["int32_temporaries"] = int32_temporaries(report)
     result.report.update(report)
     _, flash = options.memory_limits()
     if flash and report["weights_bytes"] > flash:

@@ -585,7 +585,8 @@ def _arena_buffers(ops) -> list[dict]:
         if _is_view(op) or mcu_attrs.STORAGE not in op.attributes or _str(op, mcu_attrs.STORAGE) != "arena":
             continue
         out.append({"layer": _layer_name(op), "kernel": _kernel_name(op), "start": i, "end": last_use(op.results[0]),
-                    "offset": _int(op, mcu_attrs.OFFSET), "bytes": _nbytes(op.results[0]), "scratch": False})
+                    "offset": _int(op, mcu_attrs.OFFSET), "bytes": _nbytes(op.results[0]), "scratch": False,
+                    "elem": _elem(op.results[0])})
     return out
 
 

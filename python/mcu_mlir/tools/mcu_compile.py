@@ -185,6 +185,10 @@ def _summary(result, timing: bool) -> None:
         more = f" and {len(fallbacks) - 4} more (report.json)" if len(fallbacks) > 4 else ""
         print(f"mcu-compile: note: {len(fallbacks)} layer(s) run on portable kernels, not CMSIS-NN: {shown}{more}",
               file=sys.stderr)
+    from ..emission.kernel_share import int32_note
+    wide = int32_note(r)
+    if wide:
+        print(f"mcu-compile: note: {wide}", file=sys.stderr)
     if timing:
         for stage, seconds in r.get("timings", {}).items():
             print(f"  {stage:<16} {seconds:8.3f} s")

@@ -157,8 +157,17 @@ def _keep_counts(outdir: Path, counts: dict, target: str) -> None:
     import json
     layers = [{"index": layer["index"], "name": layer["name"], "instructions": layer["instructions"]}
               for layer in counts["layers"]]
+    from ..emission.kernel_share import instruction_share
+    report_path = outdir / "report.json"
+    report = json.loads(report_path.read_text()) if report_path.exists() else {}
+    share = instruction_share(report, layers)
     (outdir / "instructions.json").write_text(json.dumps({"target": target, "total": counts["total"],
-                                                          "layers": layers}, indent=1) + "\n")
+                                                          "share": share, "layers": layers}, indent=1) + "\n")
+    if share:
+        print(f"CMSIS-NN {share['cmsis_nn']:.1%}, portable one kernel per op {share['portable_one_kernel']:.1%}, "
+              f"portable ops expanded into more than 3 calls {share['portable_expanded']:.1%}"
+              + (f" ({', '.join(share['expanded_layers'][:4])}{' ...' if len(share['expanded_layers']) > 4 else ''})"
+                 if share["expanded_layers"] else "") + " (instructions.json share)")
     if (outdir / "report.html").exists():
         from ..emission import report_html
         report_html.write(outdir)
