@@ -7,7 +7,8 @@ Ordering commutes with quantization (a monotone map), so a selection on the inte
 the same selection on their dequantized values picks; the values keep their input's parameters.
 A top k is k steps of one exact integer program: the first index of the largest value
 (tosa.argmax, ties to the lower index: a stable order), then that element set below every value
-the input can hold, in int16 (an int8 input widened) so the mark cannot tie with a value. The
+the input can hold (one tosa.scatter of one element per row), in int16 (an int8 input widened) so
+the mark cannot tie with a value. The
 selected values are one gather at the indices (each in [0, n): argmax's own range, so the
 gather's bounds are proven, not only checked at run time). Ascending order selects the largest of
 -1 - x. k steps cost k passes over the n elements: the program is meant for short vectors and
@@ -61,14 +62,14 @@ def select_top(self, node, q: Q, dim: int, k: int, largest: bool) -> tuple[Q, In
     work = self.w.cast(flat, "i16")
     if not largest:     # -1 - x reverses the order of every int8 value and keeps it in int8's range
         work = self.w.cast(self.w.sub(self.w.scalar(-1, 2), self.w.cast(work, "i32")), "i16")
-    positions = self.w.const(np.arange(n, dtype=np.int64).reshape(1, n), "i32")
-    mark = self.w.scalar(_MARK, 2, "i16")
+    work = self.w.reshape(work, (rows, n, 1))
+    mark = self.w.const(np.full((rows, 1, 1), _MARK), "i16")
     picked = []
     for step in range(k):
         index = self.w.reshape(self.w.argmax(work, 1), (rows, 1))
         picked.append(index)
-        if step + 1 < k:
-            work = self.w.select(self.w.equal(positions, index), mark, work)
+        if step + 1 < k:    # one element written (a scatter of one row per row), not a pass over n
+            work = self.w.scatter(work, index, mark)
     indices = self.w.concat(picked, 1) if picked else self.w.const(np.zeros((rows, 0)), "i32")
     values = self.w.reshape(self.w.gather(self.w.reshape(flat, (rows, n, 1)), indices), (rows, k))
     return (Q(_moved_back(self, values, order, moved_shape, k), q.scale, q.zp),

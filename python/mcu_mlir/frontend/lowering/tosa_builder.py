@@ -294,6 +294,10 @@ class TosaBuilder:
         shape = (values.shape[0], indices.shape[1], values.shape[2])
         return self._emit(tosa.GatherOp, shape, values.elem, values, indices)
 
+    def scatter(self, values: Value, indices: Value, updates: Value) -> Value:
+        """values [N, K, C] with rows indices [N, W] replaced by updates [N, W, C]."""
+        return self._emit(tosa.ScatterOp, values.shape, values.elem, values, indices, updates)
+
     def resize(self, x: Value, scale, offset, border, *, bilinear: bool, out_hw) -> Value:
         """NHWC resize; bilinear sums weighted values in int32 (int8) or int48 (int16)."""
         params = [self.shape_const(scale), self.shape_const(offset), self.shape_const(border)]
