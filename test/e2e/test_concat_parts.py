@@ -236,3 +236,31 @@ def test_sqnr_is_measured_on_held_out_samples(tmp_path):
     data = [torch.randn(SHAPE, generator=g) for _ in range(12)]
     result = _compile(_model(prior=True), tmp_path, backend="portable", calibration=data)
     assert result.report["quantization"]["sqnr_measured_on"].startswith("the last 3 samples"), result.report
+
+
+class PoseHead(DetectHead):
+    """ultralytics' Pose head in export mode: 3 keypoints of (x, y in pixels, sigmoid visibility),
+    cat on a dim of their own and viewed as one channel per coordinate, after boxes and scores."""
+
+    def __init__(self):
+        super().__init__(classes=1)
+        self.kpt = torch.nn.Conv2d(32, 9, 1)
+
+    def forward(self, x):
+        f = self.body(x)
+        k = self.kpt(f).flatten(2).view(1, 3, 3, -1)
+        kpts = torch.cat((k[:, :, :2] * 2.0 * 32.0, k[:, :, 2:3].sigmoid()), 2).view(1, 9, -1)
+        return torch.cat((super().forward(x), kpts), 1)
+
+
+def test_a_part_that_is_a_concat_of_wide_parts_goes_int16(tmp_path):
+    # The keypoints' concat sits behind a view: one int8 scale gave the visibilities ~24 dB (as in
+    # YOLOv8n-pose); in int16 each keeps its resolution.
+    torch.manual_seed(0)
+    model = PoseHead().eval()
+    result = _compile(model, tmp_path, backend="portable")
+    entry = result.report["quantization"]["outputs"][0]
+    assert entry["dtype"] == "int16", entry
+    visibility = [(c, c + 1) for c in range(5 + 2, 14, 3)]
+    parts = _c_parts_db(model, tmp_path, [(0, 4), (4, 5), (5, 14)] + visibility)
+    assert min(parts) >= 30, parts

@@ -145,7 +145,40 @@ def wide_output_concats(gm: GraphModule, samples) -> tuple[frozenset[str], froze
                 own |= {n.name for n in inner_concats(cat)}
             else:
                 int16 |= {n.name for n in inner_concats(cat) + chain}
+    int16 |= _wide_concats_inside_parts(gm, samples, [cat for cat, _ in found])
     return frozenset(own), frozenset(int16)
+
+
+def _concat_behind(part: Node) -> tuple[Node | None, list[Node]]:
+    """(the concat a part of an output concat is, through pass-through ops read once, or None; those ops)."""
+    chain, node = [], part
+    while node.op == "call_function" and node.target in PASS_THROUGH and len(node.users) == 1 \
+            and isinstance(node.args[0], Node):
+        chain.append(node)
+        node = node.args[0]
+    if node.op == "call_function" and node.target in CONCATS and _float_tensor(node) and len(node.users) == 1:
+        return node, chain
+    return None, chain
+
+
+def _wide_concats_inside_parts(gm: GraphModule, samples, cats) -> set[str]:
+    """Names of the ops to keep in int16: a part of an output concat that is itself a concat of wide
+    parts seen through a reshape (a pose head's keypoints: cat((x, y in pixels, sigmoid visibility), 2)
+    viewed as one channel per coordinate), where one int8 scale gave the visibilities 24 dB."""
+    inside = []
+    for cat in cats:
+        for p, _, _ in parts(cat):
+            inner, chain = _concat_behind(p)
+            if inner is not None and len(parts(inner)) > 1:
+                inside.append((inner, chain))
+    if not inside:
+        return set()
+    ranges = part_ranges(gm, samples, [inner for inner, _ in inside])
+    names = set()
+    for inner, chain in inside:
+        if wide([span(*ranges[q]) for q, _, _ in parts(inner) if q in ranges]):
+            names |= {n.name for n in inner_concats(inner) + chain}
+    return names
 
 
 # A part this far below its output, and under COLLAPSED_DB, is named in a warning.
