@@ -18,8 +18,10 @@ constant. When output_offset <= the activation minimum every negative x clamps t
 rounding, so the fix-up goes and SMMLAR adds K in the multiply. These are arm_nn_requantize's integers
 (double rounding, CMSIS-NN's default build), so tosa_reference_model stays the oracle.
 
-Refused (the CMSIS-NN call stays) where the checks fail: a left shift (shift >= 0), an accumulator
-that could reach 2^30, C not a multiple of 4, a batch, dilation, rows too long for the LDR immediates.
+A left shift (shift > 0) is folded into the weights' and biases' doubling (as long as they stay int16
+/ the sum below 2^30); no right shift only in the folded form (no rounding divide to fix up).
+Refused (the CMSIS-NN call stays) where the checks fail: no right shift without the folded form,
+an accumulator that could reach 2^30, C not a multiple of 4, a batch, dilation, rows too long for the LDR immediates.
 Off-ARM (the host) the same C compiles to portable code computing the same integers.
 """
 
@@ -119,21 +121,29 @@ def plan(op, filt: np.ndarray, bias: np.ndarray):
     f = np.asarray(filt, np.int64).reshape(3, 3, c)
     b = np.asarray(bias, np.int64).reshape(c)
     wabs = np.abs(f).sum(axis=(0, 1))
+    fold = out_off <= act_min
+    shift = np.asarray(shift, np.int64)
+    # arm_nn_requantize's left shift (shift > 0) multiplies the accumulator: folded into the doubling
+    # of the weights and biases. Without a right shift there is no rounding divide, which only the
+    # folded form (no negative fix-up) computes: K is then the output offset alone.
+    left, e = np.maximum(shift, 0), np.maximum(-shift, 0)
+    if (e == 0).any() and not fold:
+        return "no right shift, with an output offset above the activation minimum"
+    if (e > 31).any() or (np.abs(f).max(axis=(0, 1)) << (left + 1) > 32767).any():
+        return "a shift outside the widened weights' range"
+    scale = np.int64(1) << (left + 1)
     bias2 = []
     for rows in row_classes:
         for cols in col_classes:
             s = b + in_off * sum(f[ky, kx] for ky in rows for kx in cols) if rows and cols else b
             # partial and final sums stay within |s| + 128 * sum|w|; SMMULR needs twice that < 2^31
-            if (2 * (np.abs(s) + 128 * wabs) >= TWO31).any():
+            if (scale * (np.abs(s) + 128 * wabs) >= TWO31).any():
                 return "an accumulator that could reach 2^30 (SMMULR on the doubled sum would overflow)"
-            bias2.append(2 * s)
-    e = -np.asarray(shift, np.int64)
-    if (e < 1).any() or (e > 31).any():
-        return "a left shift (shift >= 0)"
-    k = (np.int64(1) << (e - 1)) + out_off * (np.int64(1) << e)
+            bias2.append(scale * s)
+    k = np.where(e > 0, (np.int64(1) << np.maximum(e - 1, 0)) + out_off * (np.int64(1) << e), out_off)
     if (k > (TWO31 - 1) // 2).any() or (k < -TWO31 // 2).any():
         return "an output offset too large for the rounding constant"
-    w2 = (2 * f).astype(np.int64) & 0xFFFF                 # int16 bit patterns
+    w2 = (f * scale).astype(np.int64) & 0xFFFF             # int16 bit patterns
     groups = []
     for g in range(c // 4):
         for ky in range(3):
@@ -143,7 +153,7 @@ def plan(op, filt: np.ndarray, bias: np.ndarray):
     weights = np.array(groups, np.uint32).view(np.int32)
     requant = np.stack([np.asarray(mult, np.int64), k, e], axis=1).astype(np.int32).reshape(-1)
     return Plan(h, w, c, (stride[0], stride[1]), pad[0], pad[1], row_runs, col_runs, row_classes, col_classes,
-                weights, np.concatenate(bias2).astype(np.int32), requant, out_off <= act_min, (act_min, act_max))
+                weights, np.concatenate(bias2).astype(np.int32), requant, bool(fold), (act_min, act_max))
 
 
 # -- C ----------------------------------------------------------------------------------------------
