@@ -115,8 +115,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     from mcu_mlir.frontend.graph import python_only_imports
     python_only_imports.install()
-    print("| model | bit-exact | SQNR (fresh input) | estimate | FC calls | calls | instructions | of them FFT | arena | "
-          "weights |")
+    print("| model | bit-exact | SQNR (fresh input) | estimate | FC calls | calls | instructions | of them FFT | "
+          "arena | weights |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models.split(","):
         r = measure(name, args.target)

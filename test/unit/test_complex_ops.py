@@ -21,7 +21,8 @@ class Transforms(torch.nn.Module):
         return (a.abs(), torch.fft.fftn(x, dim=(1, 2)).real, torch.fft.irfft(a * 2, n=16),
                 torch.fft.ifft(z * torch.fft.fft(x, n=12).conj()).imag,
                 torch.fft.irfft2(torch.fft.rfft2(x), s=(8, 16)), torch.fft.rfft(x, dim=1, n=10, norm="forward").abs(),
-                torch.fft.irfft(a, n=15, norm="ortho"), torch.view_as_real(torch.fft.ifft2(x + 0j - a.real[..., :1])))
+                torch.fft.irfft(a, n=15, norm="ortho"), torch.view_as_real(torch.fft.ifft2(x + 0j - a.real[..., :1])),
+                torch.fft.ifft(torch.complex(x, -2 * x) * 1j).real)
 
 
 class RoundTrip(torch.nn.Module):
@@ -92,3 +93,27 @@ def test_refusal_names_the_fft_and_the_line(model, says):
         complex_as_real_parts(gm)
     text = str(e.value)
     assert text.startswith("torch.fft.") and "test_complex_ops.py:" in text and says in text
+
+
+@pytest.mark.parametrize("length,n", [(8, 8), (7, 7), (9, 12), (12, 9), (1, 1), (16, 5)])
+def test_dft_weights_against_torch_fft(length, n):
+    """Each kind's matrices against torch.fft on a random signal, odd and even lengths, padded and truncated."""
+    from mcu_mlir.frontend.graph.dft import dft_weights
+    g = torch.Generator().manual_seed(length * 100 + n)
+    re, im = torch.randn(3, length, generator=g, dtype=torch.float64), torch.randn(3, length, generator=g,
+                                                                                  dtype=torch.float64)
+    both = torch.cat([re, im], -1)
+
+    def apply(w, x):
+        return x @ w.double().t()
+    w_re, w_im = dft_weights("r2c", length, n, False, 1.0)
+    want = torch.fft.rfft(re, n=n)
+    assert torch.allclose(apply(w_re, re), want.real, atol=1e-5)
+    assert torch.allclose(apply(w_im, re), want.imag, atol=1e-5)
+    for kind, fn, scale in (("c2c", torch.fft.fft, 1.0), ("c2c_inverse", torch.fft.ifft, 1.0 / n)):
+        w_re, w_im = dft_weights(kind, length, n, True, scale)
+        want = fn(torch.complex(re, im), n=n)
+        assert torch.allclose(apply(w_re, both), want.real, atol=1e-5)
+        assert torch.allclose(apply(w_im, both), want.imag, atol=1e-5)
+    w_re, _ = dft_weights("c2r", length, n, True, 1.0 / n)
+    assert torch.allclose(apply(w_re, both), torch.fft.irfft(torch.complex(re, im), n=n), atol=1e-5)

@@ -34,6 +34,9 @@ _STRUCTURAL = {aten.view.default, aten.reshape.default, aten._unsafe_view.defaul
                aten.narrow.default, aten.movedim.int, aten.flip.default, aten.roll.default, aten.t.default,
                aten.unflatten.int, aten.repeat.default, aten.detach.default, aten.lift_fresh_copy.default}
 _PADS = {aten.pad.default, aten.constant_pad_nd.default}
+# Ops that make a complex value from real ones.
+_MAKERS = {*FFT_FUNCTIONS, *FFT_PRIMITIVES, aten.stft.default, aten.stft.center, aten.istft.default,
+           aten.view_as_complex.default, aten.complex.default}
 _CONJUGATES = {aten.conj.default, aten._conj.default, aten.conj_physical.default, aten.resolve_conj.default,
                aten.resolve_neg.default}
 
@@ -85,12 +88,12 @@ class _Rewrite:
             if node.op != "call_function":
                 continue
             reads_complex = any(a in self.parts for a in node.all_input_nodes)
-            makes = _is_complex(node) and node.target in _COMPLEX_HANDLERS or node.target in FFT_FUNCTIONS or node.target in FFT_PRIMITIVES or node.target in (
-                aten.stft.default, aten.stft.center, aten.istft.default, aten.view_as_complex.default)
+            # an FFT, or real values with a complex Python number (x * 1j, torch.complex(re, im))
+            makes = node.target in _MAKERS or _is_complex(node) and node.target in _COMPLEX_HANDLERS
             if not (reads_complex or makes):
                 if any(_is_complex(a) for a in node.all_input_nodes) or (_is_complex(node) and node.all_input_nodes):
                     raise UserError(f"{describe(node)}: complex values are computed in real and imaginary parts "
-                                    f"only from torch.fft, torch.stft and view_as_complex")
+                                    f"only from torch.fft, torch.stft, view_as_complex and torch.complex")
                 continue
             self.at = node
             result = self._rewrite(node)
@@ -131,6 +134,8 @@ class _Rewrite:
         if t is aten.view_as_complex.default:
             x = node.args[0]
             return self.emit(aten.select.int, x, -1, 0), self.emit(aten.select.int, x, -1, 1)
+        if t is aten.complex.default:
+            return node.args[0], node.args[1]
         handler = _COMPLEX_HANDLERS.get(t)
         if handler is not None:
             return handler(self, node)
@@ -294,7 +299,8 @@ def _combine(rw, x, y, sign):
 
 def _div(rw, node):
     a, b = node.args[:2]
-    if a not in rw.parts or b in rw.parts or isinstance(b, complex) or (isinstance(b, torch.fx.Node) and _is_complex(b)):
+    by_complex = b in rw.parts or isinstance(b, complex) or (isinstance(b, torch.fx.Node) and _is_complex(b))
+    if a not in rw.parts or by_complex:
         rw.refuse(rw._complex_arg(node), f"is divided at {where(node)}: only a division by a real value is rewritten")
     re, im = rw.parts[a]
     return rw.emit(node.target, re, b), None if im is None else rw.emit(node.target, im, b)

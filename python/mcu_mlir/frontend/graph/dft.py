@@ -22,7 +22,7 @@ FFT_FUNCTIONS = {
 }
 FFT_PRIMITIVES = {aten._fft_r2c.default, aten._fft_c2c.default, aten._fft_c2r.default}
 _NAMES = {aten.stft.default: "torch.stft", aten.istft.default: "torch.istft",
-          aten.view_as_complex.default: "torch.view_as_complex",
+          aten.view_as_complex.default: "torch.view_as_complex", aten.complex.default: "torch.complex",
           aten._fft_r2c.default: "torch.fft (r2c)", aten._fft_c2c.default: "torch.fft (c2c)",
           aten._fft_c2r.default: "torch.fft (c2r)",
           **{op: "torch.fft." + str(op).split(".")[1].removeprefix("fft_") for op in FFT_FUNCTIONS}}
