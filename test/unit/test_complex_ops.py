@@ -22,7 +22,9 @@ class Transforms(torch.nn.Module):
                 torch.fft.ifft(z * torch.fft.fft(x, n=12).conj()).imag,
                 torch.fft.irfft2(torch.fft.rfft2(x), s=(8, 16)), torch.fft.rfft(x, dim=1, n=10, norm="forward").abs(),
                 torch.fft.irfft(a, n=15, norm="ortho"), torch.view_as_real(torch.fft.ifft2(x + 0j - a.real[..., :1])),
-                torch.fft.ifft(torch.complex(x, -2 * x) * 1j).real)
+                torch.fft.ifft(torch.complex(x, -2 * x) * 1j).real,
+                torch.view_as_real(torch.fft.ifftshift(torch.fft.fftshift(torch.fft.fft2(x[:, :7]), dim=(1, 2)) * 2,
+                                                       dim=-1)))
 
 
 class RoundTrip(torch.nn.Module):

@@ -143,8 +143,8 @@ class _Rewrite:
                 a in self.parts for a in node.all_input_nodes[1:]):
             return self._each_part(node)
         self.refuse(self._complex_arg(node), f"is read by {describe(node)}, which has no form on real and imaginary "
-                                             f"parts here (supported: views, pads, cat / stack, +, -, *, / by a "
-                                             f"real, conj, real / imag, abs, view_as_real, torch.fft, istft)")
+                                             f"parts here (supported: views, pads, cat / stack, fftshift, +, -, *, "
+                                             f"/ by a real, conj, real / imag, abs, view_as_real, torch.fft, istft)")
 
     def _complex_arg(self, node):
         return next(a for a in node.all_input_nodes if a in self.parts)
@@ -348,7 +348,35 @@ def _concatenate(rw, node):
     return rw.emit(node.target, res, *rest), rw.emit(node.target, ims, *rest)
 
 
+def _rolled(rw, x, shift: int, dim: int):
+    """torch.roll(x, shift, dim) as two slices and a concat: out[i] = x[(i - shift) mod n]."""
+    n = int(x.meta["val"].shape[dim])
+    cut = (n - shift) % n
+    if cut == 0:
+        return x
+    return rw.emit(aten.cat.default, [rw.emit(aten.slice.Tensor, x, dim, cut, n),
+                                      rw.emit(aten.slice.Tensor, x, dim, 0, cut)], dim)
+
+
+def _shift(rw, node):
+    """fftshift / ifftshift (zero frequency to the middle and back): each part rolled along each dim."""
+    x = node.args[0]
+    rank = rw.parts[x][0].meta["val"].dim()
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    dims = list(range(rank)) if dims is None else ([dims] if isinstance(dims, int) else list(dims))
+    out = []
+    for part in rw.parts[x]:
+        for d in dims:
+            if part is not None:
+                n = int(part.meta["val"].shape[d])
+                shift = n // 2 if node.target is aten.fft_fftshift.default else -(n // 2)
+                part = _rolled(rw, part, shift, d % rank)
+        out.append(part)
+    return tuple(out)
+
+
 _COMPLEX_HANDLERS = {
+    aten.fft_fftshift.default: _shift, aten.fft_ifftshift.default: _shift,
     aten.real.default: _real, aten.imag.default: _imag, aten.view_as_real.default: _view_as_real,
     aten.abs.default: _abs, aten.neg.default: _neg, aten.mul.Tensor: _mul, aten.mul.Scalar: _mul,
     aten.div.Tensor: _div, aten.div.Scalar: _div, aten.add.Tensor: _add_sub, aten.sub.Tensor: _add_sub,
