@@ -25,7 +25,8 @@ def _shape(node):
     return tuple(val.shape) if isinstance(val, torch.Tensor) else None
 
 
-def _split_sizes(split) -> list[int] | None:
+def _split_sizes(split) -> tuple[list[int], int]:
+    """(the sizes of the split's pieces, its dim)."""
     shape = _shape(split.args[0])
     dim = int(split.args[2] if len(split.args) > 2 else split.kwargs.get("dim", 0)) % len(shape)
     sizes = split.args[1]

@@ -52,8 +52,8 @@ def select_top(self, node, q: Q, dim: int, k: int, largest: bool) -> tuple[Q, In
         raise UserError(f"{describe(node)}: a top-k / sort of an {q.elem} tensor is not supported (int8 only: "
                         "its program marks taken elements with a value no int8 element can hold)")
     n = int(q.shape[dim])
-    if not 0 <= k <= n:
-        raise UserError(f"{describe(node)}: k = {k} is outside [0, {n}] (the size of dim {dim})")
+    if not 1 <= k <= n:
+        raise UserError(f"{describe(node)}: k = {k} is outside [1, {n}] (the size of dim {dim})")
     if k > MAX_STEPS:
         raise UserError(f"{describe(node)}: a top-k / sort of {k} elements (more than {MAX_STEPS}) is not supported: "
                         "its program takes one step per selected element")
@@ -70,7 +70,7 @@ def select_top(self, node, q: Q, dim: int, k: int, largest: bool) -> tuple[Q, In
         picked.append(index)
         if step + 1 < k:    # one element written (a scatter of one row per row), not a pass over n
             work = self.w.scatter(work, index, mark)
-    indices = self.w.concat(picked, 1) if picked else self.w.const(np.zeros((rows, 0)), "i32")
+    indices = self.w.concat(picked, 1)
     values = self.w.reshape(self.w.gather(self.w.reshape(flat, (rows, n, 1)), indices), (rows, k))
     return (Q(_moved_back(self, values, order, moved_shape, k), q.scale, q.zp),
             Indices(_moved_back(self, indices, order, moved_shape, k)))
