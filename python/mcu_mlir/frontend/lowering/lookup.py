@@ -88,7 +88,7 @@ def lower_index_use(self, node, ins):
         return Pending(node)
     if t in _WHERES and isinstance(ins[0], Indices) and _to_float(node):
         return Pending(node)      # a run-time mask: quantized as any fill (elementwise.py)
-    if t in INDEX_CASTS and _to_float(node) and isinstance(ins[0], Indices) and not ins[0].flag:
+    if t in selection.LOWER and _to_float(node) and isinstance(ins[0], Indices) and not ins[0].flag:
         return Pending(node)      # selected indices as a float tensor: quantized (selection.py)
     if t in INDEX_CASTS and _to_bool(node):
         return Indices(_nonzero(self, ins[0].v, shape_of(node)), flag=True)
