@@ -14,6 +14,7 @@ import math
 
 import torch
 
+from .dft import stft_basis
 from .nodes import recompiled
 
 aten = torch.ops.aten
@@ -685,14 +686,7 @@ def _stft_basis(gm, stft) -> torch.Tensor | None:
     if w.numel() < n_fft:      # centred in n_fft, as torch.stft pads a shorter window
         left = (n_fft - w.numel()) // 2
         w = torch.nn.functional.pad(w, (left, n_fft - w.numel() - left))
-    bins = n_fft // 2 + 1
-    t = torch.arange(n_fft, dtype=torch.float64)
-    k = torch.arange(bins, dtype=torch.float64).unsqueeze(1)
-    angle = 2 * math.pi * k * t / n_fft
-    basis = torch.cat([torch.cos(angle) * w, -torch.sin(angle) * w])
-    if normalized:
-        basis = basis / math.sqrt(n_fft)
-    return basis.unsqueeze(1).to(torch.float32)
+    return stft_basis(w, n_fft, n_fft // 2 + 1, normalized).unsqueeze(1).to(torch.float32)
 
 
 def division_by_constant_as_product(gm: torch.fx.GraphModule) -> int:

@@ -49,6 +49,16 @@ def norm_scale(norm, n: int, forward: bool) -> float:
     return 1.0 / n if forward else 1.0
 
 
+def stft_basis(window: torch.Tensor, n_fft: int, bins: int, normalized: bool) -> torch.Tensor:
+    """[2 x bins, n_fft] float64 filters of an stft: the window (n_fft samples) times cos, then
+    times -sin, of each bin; divided by sqrt(n_fft) when `normalized`."""
+    t = torch.arange(n_fft, dtype=torch.float64)
+    k = torch.arange(bins, dtype=torch.float64).unsqueeze(1)
+    angle = 2 * math.pi * k * t / n_fft
+    basis = torch.cat([torch.cos(angle) * window, -torch.sin(angle) * window])
+    return basis / math.sqrt(n_fft) if normalized else basis
+
+
 def dft_weights(kind: str, length: int, n: int, complex_input: bool, scale: float) -> tuple:
     """(weight of the real part, weight of the imaginary part or None) of a DFT of `n` points along an
     axis of `length` elements (columns past n read nothing: torch truncates; an axis shorter than n

@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from .dft import dft_weights, fft_name, where
+from .dft import dft_weights, fft_name, stft_basis, where
 
 aten = torch.ops.aten
 
@@ -47,12 +47,7 @@ def stft_as_conv(rw, node):
     if rw.parts.get(x) is not None or x.meta["val"].is_complex():
         rw.refuse(x, f"is the input of torch.stft at {where(node)}, which takes a real signal")
     bins = n_fft // 2 + 1 if onesided is not False else n_fft
-    t = torch.arange(n_fft, dtype=torch.float64)
-    k = torch.arange(bins, dtype=torch.float64).unsqueeze(1)
-    angle = 2 * math.pi * k * t / n_fft
-    basis = torch.cat([torch.cos(angle) * w, -torch.sin(angle) * w])
-    if normalized:
-        basis = basis / math.sqrt(n_fft)
+    basis = stft_basis(w, n_fft, bins, normalized)
     one_signal = x.meta["val"].dim() == 1
     signal = rw.emit(aten.unsqueeze.default, x, -2)                        # [B, 1, T]
     if one_signal:

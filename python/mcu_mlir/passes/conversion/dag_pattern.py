@@ -62,6 +62,16 @@ def strip_views(value, views=None):
     return value
 
 
+def distinct_ops(ops) -> list:
+    """`ops` without repeats (the same operation reached twice), in first-seen order."""
+    seen, out = set(), []
+    for op in ops:
+        if op.operation not in seen:
+            seen.add(op.operation)
+            out.append(op)
+    return out
+
+
 def match(nodes: dict, root: str, root_op) -> Match | None:
     m = Match({}, {}, {}, [])
 

@@ -26,7 +26,7 @@ from ..._mlir import ir, tosa
 from ...dialects import portable
 from .common import (UNIT, CONVERTED, NO_MATCH, clamp_bounds, const_array, elem, make_const, make_op, producer,
                      read_rescale, shape, single_user, users, LIMITS)
-from .dag_pattern import rounds, strip_views
+from .dag_pattern import distinct_ops, rounds, strip_views
 
 
 class _NoMatch(Exception):
@@ -48,15 +48,6 @@ class _Views:
 
 def _same(v, a, b) -> bool:
     return strip_views(a, v.ops) == strip_views(b, v.ops)
-
-
-def _unique(ops) -> list:
-    seen, out = set(), []
-    for op in ops:
-        if op.operation not in seen:
-            seen.add(op.operation)
-            out.append(op)
-    return out
 
 
 def _op(v, value, cls):
@@ -170,7 +161,7 @@ def _absorbed_input(x, ops, inside):
         inner = inside | {c.operation for c in chain[k:]}
         if all(all(not isinstance(u, ir.Block) and u.operation in inner for u in users(c.results[0]))
                for c in chain[k:]):
-            ops = _unique(ops + chain[k:])
+            ops = distinct_ops(ops + chain[k:])
             source = link.operands[0]
             break
     return ops, source
@@ -285,7 +276,7 @@ def _match(table_op, v):
         ops.append(clamp)
         last = clamp
     # Nothing outside the pattern may read an intermediate (x is the pattern's input).
-    ops = _unique(ops + v.ops)
+    ops = distinct_ops(ops + v.ops)
     inside = {o.operation for o in ops}
     for o in ops:
         if o.operation != last.operation:

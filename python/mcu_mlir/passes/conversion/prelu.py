@@ -26,7 +26,7 @@ from ...dialects import portable
 from ...fixed_point.qmath import apply_rescale
 from .common import (CONVERTED, NO_MATCH, UNIT, LIMITS, clamp_bounds, const_array, elem, make_const, make_op,
                      producer, read_rescale, shape, users)
-from .dag_pattern import strip_views
+from .dag_pattern import distinct_ops, strip_views
 
 RANGES = {**LIMITS, "i32": (-(1 << 31), (1 << 31) - 1)}
 IDENTITY = (1 << 30, 30, 0, 0, 0)   # multiplier, shift, input zp, output zp, double round: v -> v
@@ -164,7 +164,7 @@ def _match(dw):
     # Shapes: the channel is the last axis of x and of the output, which x's element count keeps.
     _need(elem(x) == "i8" and shape(x)[-1] == channels and shape(last.results[0])[-1] == channels
           and int(np.prod(shape(x))) == int(np.prod(shape(last.results[0]))))
-    ops = _unique(ops + views)
+    ops = distinct_ops(ops + views)
     inside = {o.operation for o in ops}
     for o in ops:
         if o.operation != last.operation:
@@ -204,15 +204,6 @@ def _tables(relu, x_stages, relu_stages, add_relu_stages, negative, scaled_stage
         rows[1].append(_apply(negative, _wrap32(a - b)))
         rows[2].append(_apply(scaled_stages[1], _apply(scaled_stages[0], v)))
     return np.asarray(rows, np.int64)
-
-
-def _unique(ops) -> list:
-    seen, out = set(), []
-    for op in ops:
-        if op.operation not in seen:
-            seen.add(op.operation)
-            out.append(op)
-    return out
 
 
 def convert_prelu(op, rw):
