@@ -63,7 +63,10 @@ def test_transforms_equal_torch():
 @pytest.mark.parametrize("args", [(64, 16, 64, True, 1000, True), (32, 8, 24, False, None, True),
                                   (64, 16, 64, False, 1100, False)])
 def test_stft_istft_equal_torch(args):
-    _rewritten_equals_torch(RoundTrip(*args), torch.randn(2, 1024))
+    # istft divides by the windows' overlap, small near the ends (length 1100 reads past 1024 samples):
+    # float32 rounding grows there, to 1.3e-4 of 5.6 on one of 40 random inputs.
+    torch.manual_seed(0)
+    _rewritten_equals_torch(RoundTrip(*args), torch.randn(2, 1024), rtol=1e-4)
 
 
 def test_dft_is_one_linear_per_part():
