@@ -18,6 +18,7 @@ place or over its input (kernel_op.KernelOp). Calls into the project's own C ker
 import math
 
 from .._mlir import ir
+from ..ir import attributes as mcu_attrs
 from .kernel_op import (AddFields, ConcatFields, ConvFields, I32Array, KernelOp, LstmFields, MulFields, PoolFields,
                         UnaryFields, WeightedFields, lstm_macs, no_macs, no_scratch, numel, per_channel_check,
                         rows_check, Softmax16Fields, same_or_leading_repeat, window_macs, WINDOW_LENGTHS)
@@ -254,7 +255,7 @@ class DepthwiseConvOp(ConvFields, dialect=CmsisNN, name="depthwise_conv"):
         dilation = self.ints("dilation")
         if self.type_suffix() == "s16":
             return depthwise_wrapper_s16_scratch(core, self.int("ch_mult"), dilation, in_shape[3], f[1], f[2])
-        if self.function_name() == "arm_depthwise_conv_s8" or "mcu.generated_kernel" in self.operation.attributes:
+        if self.function_name() == "arm_depthwise_conv_s8" or mcu_attrs.GENERATED_KERNEL in self.operation.attributes:
             return 0  # called directly, not through the wrapper, or a generated kernel: no scratch
         return depthwise_wrapper_s8_scratch(core, self.ints("stride"), self.ints("padding")[:2], dilation,
                                             in_shape, f, out_shape)
