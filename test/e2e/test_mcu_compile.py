@@ -32,12 +32,12 @@ def small():
 def training():
     return Small().train()
 
-class Sort(nn.Module):
+class KthValue(nn.Module):
     def forward(self, x):
-        return torch.sort(x, dim=1).values
+        return torch.kthvalue(x, 2, dim=1).values
 
 def unsupported():
-    return Sort().eval()
+    return KthValue().eval()
 
 def broken():
     raise RuntimeError("factory failed")
@@ -144,7 +144,7 @@ def test_tosa_flatbuffer_input(compiled, tmp_path):
     (["{m}:nothing", "--input-shape", "1,2,6,6"], "nothing"),
     (["{m}:broken", "--input-shape", "1,2,6,6"], "factory failed"),
     (["{m}:training", "--input-shape", "1,2,6,6"], "eval"),
-    (["{m}:unsupported", "--input-shape", "1,2,6,6"], "sort"),
+    (["{m}:unsupported", "--input-shape", "1,2,6,6"], "kthvalue"),
     (["{m}:runtime_mask", "--input-shape", "1,2,6,6"], "computed from activations in a way that is not supported"),
     (["{m}:small", "--input-shape", "1,2,6,6", "--quantize", "none", "--emit", "c"], "integer model"),
     (["missing.py:f", "--input-shape", "1"], "missing.py"),
