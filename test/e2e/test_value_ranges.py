@@ -1,6 +1,5 @@
 """mcu-verify-value-ranges on the integer TOSA the frontend writes: every zoo model (and the int8
-softmax, LayerNorm, RMSNorm, GroupNorm, an embedding's lookup, an int16 magnitude) is proven free of
-UNPREDICTABLE REQUIREs for any input, and an op it cannot prove stops the compile.
+softmax, LayerNorm, RMSNorm and GroupNorm) is proven free of UNPREDICTABLE REQUIREs for any input.
 
 Each compile records the analysis in report.json's `value_ranges`; the pass itself runs again on the
 written `model.tosa.mlir` as `mcu-opt --mcu-verify-value-ranges` would.
@@ -105,44 +104,21 @@ def test_group_norm_is_proven(quantize, tmp_path):
     _verify_file(tmp_path / "model.tosa.mlir")
 
 
-_UNPROVEN = """
-func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi8> {
-  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %s = "tosa.const"() <{values = dense<20> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %iz = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %oz = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %0 = tosa.rescale %arg0, %m, %s, %iz, %oz {input_unsigned = false, output_unsigned = false, per_channel = false,
-    rounding_mode = DOUBLE_ROUND, scale32 = true} : (tensor<4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>,
-    tensor<1xi8>) -> tensor<4xi8> loc("model.py":12:0)
-  return %0 : tensor<4xi8>
-}
-"""
+class _Magnitude(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.re, self.im = torch.nn.Linear(16, 16), torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return torch.hypot(self.re(x), self.im(x))
 
 
-def test_unproven_require_stops_the_compile_naming_the_layer(tmp_path):
-    """A REQUIRE the analysis cannot prove in the TOSA a frontend wrote stops the compile at the
-    layer's line, saying which REQUIRE: an internal error (our lowering's bug) with the mcu-opt
-    command that reproduces it; a TOSA file gets the same as a warning (its inputs' ranges are its
-    producer's contract)."""
-    from mcu_mlir.diagnostics import UserError
-    from mcu_mlir._mlir import new_context
-
-    ctx = new_context()
-    module = ir.Module.parse(_UNPROVEN, ctx)
-    holder = driver.CompileResult(output_dir=tmp_path, options=None)
-    with ctx, pytest.warns(UserWarning) as warned:
-        driver._check_value_ranges(module, holder, ours=False)
-    message = str(warned[0].message)
-    assert message.startswith("op 'tosa.rescale' at model.py:12 may be UNPREDICTABLE"), message
-    assert "apply_scale_32 REQUIREs -2**19 <= value < 2**19" in message
-    assert holder.report["value_ranges"]["unproven"][0]["location"] == "model.py:12"
-    with ctx, pytest.raises(driver.InternalError) as bug:
-        driver._check_value_ranges(module, holder, ours=True)
-    assert "at model.py:12 may be UNPREDICTABLE" in str(bug.value)
-    repro = tmp_path / "repro-value-ranges.mlir"
-    assert bug.value.repro == f"mcu-opt {repro} --mcu-verify-value-ranges"
-    with pytest.raises(UserError, match="apply_scale_32 REQUIREs -2\\*\\*19 <= value < 2\\*\\*19"):
-        _verify_file(repro)
+def test_int16_magnitude_is_proven(tmp_path):
+    # Two int16 squares of -32768 sum to 2**31: the hypot clamps its inputs to |x - zp| <= 32767 first.
+    torch.manual_seed(0)
+    result, warned = _compile(_Magnitude().eval(), (torch.randn(1, 4, 16),), tmp_path, "int16")
+    assert result.report["value_ranges"] == {"proven": True, "unproven": []}
+    assert "tosa.clamp" in (tmp_path / "model.tosa.mlir").read_text()
 
 
 class _Embed(torch.nn.Module):
@@ -164,20 +140,3 @@ def test_embedding_ids_are_clamped_and_proven(tmp_path):
     text = (tmp_path / "model.tosa.mlir").read_text()
     assert "tosa.maximum" in text and "tosa.minimum" in text and "tosa.gather" in text
     _verify_file(tmp_path / "model.tosa.mlir")
-
-
-class _Magnitude(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.re, self.im = torch.nn.Linear(16, 16), torch.nn.Linear(16, 16)
-
-    def forward(self, x):
-        return torch.hypot(self.re(x), self.im(x))
-
-
-def test_int16_magnitude_is_proven(tmp_path):
-    # Two int16 squares of -32768 sum to 2**31: the hypot clamps its inputs to |x - zp| <= 32767 first.
-    torch.manual_seed(0)
-    result, warned = _compile(_Magnitude().eval(), (torch.randn(1, 4, 16),), tmp_path, "int16")
-    assert result.report["value_ranges"] == {"proven": True, "unproven": []}
-    assert "tosa.clamp" in (tmp_path / "model.tosa.mlir").read_text()

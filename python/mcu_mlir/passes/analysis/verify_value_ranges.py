@@ -53,9 +53,7 @@ class VerifyValueRanges(ModulePass):
     Each op whose REQUIRE it cannot prove is an error naming the op, the REQUIRE and the interval
     that leaves it, at the op's location (its layer). Ops inside regions (while / if) are not
     checked; their results take their type's whole range. Every compile runs the same analysis
-    and, on the TOSA a frontend wrote, stops at an op it cannot prove, naming its layer: the
-    lowering must pick a form it can prove (run-time gather indices, token ids, are clamped first);
-    a TOSA file gets a warning (report.json's `value_ranges` lists them all).
+    and lists what it cannot prove in report.json's `value_ranges` (with a warning).
     """
 
     NAME = "mcu-verify-value-ranges"
