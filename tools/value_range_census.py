@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
 import sys
 import tempfile
 import warnings
