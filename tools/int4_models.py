@@ -7,7 +7,7 @@ is trained here in a few seconds.
 Each factory is also usable as `mcu-compile tools/int4_models.py:<name>`.
 
 The digits data: `pip download --no-deps scikit-learn` and unzip `sklearn/datasets/data/digits.csv.gz`
-from the wheel; its path in MCU_DIGITS_CSV (default /tmp/int4-pkgs/digits.csv.gz).
+from the wheel; its path in MCU_DIGITS_CSV (default: digits.csv.gz in the current folder).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from torch import nn
 
 from mcu_mlir.zoo._init import seeded
 
-DIGITS_CSV = os.environ.get("MCU_DIGITS_CSV", "/tmp/int4-pkgs/digits.csv.gz")
+DIGITS_CSV = os.environ.get("MCU_DIGITS_CSV", "digits.csv.gz")
 
 
 def _dw_pw(cin: int, cout: int, stride: int) -> list[nn.Module]:
