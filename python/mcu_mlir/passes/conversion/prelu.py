@@ -129,13 +129,7 @@ def _match(dw):
     _need(dw_rs is not None and elem(dw_rs.op.results[0]) == "i8" and dw_rs.input_zp == 0 and dw_rs.scale32
           and not dw_rs.input_unsigned and not dw_rs.output_unsigned and len(dw_rs.multiplier) in (1, channels))
     ops.append(dw_rs.op)
-    d_op, d_act = dw_rs.op, list(LIMITS["i8"])
-    d_clamp = _single_user(d_op.results[0], [])
-    if isinstance(d_clamp, tosa.ClampOp):
-        lo, hi = clamp_bounds(d_clamp)
-        d_act = [max(d_act[0], lo), min(d_act[1], hi)]
-        ops.append(d_clamp)
-        d_op = d_clamp
+    d_op, d_act = _with_clamp(dw_rs.op, ops)
     scaled_last, scaled_stages = _post_chain(d_op, views, ops)
     add = _single_user(scaled_last.results[0], views)
     _need(isinstance(add, tosa.AddOp))
@@ -154,13 +148,7 @@ def _match(dw):
     out = read_rescale(_single_user(add.results[0], views))
     _need(out is not None and elem(out.op.results[0]) == "i8")
     ops.append(out.op)
-    last, act = out.op, list(LIMITS["i8"])
-    out_clamp = _single_user(last.results[0], [])
-    if isinstance(out_clamp, tosa.ClampOp):
-        lo, hi = clamp_bounds(out_clamp)
-        act = [max(act[0], lo), min(act[1], hi)]
-        ops.append(out_clamp)
-        last = out_clamp
+    last, act = _with_clamp(out.op, ops)
     # Shapes: the channel is the last axis of x and of the output, which x's element count keeps.
     _need(elem(x) == "i8" and shape(x)[-1] == channels and shape(last.results[0])[-1] == channels
           and int(np.prod(shape(x))) == int(np.prod(shape(last.results[0]))))
@@ -204,6 +192,16 @@ def _tables(relu, x_stages, relu_stages, add_relu_stages, negative, scaled_stage
         rows[1].append(_apply(negative, _wrap32(a - b)))
         rows[2].append(_apply(scaled_stages[1], _apply(scaled_stages[0], v)))
     return np.asarray(rows, np.int64)
+
+
+def _with_clamp(op, ops: list):
+    """`op`, or the clamp that alone reads it (taken into `ops`), and the int8 range it leaves."""
+    act, clamp = list(LIMITS["i8"]), _single_user(op.results[0], [])
+    if not isinstance(clamp, tosa.ClampOp):
+        return op, act
+    lo, hi = clamp_bounds(clamp)
+    ops.append(clamp)
+    return clamp, [max(act[0], lo), min(act[1], hi)]
 
 
 def convert_prelu(op, rw):
